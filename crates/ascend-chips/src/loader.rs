@@ -326,13 +326,12 @@ impl Reader {
         };
         let entry = match table.get(key) {
             Some(Value::Table(t)) => t.clone(),
-            Some(other) => return Err(self.invalid(
-                &path,
-                format!(
+            Some(other) => {
+                let shape = format!(
                     "{{ value = {expected}, tag = \"sourced|derived|assumed\", source = \"…\" }}"
-                ),
-                describe(other),
-            )),
+                );
+                return Err(self.invalid(&path, shape, describe(other)));
+            }
             None => {
                 return Err(LoadError::Missing {
                     file: self.file.clone(),
