@@ -1,0 +1,292 @@
+//! The `sim` backend: [`Backend`] over [`ascend_sim::Sim`].
+
+use std::sync::{Arc, Mutex};
+
+use ascend_chips::ChipProfile;
+use ascend_sim::{
+    CmoOp as SimCmo, EventId, Loc, ModelId, Sim, SimConfig, SimError, StreamId, TaskKind, WaitMode,
+};
+
+use super::{AsyncLoc, BHandle, Backend, CmoOp, HostBuf, SyncDst, SyncSrc, Task, WaitCompare};
+use crate::error::{fail, AclError, AclResult, ErrorCode};
+
+/// The simulator backend.
+#[derive(Debug)]
+pub struct SimBackend {
+    sim: Arc<Sim>,
+    chip: ChipProfile,
+}
+
+impl SimBackend {
+    /// A simulator of `chip` with `config`.
+    pub fn new(chip: ChipProfile, config: SimConfig) -> SimBackend {
+        SimBackend {
+            sim: Arc::new(Sim::new(chip.clone(), config)),
+            chip,
+        }
+    }
+
+    /// The simulator itself (for reports, diagnosis and direct inspection in tests).
+    pub fn sim(&self) -> &Arc<Sim> {
+        &self.sim
+    }
+}
+
+/// Maps a simulator error to CANN's code.
+fn map(err: SimError, timeout_code: ErrorCode) -> AclError {
+    let kind = match &err {
+        SimError::OutOfMemory { .. } => ErrorCode::RtMemoryAllocation,
+        SimError::BadAddress { .. } => ErrorCode::RtParamInvalid,
+        SimError::QueueFull(_) => ErrorCode::RtStreamTaskFull,
+        SimError::Timeout(_) => timeout_code,
+        SimError::Stalled(_) => timeout_code,
+        SimError::TaskFault(_) => ErrorCode::RtInternalError,
+        SimError::Unknown { .. } => ErrorCode::RtInvalidHandle,
+        _ => ErrorCode::RtInternalError,
+    };
+    fail::plain(kind, err.to_string())
+}
+
+fn m(err: SimError) -> AclError {
+    map(err, ErrorCode::RtStreamSyncTimeout)
+}
+
+fn loc(l: AsyncLoc) -> Loc {
+    match l {
+        AsyncLoc::Device(a) => Loc::Device(a),
+        AsyncLoc::Host(buf, offset) => Loc::Host { buf, offset },
+    }
+}
+
+fn op(o: CmoOp) -> SimCmo {
+    match o {
+        CmoOp::Prefetch => SimCmo::Prefetch,
+        CmoOp::Writeback => SimCmo::Writeback,
+        CmoOp::Invalid => SimCmo::Invalid,
+        CmoOp::Flush => SimCmo::Flush,
+    }
+}
+
+fn sid(h: BHandle) -> StreamId {
+    StreamId(h as u32)
+}
+fn eid(h: BHandle) -> EventId {
+    EventId(h as u32)
+}
+fn mid(h: BHandle) -> ModelId {
+    ModelId(h as u32)
+}
+
+impl Backend for SimBackend {
+    fn name(&self) -> &'static str {
+        "sim"
+    }
+
+    fn chip(&self) -> &ChipProfile {
+        &self.chip
+    }
+
+    fn soc_name(&self) -> AclResult<String> {
+        Ok(self.chip.soc_name.clone())
+    }
+
+    fn device_count(&self) -> AclResult<u32> {
+        Ok(self.chip.limits.device_count)
+    }
+
+    fn open_device(&self, device: u32) -> AclResult<BHandle> {
+        let s = self.sim.create_stream(device, 0, false).map_err(m)?;
+        Ok(s.0 as BHandle)
+    }
+
+    fn close_device(&self, device: u32, force: bool) -> AclResult<()> {
+        if force {
+            return Ok(());
+        }
+        self.sim.synchronize_device(device, None).map_err(m)
+    }
+
+    fn malloc(&self, device: u32, bytes: u64, _policy: u32) -> AclResult<u64> {
+        self.sim.malloc(device, bytes).map_err(m)
+    }
+
+    fn free(&self, device: u32, addr: u64) -> AclResult<()> {
+        self.sim.free(device, addr).map_err(m)
+    }
+
+    fn malloc_host(&self, bytes: usize) -> AclResult<HostBuf> {
+        Ok(Arc::new(Mutex::new(vec![0u8; bytes])))
+    }
+
+    fn memcpy(&self, dst: SyncDst<'_>, src: SyncSrc<'_>, count: u64) -> AclResult<()> {
+        let n = count as usize;
+        match (dst, src) {
+            (SyncDst::Host(d), SyncSrc::Host(s)) => {
+                d[..n].copy_from_slice(&s[..n]);
+                Ok(())
+            }
+            (SyncDst::Device(d), SyncSrc::Host(s)) => self.sim.write(d, &s[..n]).map_err(m),
+            (SyncDst::Host(d), SyncSrc::Device(s)) => self.sim.read(s, &mut d[..n]).map_err(m),
+            (SyncDst::Device(d), SyncSrc::Device(s)) => self.sim.copy(d, s, count).map_err(m),
+        }
+    }
+
+    fn memset(&self, addr: u64, value: u8, count: u64) -> AclResult<()> {
+        self.sim.fill(addr, value, count).map_err(m)
+    }
+
+    fn create_stream(&self, device: u32, priority: u32, flags: u32) -> AclResult<BHandle> {
+        let persistent = flags & crate::raw_types::stream_flag::PERSISTENT != 0;
+        let s = self
+            .sim
+            .create_stream(device, priority, persistent)
+            .map_err(m)?;
+        Ok(s.0 as BHandle)
+    }
+
+    fn destroy_stream(&self, stream: BHandle, force: bool) -> AclResult<()> {
+        self.sim.destroy_stream(sid(stream), force).map_err(m)
+    }
+
+    fn launch(&self, stream: BHandle, task: Task) -> AclResult<()> {
+        let kind = match task {
+            Task::ValueWrite { addr, value } => TaskKind::ValueWrite { addr, value },
+            Task::ValueWait {
+                addr,
+                value,
+                compare,
+            } => TaskKind::ValueWait {
+                addr,
+                value,
+                mode: match compare {
+                    WaitCompare::Geq => WaitMode::Geq,
+                    WaitCompare::Eq => WaitMode::Eq,
+                    WaitCompare::And => WaitMode::And,
+                    WaitCompare::Nor => WaitMode::Nor,
+                },
+            },
+            Task::Memcpy { dst, src, len } => TaskKind::Memcpy {
+                dst: loc(dst),
+                src: loc(src),
+                len,
+            },
+            Task::Memset { addr, value, len } => TaskKind::Memset { addr, value, len },
+            Task::Cmo { op: o, addr, len } => TaskKind::Cmo {
+                op: op(o),
+                addr,
+                len: len as u64,
+            },
+            Task::CmoWithBarrier {
+                op: o,
+                addr,
+                len,
+                barrier_id,
+            } => TaskKind::CmoWithBarrier {
+                op: op(o),
+                addr,
+                len: len as u64,
+                barrier_id,
+            },
+            Task::CmoWaitBarrier { barrier_ids } => TaskKind::CmoWaitBarrier { barrier_ids },
+            Task::CmoWithDesc { desc, op: o } => TaskKind::CmoWithDesc { desc, op: op(o) },
+            Task::EventRecord(e) => TaskKind::EventRecord(eid(e)),
+            Task::EventWait(e) => TaskKind::EventWait(eid(e)),
+            Task::EventReset(e) => TaskKind::EventReset(eid(e)),
+        };
+        self.sim.submit(sid(stream), kind).map(|_| ()).map_err(m)
+    }
+
+    fn synchronize_stream(&self, stream: BHandle, timeout_ms: Option<u64>) -> AclResult<()> {
+        self.sim
+            .synchronize_stream(sid(stream), timeout_ms)
+            .map_err(m)
+    }
+
+    fn stream_idle(&self, stream: BHandle) -> AclResult<bool> {
+        self.sim.stream_idle(sid(stream)).map_err(m)
+    }
+
+    fn synchronize_device(&self, device: u32, timeout_ms: Option<u64>) -> AclResult<()> {
+        self.sim.synchronize_device(device, timeout_ms).map_err(m)
+    }
+
+    fn create_event(&self, device: u32, _flags: u32) -> AclResult<BHandle> {
+        Ok(self.sim.create_event(device).map_err(m)?.0 as BHandle)
+    }
+
+    fn destroy_event(&self, event: BHandle) -> AclResult<()> {
+        self.sim.destroy_event(eid(event)).map_err(m)
+    }
+
+    fn event_complete(&self, event: BHandle) -> AclResult<bool> {
+        self.sim.event_complete(eid(event)).map_err(m)
+    }
+
+    fn synchronize_event(&self, event: BHandle, timeout_ms: Option<u64>) -> AclResult<()> {
+        self.sim
+            .synchronize_event(eid(event), timeout_ms)
+            .map_err(|e| map(e, ErrorCode::RtEventSyncTimeout))
+    }
+
+    fn event_elapsed_ms(&self, start: BHandle, end: BHandle) -> AclResult<f32> {
+        let t0 = self.sim.event_time_ns(eid(start)).map_err(m)?;
+        let t1 = self.sim.event_time_ns(eid(end)).map_err(m)?;
+        match (t0, t1) {
+            (Some(a), Some(b)) => {
+                // Elapsed time is measured in ticks of the chip's timestamp counter.
+                let per_ms = self.chip.timing.timestamp_ticks_per_ms.max(1);
+                let tick = |ns: u64| (ns as u128 * per_ms as u128 / 1_000_000) as i128;
+                Ok(((tick(b) - tick(a)) as f64 / per_ms as f64) as f32)
+            }
+            _ => Err(fail::plain(
+                ErrorCode::RtEventNotComplete,
+                "aclrtEventElapsedTime: an event's record has not executed",
+            )),
+        }
+    }
+
+    fn create_model(&self, device: u32) -> AclResult<BHandle> {
+        Ok(self.sim.create_model(device).map_err(m)?.0 as BHandle)
+    }
+
+    fn bind_stream(&self, model: BHandle, stream: BHandle, _flag: u32) -> AclResult<()> {
+        self.sim.bind_stream(mid(model), sid(stream)).map_err(m)
+    }
+
+    fn unbind_stream(&self, model: BHandle, stream: BHandle) -> AclResult<()> {
+        self.sim.unbind_stream(mid(model), sid(stream)).map_err(m)
+    }
+
+    fn end_task(&self, _model: BHandle, _stream: BHandle) -> AclResult<()> {
+        Ok(())
+    }
+
+    fn build_end(&self, _model: BHandle) -> AclResult<()> {
+        Ok(())
+    }
+
+    fn execute_model(&self, model: BHandle, timeout_ms: Option<u64>) -> AclResult<()> {
+        self.sim
+            .execute_model(mid(model), timeout_ms)
+            .map_err(|e| map(e, ErrorCode::RtModelExecute))
+    }
+
+    fn execute_model_async(&self, model: BHandle, stream: BHandle) -> AclResult<()> {
+        self.sim
+            .execute_model_async(mid(model), sid(stream))
+            .map_err(m)
+    }
+
+    fn destroy_model(&self, model: BHandle) -> AclResult<()> {
+        self.sim.destroy_model(mid(model)).map_err(m)
+    }
+
+    fn cmo_set_desc(&self, desc: u64, src: u64, size: u64) -> AclResult<()> {
+        let bytes = crate::cmo_desc::encode(&self.chip, src, size);
+        self.sim.write(desc, &bytes).map_err(m)
+    }
+
+    fn report_json(&self) -> Option<String> {
+        Some(self.sim.report_json())
+    }
+}

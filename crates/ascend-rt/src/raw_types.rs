@@ -1,0 +1,184 @@
+//! The raw vocabulary of the ACL C API: opaque nullable handles, nullable device addresses and
+//! the numeric values of every enum and flag, exactly as the C headers define them.
+//!
+//! Raw values stay raw (`u32`, `i32`) at this level so that a test or a C caller can pass
+//! anything the C API accepts, including out-of-range values.
+
+/// A nullable stream handle (`aclrtStream`); 0 is NULL (the default stream).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct RawStream(pub u64);
+
+/// A nullable event handle (`aclrtEvent`); 0 is NULL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct RawEvent(pub u64);
+
+/// A nullable model running instance handle (`aclmdlRI`); 0 is NULL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct RawModel(pub u64);
+
+/// A nullable context handle (`aclrtContext`); 0 is NULL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct RawContext(pub u64);
+
+/// A nullable address (`void*`): device memory, registered host memory, or anything else.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct Addr(pub u64);
+
+impl Addr {
+    /// The NULL address.
+    pub const NULL: Addr = Addr(0);
+
+    /// True for NULL.
+    pub fn is_null(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The address `offset` bytes further on.
+    pub fn offset(self, offset: u64) -> Addr {
+        Addr(self.0.wrapping_add(offset))
+    }
+}
+
+impl RawStream {
+    /// The NULL stream (the current context's default stream).
+    pub const NULL: RawStream = RawStream(0);
+}
+
+/// `aclrtCmoType` values.
+pub mod cmo_type {
+    /// `ACL_RT_CMO_TYPE_PREFETCH`.
+    pub const PREFETCH: u32 = 0;
+    /// `ACL_RT_CMO_TYPE_WRITEBACK`.
+    pub const WRITEBACK: u32 = 1;
+    /// `ACL_RT_CMO_TYPE_INVALID`.
+    pub const INVALID: u32 = 2;
+    /// `ACL_RT_CMO_TYPE_FLUSH`.
+    pub const FLUSH: u32 = 3;
+    /// What the ACL layer adds to get the runtime opcode (`RT_CMO_PREFETCH` = 6).
+    pub const RT_OPCODE_OFFSET: u32 = 6;
+    /// The runtime's reserved opcode (`RT_CMO_RESERVED`), first invalid one.
+    pub const RT_OPCODE_RESERVED: u32 = 10;
+}
+
+/// `ACL_RT_CMO_MAX_BARRIER_NUM`: entries of an `aclrtBarrierTaskInfo`.
+pub const CMO_MAX_BARRIER_NUM: usize = 6;
+
+/// `aclrtValueWait` compare flags.
+pub mod wait_flag {
+    /// `ACL_STREAM_WAIT_VALUE_GEQ`.
+    pub const GEQ: u32 = 0;
+    /// `ACL_STREAM_WAIT_VALUE_EQ`.
+    pub const EQ: u32 = 1;
+    /// `ACL_STREAM_WAIT_VALUE_AND`.
+    pub const AND: u32 = 2;
+    /// `ACL_STREAM_WAIT_VALUE_NOR`.
+    pub const NOR: u32 = 3;
+    /// `MEM_WAIT_VALUE_TYPE_MAX`: first invalid flag.
+    pub const MAX: u32 = 4;
+}
+
+/// `aclrtCreateStreamWithConfig` flag bits.
+pub mod stream_flag {
+    /// `ACL_STREAM_FAST_LAUNCH`.
+    pub const FAST_LAUNCH: u32 = 0x1;
+    /// `ACL_STREAM_FAST_SYNC`.
+    pub const FAST_SYNC: u32 = 0x2;
+    /// `ACL_STREAM_PERSISTENT`: may be bound to a model.
+    pub const PERSISTENT: u32 = 0x4;
+    /// `ACL_STREAM_HUGE`.
+    pub const HUGE: u32 = 0x8;
+    /// `ACL_STREAM_CPU_SCHEDULE`.
+    pub const CPU_SCHEDULE: u32 = 0x10;
+    /// `ACL_STREAM_DEVICE_USE_ONLY`.
+    pub const DEVICE_USE_ONLY: u32 = 0x20;
+    /// The bits the ACL layer translates; others are dropped.
+    pub const ACL_MASK: u32 = 0x3F;
+}
+
+/// `aclmdlRIBindStream` flag values.
+pub mod model_stream_flag {
+    /// `ACL_MODEL_STREAM_FLAG_HEAD`.
+    pub const HEAD: u32 = 0;
+    /// `ACL_MODEL_STREAM_FLAG_DEFAULT`.
+    pub const DEFAULT: u32 = 0x7FFF_FFFF;
+}
+
+/// `aclrtMemcpyKind` values.
+pub mod memcpy_kind {
+    /// `ACL_MEMCPY_HOST_TO_HOST`.
+    pub const HOST_TO_HOST: u32 = 0;
+    /// `ACL_MEMCPY_HOST_TO_DEVICE`.
+    pub const HOST_TO_DEVICE: u32 = 1;
+    /// `ACL_MEMCPY_DEVICE_TO_HOST`.
+    pub const DEVICE_TO_HOST: u32 = 2;
+    /// `ACL_MEMCPY_DEVICE_TO_DEVICE`.
+    pub const DEVICE_TO_DEVICE: u32 = 3;
+    /// `ACL_MEMCPY_DEFAULT`: direction from the addresses.
+    pub const DEFAULT: u32 = 4;
+    /// `ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE`.
+    pub const HOST_TO_BUF_TO_DEVICE: u32 = 5;
+    /// `ACL_MEMCPY_INNER_DEVICE_TO_DEVICE` (rejected by aclrtMemcpy).
+    pub const INNER_DEVICE_TO_DEVICE: u32 = 6;
+    /// `ACL_MEMCPY_INTER_DEVICE_TO_DEVICE` (rejected by aclrtMemcpy).
+    pub const INTER_DEVICE_TO_DEVICE: u32 = 7;
+}
+
+/// `aclrtMemMallocPolicy` values.
+pub mod malloc_policy {
+    /// `ACL_MEM_MALLOC_HUGE_FIRST`.
+    pub const HUGE_FIRST: u32 = 0;
+    /// `ACL_MEM_MALLOC_HUGE_ONLY`.
+    pub const HUGE_ONLY: u32 = 1;
+    /// `ACL_MEM_MALLOC_NORMAL_ONLY`.
+    pub const NORMAL_ONLY: u32 = 2;
+    /// `ACL_MEM_MALLOC_HUGE_FIRST_P2P`.
+    pub const HUGE_FIRST_P2P: u32 = 3;
+    /// `ACL_MEM_MALLOC_HUGE_ONLY_P2P`.
+    pub const HUGE_ONLY_P2P: u32 = 4;
+    /// `ACL_MEM_MALLOC_NORMAL_ONLY_P2P`.
+    pub const NORMAL_ONLY_P2P: u32 = 5;
+    /// `ACL_MEM_MALLOC_HUGE1G_ONLY`.
+    pub const HUGE1G_ONLY: u32 = 6;
+    /// `ACL_MEM_MALLOC_HUGE1G_ONLY_P2P`.
+    pub const HUGE1G_ONLY_P2P: u32 = 7;
+    /// `ACL_MEM_TYPE_LOW_BAND_WIDTH`.
+    pub const TYPE_LOW_BAND_WIDTH: u32 = 0x0100;
+    /// `ACL_MEM_TYPE_HIGH_BAND_WIDTH`.
+    pub const TYPE_HIGH_BAND_WIDTH: u32 = 0x1000;
+    /// `ACL_MEM_ACCESS_USER_SPACE_READONLY`.
+    pub const ACCESS_USER_SPACE_READONLY: u32 = 0x0010_0000;
+}
+
+/// `aclrtStreamStatus` values.
+pub mod stream_status {
+    /// `ACL_STREAM_STATUS_COMPLETE`.
+    pub const COMPLETE: u32 = 0;
+    /// `ACL_STREAM_STATUS_NOT_READY`.
+    pub const NOT_READY: u32 = 1;
+}
+
+/// `aclrtEventRecordedStatus` values.
+pub mod event_recorded_status {
+    /// `ACL_EVENT_RECORDED_STATUS_NOT_READY`.
+    pub const NOT_READY: u32 = 0;
+    /// `ACL_EVENT_RECORDED_STATUS_COMPLETE`.
+    pub const COMPLETE: u32 = 1;
+}
+
+/// One entry of an `aclrtBarrierTaskInfo`, raw.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RawBarrierCmoInfo {
+    /// `aclrtCmoType` (raw).
+    pub cmo_type: u32,
+    /// Logical barrier id.
+    pub barrier_id: u32,
+}
+
+/// `aclrtBarrierTaskInfo`, raw: `barrier_num` may disagree with the array (as in C).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RawBarrierTaskInfo {
+    /// Number of valid entries (1..=6 when valid).
+    pub barrier_num: usize,
+    /// The entries; only the first `barrier_num` are read.
+    pub cmo_info: [RawBarrierCmoInfo; CMO_MAX_BARRIER_NUM],
+}

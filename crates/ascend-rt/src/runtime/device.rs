@@ -1,0 +1,183 @@
+//! Initialisation and devices: `aclInit`, `aclFinalize`, `aclrtSetDevice`, `aclrtResetDevice`
+//! (+`Force`), `aclrtGetDevice`, `aclrtGetSocName`, `aclrtGetDeviceCount`,
+//! `aclrtSynchronizeDevice` (cann-api-facts §7.1, §7.2).
+
+use super::state::{ContextRec, DeviceRec, HandleKind, StreamRec};
+use super::Runtime;
+use crate::error::{fail, AclError, AclResult, ErrorCode, MsgCode};
+
+impl Runtime {
+    /// `aclInit(configPath)`: a second call while initialised counts the reference and returns
+    /// `ACL_ERROR_REPEAT_INITIALIZE` (100002). The configuration path is not read.
+    pub fn init(&self, _config_path: Option<&str>) -> AclResult<()> {
+        self.call(|| {
+            let mut st = self.lock();
+            if st.init_count > 0 {
+                st.init_count += 1;
+                return Err(fail::plain(
+                    ErrorCode::RepeatInitialize,
+                    "aclInit: already initialised",
+                ));
+            }
+            st.init_count = 1;
+            st.finalized = false;
+            Ok(())
+        })
+    }
+
+    /// `aclFinalize()`: one call finalises however many `aclInit` calls preceded it; a second
+    /// consecutive call returns `ACL_ERROR_REPEAT_FINALIZE` (100037).
+    pub fn finalize(&self) -> AclResult<()> {
+        self.call(|| {
+            let mut st = self.lock();
+            if st.finalized {
+                return Err(fail::plain(
+                    ErrorCode::RepeatFinalize,
+                    "aclFinalize: already finalised",
+                ));
+            }
+            st.finalized = true;
+            st.init_count = 0;
+            Ok(())
+        })
+    }
+
+    /// `aclrtGetDeviceCount(&count)`.
+    pub fn get_device_count(&self) -> AclResult<u32> {
+        self.call(|| self.backend.device_count())
+    }
+
+    /// `aclrtGetSocName()`: the SoC version string; needs no device.
+    pub fn get_soc_name(&self) -> Option<String> {
+        self.backend.soc_name().ok()
+    }
+
+    fn check_device_id(&self, api: &str, device: i32) -> AclResult<u32> {
+        let count = self.backend.device_count()?;
+        if device < 0 || device as u32 >= count {
+            return Err(AclError::new(
+                ErrorCode::RtInvalidDeviceId,
+                Some(MsgCode::EE1003),
+                format!(
+                    "{api} failed: value {device} for parameter deviceId is invalid; expected [0, {count})"
+                ),
+            ));
+        }
+        Ok(device as u32)
+    }
+
+    /// `aclrtSetDevice(deviceId)`: opens the device's default context (shared by the threads
+    /// of the process, reference-counted) and makes it current on the calling thread.
+    pub fn set_device(&self, device: i32) -> AclResult<()> {
+        self.call(|| {
+            let dev = self.check_device_id("aclrtSetDevice", device)?;
+            let mut st = self.lock();
+            let ctx = match st.devices.get_mut(&dev) {
+                Some(rec) if rec.refcount > 0 => {
+                    rec.refcount += 1;
+                    rec.ctx
+                }
+                _ => {
+                    let backend_stream = self.backend.open_device(dev)?;
+                    let ctx = st.new_handle(HandleKind::Context);
+                    let stream = st.new_handle(HandleKind::Stream);
+                    st.streams.insert(
+                        stream,
+                        StreamRec {
+                            ctx,
+                            device: dev,
+                            backend: backend_stream,
+                            flags: 0,
+                            priority: 0,
+                            model: None,
+                            is_default: true,
+                        },
+                    );
+                    st.contexts.insert(
+                        ctx,
+                        ContextRec {
+                            device: dev,
+                            default_stream: stream,
+                        },
+                    );
+                    st.devices.insert(dev, DeviceRec { refcount: 1, ctx });
+                    ctx
+                }
+            };
+            st.current.insert(Self::thread(), ctx);
+            Ok(())
+        })
+    }
+
+    /// `aclrtResetDevice(deviceId)`: drops one reference; the last one releases the default
+    /// context and everything created in it, after waiting for pending tasks.
+    pub fn reset_device(&self, device: i32) -> AclResult<()> {
+        self.call(|| self.reset_device_inner("aclrtResetDevice", device, false))
+    }
+
+    /// `aclrtResetDeviceForce(deviceId)`: releases the device whatever its reference count.
+    pub fn reset_device_force(&self, device: i32) -> AclResult<()> {
+        self.call(|| self.reset_device_inner("aclrtResetDeviceForce", device, true))
+    }
+
+    fn reset_device_inner(&self, api: &str, device: i32, force: bool) -> AclResult<()> {
+        let dev = self.check_device_id(api, device)?;
+        let mut st = self.lock();
+        let rec = match st.devices.get_mut(&dev) {
+            Some(rec) if rec.refcount > 0 => rec,
+            _ => {
+                return Err(AclError::new(
+                    ErrorCode::RtContextReleaseError,
+                    Some(MsgCode::EE1018),
+                    format!("{api} failed: device {dev} is not set (call aclrtSetDevice first) or was already reset"),
+                ))
+            }
+        };
+        rec.refcount = if force { 0 } else { rec.refcount - 1 };
+        if rec.refcount > 0 {
+            return Ok(());
+        }
+        let ctx = rec.ctx;
+        st.devices.remove(&dev);
+        let (streams, events, models) = st.objects_of_ctx(ctx);
+        for m in models {
+            st.models.remove(&m);
+        }
+        for e in events {
+            st.events.remove(&e);
+        }
+        for s in streams {
+            st.streams.remove(&s);
+        }
+        st.contexts.remove(&ctx);
+        st.current.retain(|_, c| *c != ctx);
+        drop(st);
+        self.backend.close_device(dev, force)
+    }
+
+    /// `aclrtGetDevice(&deviceId)`: the device of the calling thread's current context;
+    /// 107002 (without a message) when none is set.
+    pub fn get_device(&self) -> AclResult<i32> {
+        self.call(|| {
+            let st = self.lock();
+            let ctx = st.current_ctx(Self::thread()).ok_or_else(|| {
+                fail::plain(
+                    ErrorCode::RtContextNull,
+                    "aclrtGetDevice: no device is set for this thread",
+                )
+            })?;
+            Ok(st.contexts[&ctx].device as i32)
+        })
+    }
+
+    /// `aclrtSynchronizeDevice()`: waits until every stream of the current device is idle.
+    pub fn synchronize_device(&self) -> AclResult<()> {
+        self.call(|| {
+            let dev = {
+                let st = self.lock();
+                Self::current_device(&st, "aclrtSynchronizeDevice")?.1
+            };
+            self.backend.synchronize_device(dev, None)
+        })
+    }
+}

@@ -1,0 +1,85 @@
+//! The per-thread record of failures that `aclGetRecentErrMsg` reports.
+//!
+//! CANN's error manager keeps, per thread by default, the messages of recent failures; reading
+//! them clears them. Failures CANN only logs as warnings (feature-gate rejections) leave no
+//! message, which [`AclError::is_reported`] captures.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::thread::ThreadId;
+
+use crate::error::{AclError, MsgCode};
+
+/// One recorded failure.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecentError {
+    /// CANN's code.
+    pub code: i32,
+    /// The message code.
+    pub msg_code: MsgCode,
+    /// The message.
+    pub message: String,
+}
+
+/// Recent failures of every thread.
+#[derive(Debug, Default)]
+pub(crate) struct ErrorLog {
+    by_thread: Mutex<HashMap<ThreadId, Vec<RecentError>>>,
+}
+
+/// Most messages kept per thread.
+const KEEP: usize = 16;
+
+impl ErrorLog {
+    pub fn record(&self, err: &AclError) {
+        let Some(msg_code) = err.msg_code else {
+            return;
+        };
+        let mut map = self.by_thread.lock().unwrap_or_else(|p| p.into_inner());
+        let list = map.entry(std::thread::current().id()).or_default();
+        list.push(RecentError {
+            code: err.code(),
+            msg_code,
+            message: err.message.clone(),
+        });
+        // The RT entry adds a generic "execution failed" trailer after a parameter failure.
+        let rt_layer = !matches!(
+            msg_code,
+            MsgCode::EH0004 | MsgCode::EH0007 | MsgCode::EH0008 | MsgCode::EH0012
+        );
+        if rt_layer && matches!(err.code(), 107000 | 107002) {
+            list.push(RecentError {
+                code: err.code(),
+                msg_code: MsgCode::EE1001,
+                message: "the API call failed: argument invalid or execution failed".into(),
+            });
+        }
+        let excess = list.len().saturating_sub(KEEP);
+        list.drain(..excess);
+    }
+
+    pub fn take_text(&self) -> Option<String> {
+        let mut map = self.by_thread.lock().unwrap_or_else(|p| p.into_inner());
+        let list = map.remove(&std::thread::current().id())?;
+        if list.is_empty() {
+            return None;
+        }
+        Some(
+            list.iter()
+                .rev()
+                .map(|e| format!("{}: {} (error code {})", e.msg_code, e.message, e.code))
+                .collect::<Vec<_>>()
+                .join("\n"),
+        )
+    }
+
+    pub fn peek(&self) -> Option<RecentError> {
+        let map = self.by_thread.lock().unwrap_or_else(|p| p.into_inner());
+        map.get(&std::thread::current().id()).and_then(|l| {
+            l.iter()
+                .rev()
+                .find(|e| e.msg_code != MsgCode::EE1001)
+                .cloned()
+        })
+    }
+}

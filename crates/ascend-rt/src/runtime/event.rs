@@ -1,0 +1,164 @@
+//! Events: create, record, stream-wait, synchronize, query, elapsed time, destroy
+//! (cann-api-facts §7.5).
+
+use super::state::{EventRec, HandleKind};
+use super::Runtime;
+use crate::backend::Task;
+use crate::error::{fail, AclResult, ErrorCode};
+use crate::raw_types::{event_recorded_status, RawEvent, RawStream};
+
+impl Runtime {
+    /// `aclrtCreateEvent(&event)` in the current context.
+    pub fn create_event(&self, event: Option<&mut RawEvent>) -> AclResult<()> {
+        self.call(|| {
+            let api = "aclrtCreateEvent";
+            let out = event.ok_or_else(|| fail::acl_null(api, "event"))?;
+            let mut st = self.lock();
+            let (ctx, device) = Self::current_device(&st, api)?;
+            let count = st.events.values().filter(|e| e.ctx == ctx).count();
+            if count >= self.chip.limits.max_events as usize {
+                return Err(fail::plain(
+                    ErrorCode::RtNoEventResource,
+                    format!(
+                        "{api}: device {device} already has {count} events (limit {})",
+                        self.chip.limits.max_events
+                    ),
+                ));
+            }
+            let backend = self.backend.create_event(device, 0)?;
+            let handle = st.new_handle(HandleKind::Event);
+            st.events.insert(
+                handle,
+                EventRec {
+                    ctx,
+                    backend,
+                    flags: 0,
+                },
+            );
+            *out = RawEvent(handle);
+            Ok(())
+        })
+    }
+
+    fn check_event(&self, api: &str, event: RawEvent) -> AclResult<EventRec> {
+        if event.0 == 0 {
+            return Err(fail::acl_null(api, "event"));
+        }
+        self.lock()
+            .events
+            .get(&event.0)
+            .cloned()
+            .ok_or_else(|| fail::invalid_handle(api, "event", event.0))
+    }
+
+    /// Shared by record and stream-wait: event and stream handles, context, and the rule that
+    /// a default-flag event cannot be used on a model-bound stream (207000).
+    fn event_task(
+        &self,
+        api: &str,
+        event: RawEvent,
+        stream: RawStream,
+        task: fn(u64) -> Task,
+    ) -> AclResult<()> {
+        let ev = self.check_event(api, event)?;
+        let rec = {
+            let st = self.lock();
+            Self::check_stream_handle(&st, api, stream)?;
+            Self::impl_stream(&st, api, stream)?.1
+        };
+        if rec.model.is_some() && ev.flags == 0 {
+            return Err(fail::not_supported(
+                api,
+                &self.chip.soc_name,
+                "an event created with default flags cannot be used on a model-bound stream",
+            ));
+        }
+        self.backend.launch(rec.backend, task(ev.backend))
+    }
+
+    /// `aclrtRecordEvent(event, stream)`.
+    pub fn record_event(&self, event: RawEvent, stream: RawStream) -> AclResult<()> {
+        self.call(|| self.event_task("aclrtRecordEvent", event, stream, Task::EventRecord))
+    }
+
+    /// `aclrtResetEvent(event, stream)`.
+    pub fn reset_event(&self, event: RawEvent, stream: RawStream) -> AclResult<()> {
+        self.call(|| self.event_task("aclrtResetEvent", event, stream, Task::EventReset))
+    }
+
+    /// `aclrtStreamWaitEvent(stream, event)`.
+    pub fn stream_wait_event(&self, stream: RawStream, event: RawEvent) -> AclResult<()> {
+        self.call(|| self.event_task("aclrtStreamWaitEvent", event, stream, Task::EventWait))
+    }
+
+    /// `aclrtSynchronizeEvent(event)`: blocks until the event's latest record has executed.
+    pub fn synchronize_event(&self, event: RawEvent) -> AclResult<()> {
+        self.call(|| {
+            let ev = self.check_event("aclrtSynchronizeEvent", event)?;
+            self.backend.synchronize_event(ev.backend, None)
+        })
+    }
+
+    /// `aclrtSynchronizeEventWithTimeout(event, timeout)`: −1 = forever; expiry is 507047.
+    pub fn synchronize_event_with_timeout(&self, event: RawEvent, timeout: i32) -> AclResult<()> {
+        self.call(|| {
+            let api = "aclrtSynchronizeEventWithTimeout";
+            let ev = self.check_event(api, event)?;
+            if timeout < -1 {
+                return Err(fail::rt_value(api, "timeout", timeout, "[-1, INT_MAX]"));
+            }
+            let limit = if timeout == -1 {
+                None
+            } else {
+                Some(timeout as u64)
+            };
+            self.backend.synchronize_event(ev.backend, limit)
+        })
+    }
+
+    /// `aclrtQueryEventStatus(event, &status)`: `ACL_EVENT_RECORDED_STATUS_COMPLETE` (1) once
+    /// the latest record has executed, else `NOT_READY` (0).
+    pub fn query_event_status(&self, event: RawEvent, status: Option<&mut u32>) -> AclResult<()> {
+        self.call(|| {
+            let api = "aclrtQueryEventStatus";
+            if event.0 == 0 {
+                return Err(fail::acl_null(api, "event"));
+            }
+            let out = status.ok_or_else(|| fail::acl_null(api, "status"))?;
+            let ev = self.check_event(api, event)?;
+            *out = if self.backend.event_complete(ev.backend)? {
+                event_recorded_status::COMPLETE
+            } else {
+                event_recorded_status::NOT_READY
+            };
+            Ok(())
+        })
+    }
+
+    /// `aclrtEventElapsedTime(&ms, start, end)`: milliseconds between two executed records,
+    /// measured with the chip's timestamp counter.
+    pub fn event_elapsed_time(
+        &self,
+        ms: Option<&mut f32>,
+        start: RawEvent,
+        end: RawEvent,
+    ) -> AclResult<()> {
+        self.call(|| {
+            let api = "aclrtEventElapsedTime";
+            let out = ms.ok_or_else(|| fail::acl_null(api, "ms"))?;
+            let a = self.check_event(api, start)?;
+            let b = self.check_event(api, end)?;
+            *out = self.backend.event_elapsed_ms(a.backend, b.backend)?;
+            Ok(())
+        })
+    }
+
+    /// `aclrtDestroyEvent(event)`: may be called before the event completes.
+    pub fn destroy_event(&self, event: RawEvent) -> AclResult<()> {
+        self.call(|| {
+            let ev = self.check_event("aclrtDestroyEvent", event)?;
+            self.lock().events.remove(&event.0);
+            self.backend.destroy_event(ev.backend)
+        })
+    }
+}

@@ -1,0 +1,171 @@
+//! [`Runtime`]: the raw level of the API, one method per ACL call, each validating its
+//! arguments in CANN's order (cann-api-facts §5, §7) before handing the call to the backend.
+//!
+//! Validation is written once, here, and serves every backend. Each method's body reads as
+//! the validation table of its API: one early return per row, in the table's order.
+
+mod device;
+mod errmsg;
+mod event;
+mod memory;
+mod model;
+mod state;
+mod stream;
+mod tasks;
+
+use std::sync::{Mutex, MutexGuard};
+use std::thread::ThreadId;
+
+use ascend_chips::ChipProfile;
+
+use crate::backend::Backend;
+use crate::error::{fail, AclError, AclResult};
+use crate::raw_types::RawStream;
+
+pub use errmsg::RecentError;
+pub use memory::{HostBuffer, MemDst, MemSrc};
+pub(crate) use state::{State, StreamRec};
+
+/// The ACL runtime of one process (in Rust, of one `Runtime` value): per-thread contexts,
+/// handle registries and allocations, over one backend.
+///
+/// Every method mirrors one ACL function: raw handles, raw enum values, nullable addresses,
+/// and `Err` with CANN's exact code for bad input.
+///
+/// ```
+/// use ascend_rt::{Runtime, raw_types::*};
+/// let rt = Runtime::sim("Ascend910B1").unwrap();
+/// rt.set_device(0).unwrap();
+/// let buf = rt.malloc(64, malloc_policy::HUGE_FIRST).unwrap();
+/// rt.value_write(buf, 100, 0, RawStream::NULL).unwrap();
+/// rt.value_wait(buf, 100, wait_flag::EQ, RawStream::NULL).unwrap();
+/// rt.synchronize_stream(RawStream::NULL).unwrap();
+/// // A flag other than 0 is CANN's 107000.
+/// assert_eq!(rt.value_write(buf, 1, 1, RawStream::NULL).unwrap_err().code(), 107000);
+/// ```
+#[derive(Debug)]
+pub struct Runtime {
+    backend: Box<dyn Backend>,
+    chip: ChipProfile,
+    state: Mutex<State>,
+    errors: errmsg::ErrorLog,
+}
+
+impl Runtime {
+    /// A runtime over `backend`.
+    pub fn new(backend: Box<dyn Backend>) -> Runtime {
+        let chip = backend.chip().clone();
+        Runtime {
+            backend,
+            chip,
+            state: Mutex::new(State::default()),
+            errors: errmsg::ErrorLog::default(),
+        }
+    }
+
+    /// A runtime over the simulator of a built-in SoC, with default settings.
+    #[cfg(feature = "sim")]
+    pub fn sim(soc_name: &str) -> AclResult<Runtime> {
+        Self::sim_with(soc_name, ascend_sim::SimConfig::default())
+    }
+
+    /// A runtime over the simulator of a built-in SoC, with `config`.
+    #[cfg(feature = "sim")]
+    pub fn sim_with(soc_name: &str, config: ascend_sim::SimConfig) -> AclResult<Runtime> {
+        let chip = ChipProfile::builtin(soc_name)
+            .map_err(|e| fail::plain(crate::error::ErrorCode::InternalError, e.to_string()))?;
+        Ok(Runtime::new(Box::new(
+            crate::backend::sim::SimBackend::new(chip, config),
+        )))
+    }
+
+    /// The chip profile of the devices.
+    pub fn chip(&self) -> &ChipProfile {
+        &self.chip
+    }
+
+    /// The backend.
+    pub fn backend(&self) -> &dyn Backend {
+        self.backend.as_ref()
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A panic while holding the lock cannot leave the bookkeeping half-updated in a way
+        // that matters more than refusing all further calls would, so recover the guard.
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn thread() -> ThreadId {
+        std::thread::current().id()
+    }
+
+    /// Runs an API body and records a failure as the thread's recent error.
+    fn call<T>(&self, body: impl FnOnce() -> AclResult<T>) -> AclResult<T> {
+        let result = body();
+        if let Err(e) = &result {
+            self.errors.record(e);
+        }
+        result
+    }
+
+    /// RT handle validation of a stream argument: NULL passes, anything else must be a live
+    /// stream (107017).
+    fn check_stream_handle(st: &State, api: &str, stream: RawStream) -> AclResult<()> {
+        if stream.0 != 0 && !st.streams.contains_key(&stream.0) {
+            return Err(fail::invalid_handle(api, "stream", stream.0));
+        }
+        Ok(())
+    }
+
+    /// The impl step of a task API: a current context (107002), NULL resolved to its default
+    /// stream, and the stream in that context (107003).
+    fn impl_stream(st: &State, api: &str, stream: RawStream) -> AclResult<(u64, StreamRec)> {
+        let ctx = st
+            .current_ctx(Self::thread())
+            .ok_or_else(|| fail::no_context(api))?;
+        let handle = if stream.0 == 0 {
+            st.contexts[&ctx].default_stream
+        } else {
+            stream.0
+        };
+        let rec = st
+            .streams
+            .get(&handle)
+            .cloned()
+            .ok_or_else(|| fail::invalid_handle(api, "stream", handle))?;
+        if rec.ctx != ctx {
+            return Err(fail::stream_context(api, handle, rec.ctx, ctx));
+        }
+        Ok((handle, rec))
+    }
+
+    /// The current context's device, or 107002.
+    fn current_device(st: &State, api: &str) -> AclResult<(u64, u32)> {
+        let ctx = st
+            .current_ctx(Self::thread())
+            .ok_or_else(|| fail::no_context(api))?;
+        Ok((ctx, st.contexts[&ctx].device))
+    }
+
+    /// The recent error messages of the calling thread, newest first, and clears them
+    /// (`aclGetRecentErrMsg`).
+    pub fn get_recent_err_msg(&self) -> Option<String> {
+        self.errors.take_text()
+    }
+
+    /// The calling thread's last error without clearing it.
+    pub fn peek_recent_error(&self) -> Option<RecentError> {
+        self.errors.peek()
+    }
+
+    /// The backend's run report as JSON, if it has one.
+    pub fn report_json(&self) -> Option<String> {
+        self.backend.report_json()
+    }
+}
+
+impl From<AclError> for i32 {
+    fn from(e: AclError) -> i32 {
+        e.code()
+    }
+}

@@ -1,0 +1,180 @@
+//! The runtime bookkeeping validation needs: devices, contexts and the thread each is current
+//! on, handle registries (streams, events, models), allocations and their extents, which
+//! streams are persistent or bound to which model, which barrier ids a model has used.
+//!
+//! Handles given out are tagged with their kind, so a handle of the wrong kind, a destroyed
+//! one or garbage is recognised and rejected with `ACL_ERROR_RT_INVALID_HANDLE`.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::thread::ThreadId;
+
+use crate::backend::{BHandle, HostBuf};
+
+/// The kind of object a handle names; stored in the handle's top bits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum HandleKind {
+    Context = 0xC7,
+    Stream = 0x57,
+    Event = 0xE7,
+    Model = 0x3D,
+}
+
+const KIND_SHIFT: u32 = 40;
+
+/// Makes a handle value of `kind` with serial `serial`.
+pub(crate) fn make_handle(kind: HandleKind, serial: u64) -> u64 {
+    ((kind as u64) << KIND_SHIFT) | (serial & ((1 << KIND_SHIFT) - 1))
+}
+
+/// A context: a device and its default stream.
+#[derive(Debug, Clone)]
+pub(crate) struct ContextRec {
+    pub device: u32,
+    pub default_stream: u64,
+}
+
+/// A stream.
+#[derive(Debug, Clone)]
+pub(crate) struct StreamRec {
+    pub ctx: u64,
+    pub device: u32,
+    pub backend: BHandle,
+    pub flags: u32,
+    #[allow(dead_code)] // kept for the stream priority query
+    pub priority: u32,
+    pub model: Option<u64>,
+    pub is_default: bool,
+}
+
+/// An event.
+#[derive(Debug, Clone)]
+pub(crate) struct EventRec {
+    pub ctx: u64,
+    pub backend: BHandle,
+    pub flags: u32,
+}
+
+/// A model running instance.
+#[derive(Debug, Clone)]
+pub(crate) struct ModelRec {
+    pub ctx: u64,
+    pub backend: BHandle,
+    pub streams: BTreeSet<u64>,
+    /// Logical barrier ids used by `aclrtCmoAsyncWithBarrier` on this model's streams.
+    pub barrier_ids: BTreeSet<u32>,
+    pub built: bool,
+}
+
+/// What an allocation is.
+#[derive(Debug, Clone)]
+pub(crate) enum AllocKind {
+    /// Device memory of a device.
+    Device(u32),
+    /// Page-locked host memory.
+    Host(HostBuf),
+}
+
+/// One allocation: its extent and kind.
+#[derive(Debug, Clone)]
+pub(crate) struct Alloc {
+    pub len: u64,
+    pub kind: AllocKind,
+}
+
+/// Where an address lies.
+#[derive(Debug, Clone)]
+pub(crate) enum Location {
+    /// In device memory of `device`: base of the allocation and bytes left to its end.
+    #[allow(dead_code)] // device and base are for diagnostics
+    Device { device: u32, base: u64, room: u64 },
+    /// In page-locked host memory: the buffer, the offset into it and bytes left.
+    Host {
+        buf: HostBuf,
+        offset: usize,
+        room: u64,
+    },
+    /// Not in any live allocation.
+    Unregistered,
+}
+
+/// Per-device state.
+#[derive(Debug, Clone)]
+pub(crate) struct DeviceRec {
+    pub refcount: u32,
+    pub ctx: u64,
+}
+
+/// All bookkeeping, behind the runtime's mutex.
+#[derive(Debug, Default)]
+pub(crate) struct State {
+    pub init_count: u32,
+    pub finalized: bool,
+    pub devices: HashMap<u32, DeviceRec>,
+    pub contexts: HashMap<u64, ContextRec>,
+    pub current: HashMap<ThreadId, u64>,
+    pub streams: HashMap<u64, StreamRec>,
+    pub events: HashMap<u64, EventRec>,
+    pub models: HashMap<u64, ModelRec>,
+    pub allocs: BTreeMap<u64, Alloc>,
+    next_serial: u64,
+}
+
+impl State {
+    pub fn new_handle(&mut self, kind: HandleKind) -> u64 {
+        self.next_serial += 1;
+        make_handle(kind, self.next_serial)
+    }
+
+    /// Where `addr` lies among live allocations.
+    pub fn locate(&self, addr: u64) -> Location {
+        if let Some((&base, alloc)) = self.allocs.range(..=addr).next_back() {
+            if addr - base < alloc.len {
+                let room = alloc.len - (addr - base);
+                return match &alloc.kind {
+                    AllocKind::Device(device) => Location::Device {
+                        device: *device,
+                        base,
+                        room,
+                    },
+                    AllocKind::Host(buf) => Location::Host {
+                        buf: buf.clone(),
+                        offset: (addr - base) as usize,
+                        room,
+                    },
+                };
+            }
+        }
+        Location::Unregistered
+    }
+
+    /// The current context of `thread`, if it is still live.
+    pub fn current_ctx(&self, thread: ThreadId) -> Option<u64> {
+        self.current
+            .get(&thread)
+            .copied()
+            .filter(|c| self.contexts.contains_key(c))
+    }
+
+    /// Streams, events and models of a context, for release.
+    pub fn objects_of_ctx(&self, ctx: u64) -> (Vec<u64>, Vec<u64>, Vec<u64>) {
+        let streams = self
+            .streams
+            .iter()
+            .filter(|(_, s)| s.ctx == ctx)
+            .map(|(h, _)| *h)
+            .collect();
+        let events = self
+            .events
+            .iter()
+            .filter(|(_, e)| e.ctx == ctx)
+            .map(|(h, _)| *h)
+            .collect();
+        let models = self
+            .models
+            .iter()
+            .filter(|(_, m)| m.ctx == ctx)
+            .map(|(h, _)| *h)
+            .collect();
+        (streams, events, models)
+    }
+}

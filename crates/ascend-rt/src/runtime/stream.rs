@@ -1,0 +1,182 @@
+//! Streams: create (+ with config), destroy (+ force), synchronize (+ with timeout), query
+//! (cann-api-facts §7.4).
+
+use super::state::{HandleKind, StreamRec};
+use super::Runtime;
+use crate::error::{fail, AclError, AclResult, ErrorCode, MsgCode};
+use crate::raw_types::{stream_flag, stream_status, RawStream};
+
+impl Runtime {
+    /// `aclrtCreateStream(&stream)`: a stream of the highest priority in the current context.
+    pub fn create_stream(&self, stream: Option<&mut RawStream>) -> AclResult<()> {
+        self.call(|| {
+            let out = stream.ok_or_else(|| fail::acl_null("aclrtCreateStream", "stream"))?;
+            *out = self.create_stream_inner("aclrtCreateStream", 0, 0)?;
+            Ok(())
+        })
+    }
+
+    /// `aclrtCreateStreamWithConfig(&stream, priority, flag)`: only the six ACL flag bits are
+    /// kept; `ACL_STREAM_HUGE` needs chip support (207000); `ACL_STREAM_DEVICE_USE_ONLY` cannot
+    /// be combined (107000); the priority is clamped into the chip's range.
+    pub fn create_stream_with_config(
+        &self,
+        stream: Option<&mut RawStream>,
+        priority: u32,
+        flag: u32,
+    ) -> AclResult<()> {
+        self.call(|| {
+            let api = "aclrtCreateStreamWithConfig";
+            let out = stream.ok_or_else(|| fail::acl_null(api, "stream"))?;
+            let flags = flag & stream_flag::ACL_MASK;
+            if flags & stream_flag::HUGE != 0 && !self.chip.features.stream_huge {
+                return Err(AclError::new(
+                    ErrorCode::RtFeatureNotSupport,
+                    Some(MsgCode::EE1006),
+                    format!("{api} failed: ACL_STREAM_HUGE is not supported on {}", self.chip.soc_name),
+                ));
+            }
+            if flags & stream_flag::DEVICE_USE_ONLY != 0 && flags != stream_flag::DEVICE_USE_ONLY {
+                return Err(AclError::new(
+                    ErrorCode::RtParamInvalid,
+                    Some(MsgCode::EE1006),
+                    format!("{api} failed: ACL_STREAM_DEVICE_USE_ONLY cannot be combined with other flags (flag {flag:#x})"),
+                ));
+            }
+            let priority = priority.min(self.chip.limits.priority_max);
+            *out = self.create_stream_inner(api, priority, flags)?;
+            Ok(())
+        })
+    }
+
+    fn create_stream_inner(&self, api: &str, priority: u32, flags: u32) -> AclResult<RawStream> {
+        let mut st = self.lock();
+        let (ctx, device) = Self::current_device(&st, api)?;
+        let on_device = st.streams.values().filter(|s| s.device == device).count();
+        if on_device >= self.chip.limits.max_streams as usize {
+            return Err(fail::plain(
+                ErrorCode::RtNoStreamResource,
+                format!(
+                    "{api}: device {device} already has {on_device} streams (limit {})",
+                    self.chip.limits.max_streams
+                ),
+            ));
+        }
+        let backend = self.backend.create_stream(device, priority, flags)?;
+        let handle = st.new_handle(HandleKind::Stream);
+        st.streams.insert(
+            handle,
+            StreamRec {
+                ctx,
+                device,
+                backend,
+                flags,
+                priority,
+                model: None,
+                is_default: false,
+            },
+        );
+        Ok(RawStream(handle))
+    }
+
+    /// `aclrtDestroyStream(stream)`: waits for the stream's tasks, then destroys it.
+    pub fn destroy_stream(&self, stream: RawStream) -> AclResult<()> {
+        self.call(|| self.destroy_stream_inner("aclrtDestroyStream", stream, false))
+    }
+
+    /// `aclrtDestroyStreamForce(stream)`: destroys without waiting.
+    pub fn destroy_stream_force(&self, stream: RawStream) -> AclResult<()> {
+        self.call(|| self.destroy_stream_inner("aclrtDestroyStreamForce", stream, true))
+    }
+
+    fn destroy_stream_inner(&self, api: &str, stream: RawStream, force: bool) -> AclResult<()> {
+        if stream.0 == 0 {
+            return Err(fail::acl_null(api, "stream"));
+        }
+        let rec = {
+            let st = self.lock();
+            Self::check_stream_handle(&st, api, stream)?;
+            let (_, rec) = Self::impl_stream(&st, api, stream)?;
+            if rec.is_default {
+                return Err(fail::rt_value(
+                    api,
+                    "stream",
+                    format!("{:#x}", stream.0),
+                    "a stream created by the user (not a default stream)",
+                ));
+            }
+            rec
+        };
+        self.backend.destroy_stream(rec.backend, force)?;
+        let mut st = self.lock();
+        st.streams.remove(&stream.0);
+        if let Some(m) = rec.model {
+            if let Some(model) = st.models.get_mut(&m) {
+                model.streams.remove(&stream.0);
+            }
+        }
+        Ok(())
+    }
+
+    /// Resolves a stream for a host-side wait: handle, context, and whether it is persistent
+    /// (synchronising a persistent stream returns at once).
+    fn stream_for_sync(&self, api: &str, stream: RawStream) -> AclResult<StreamRec> {
+        let st = self.lock();
+        Self::check_stream_handle(&st, api, stream)?;
+        Ok(Self::impl_stream(&st, api, stream)?.1)
+    }
+
+    /// `aclrtSynchronizeStream(stream)`: blocks until the stream's tasks complete. NULL is the
+    /// default stream; a persistent stream returns success at once.
+    pub fn synchronize_stream(&self, stream: RawStream) -> AclResult<()> {
+        self.call(|| {
+            let rec = self.stream_for_sync("aclrtSynchronizeStream", stream)?;
+            if rec.flags & stream_flag::PERSISTENT != 0 {
+                return Ok(());
+            }
+            self.backend.synchronize_stream(rec.backend, None)
+        })
+    }
+
+    /// `aclrtSynchronizeStreamWithTimeout(stream, timeout)`: `timeout` in ms, −1 = forever;
+    /// below −1 is 107000 from the ACL layer; expiry is 507046.
+    pub fn synchronize_stream_with_timeout(
+        &self,
+        stream: RawStream,
+        timeout: i32,
+    ) -> AclResult<()> {
+        self.call(|| {
+            let api = "aclrtSynchronizeStreamWithTimeout";
+            if timeout < -1 {
+                return Err(AclError::new(
+                    ErrorCode::RtParamInvalid,
+                    Some(MsgCode::EH0007),
+                    format!("{api} failed: value {timeout} of parameter timeout is invalid, expected [-1, INT_MAX]"),
+                ));
+            }
+            let rec = self.stream_for_sync(api, stream)?;
+            if rec.flags & stream_flag::PERSISTENT != 0 {
+                return Ok(());
+            }
+            let limit = if timeout == -1 { None } else { Some(timeout as u64) };
+            self.backend.synchronize_stream(rec.backend, limit)
+        })
+    }
+
+    /// `aclrtStreamQuery(stream, &status)`: `ACL_STREAM_STATUS_COMPLETE` (0) or `NOT_READY` (1).
+    pub fn stream_query(&self, stream: RawStream, status: Option<&mut u32>) -> AclResult<()> {
+        self.call(|| {
+            let api = "aclrtStreamQuery";
+            let out = status.ok_or_else(|| fail::acl_null(api, "status"))?;
+            let rec = self.stream_for_sync(api, stream)?;
+            let idle = rec.flags & stream_flag::PERSISTENT != 0
+                || self.backend.stream_idle(rec.backend)?;
+            *out = if idle {
+                stream_status::COMPLETE
+            } else {
+                stream_status::NOT_READY
+            };
+            Ok(())
+        })
+    }
+}
