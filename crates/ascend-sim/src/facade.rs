@@ -1,37 +1,159 @@
 //! [`Sim`]: the thread-safe, host-facing handle of the simulator.
+//!
+//! One mutex guards the engine; host threads that must wait for the device either drive the
+//! event loop themselves (when events are scheduled) or, when the device is stalled, sleep on
+//! a condition variable until another host thread changes something, as a host thread blocked
+//! on real hardware does. The watchdog speaks after `SimConfig::watchdog_grace` of wall time
+//! without progress.
+
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
 
 use ascend_chips::ChipProfile;
 
+use crate::engine::Engine;
+use crate::report::RunReport;
 use crate::types::*;
 
 /// One simulated host with its devices (all of one SoC). Cheap to share (`Arc<Sim>`); every
 /// method may be called from any host thread.
 #[derive(Debug)]
 pub struct Sim {
-    _private: (),
+    chip: ChipProfile,
+    config: SimConfig,
+    engine: Mutex<Engine>,
+    changed: Condvar,
 }
+
+type Guard<'a> = MutexGuard<'a, Engine>;
 
 impl Sim {
     /// A simulator of `chip` with `chip.limits.device_count` devices.
     pub fn new(chip: ChipProfile, config: SimConfig) -> Sim {
-        let _ = (chip, config);
-        todo!()
+        Sim {
+            engine: Mutex::new(Engine::new(chip.clone(), config.clone())),
+            chip,
+            config,
+            changed: Condvar::new(),
+        }
     }
 
     /// The chip being simulated.
     pub fn chip(&self) -> &ChipProfile {
-        todo!()
+        &self.chip
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &SimConfig {
+        &self.config
+    }
+
+    fn lock(&self) -> Guard<'_> {
+        self.engine.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Runs `f` under the lock and wakes host threads waiting on a stalled device.
+    fn with<R>(&self, f: impl FnOnce(&mut Engine) -> R) -> R {
+        let mut g = self.lock();
+        let r = f(&mut g);
+        drop(g);
+        self.changed.notify_all();
+        r
+    }
+
+    /// Blocks the calling host thread until `done` holds, driving the device meanwhile.
+    /// `timeout_ms` is simulated time; on a stalled device the thread sleeps on the condition
+    /// variable for other host threads, and the watchdog applies.
+    fn block_until<'a>(
+        &'a self,
+        mut g: Guard<'a>,
+        timeout_ms: Option<u64>,
+        mut done: impl FnMut(&Engine) -> bool,
+    ) -> (Guard<'a>, Result<(), SimError>) {
+        let deadline = timeout_ms.map(|ms| g.now.saturating_add(ms.saturating_mul(1_000_000)));
+        let grace = self.config.watchdog_grace;
+        let mut stall: Option<(Instant, u64)> = None;
+        let mut logged = false;
+        loop {
+            if done(&g) {
+                return (g, Ok(()));
+            }
+            if let Some(next) = g.next_time() {
+                if let Some(dl) = deadline {
+                    if next > dl {
+                        g.run_until(dl);
+                        return (g, Err(SimError::Timeout(timeout_ms.unwrap_or(0))));
+                    }
+                }
+                g.step();
+                stall = None;
+                continue;
+            }
+            // Nothing scheduled: only another host thread can change anything.
+            let progress = g.progress;
+            let since = match stall {
+                Some((t, p)) if p == progress => t,
+                _ => {
+                    let t = Instant::now();
+                    stall = Some((t, progress));
+                    t
+                }
+            };
+            let limit = match timeout_ms {
+                Some(ms) => grace.min(Duration::from_millis(ms)),
+                None => grace,
+            };
+            let waited = since.elapsed();
+            let mut sleep = limit.saturating_sub(waited);
+            if waited >= limit {
+                if let (Some(ms), Some(dl)) = (timeout_ms, deadline) {
+                    g.run_until(dl);
+                    return (g, Err(SimError::Timeout(ms)));
+                }
+                match self.config.on_stall {
+                    OnStall::Error => {
+                        let d = stall_diagnosis(&g);
+                        tracing::warn!("watchdog: {}", d.text);
+                        return (g, Err(SimError::Stalled(Box::new(d))));
+                    }
+                    OnStall::Wait => {
+                        if !logged {
+                            logged = true;
+                            tracing::warn!(
+                                "watchdog (still waiting): {}",
+                                stall_diagnosis(&g).text
+                            );
+                        }
+                        sleep = Duration::from_millis(200);
+                    }
+                }
+            }
+            g = self
+                .changed
+                .wait_timeout(g, sleep.max(Duration::from_millis(1)))
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+    }
+
+    /// Finishes a successful synchronize: the host observes the completion.
+    fn observed(&self, g: &mut Engine) {
+        let t = g.now + self.chip.timing.host_sync_ns;
+        g.run_until(t);
     }
 
     /// The simulated host clock, in ns.
     pub fn now_ns(&self) -> u64 {
-        todo!()
+        self.lock().now
     }
 
-    /// Charges `ns` of simulated host time for host-side work (an API call's own cost).
+    /// Charges `ns` of simulated host time for host-side work (an API call's own cost); the
+    /// device runs meanwhile.
     pub fn charge_host(&self, ns: u64) {
-        let _ = ns;
-        todo!()
+        self.with(|e| {
+            let t = e.now.saturating_add(ns);
+            e.run_until(t);
+        });
     }
 
     // ----- memory -----
@@ -39,38 +161,65 @@ impl Sim {
     /// Allocates `bytes` of device memory on `device`, aligned to the chip's base alignment;
     /// the bytes are filled with the poison byte and tracked as never written.
     pub fn malloc(&self, device: u32, bytes: u64) -> Result<DevAddr, SimError> {
-        let _ = (device, bytes);
-        todo!()
+        self.with(|e| e.mem.malloc(device, bytes))
     }
 
     /// Frees an allocation by its base address.
     pub fn free(&self, device: u32, addr: DevAddr) -> Result<(), SimError> {
-        let _ = (device, addr);
-        todo!()
+        self.with(|e| {
+            let by = format!("by free at {} ns", e.now);
+            e.mem.free(device, addr, by)
+        })
     }
 
     /// Synchronous host read of device memory (no stream ordering), bounds-checked.
     pub fn read(&self, addr: DevAddr, out: &mut [u8]) -> Result<(), SimError> {
-        let _ = (addr, out);
-        todo!()
+        self.with(|e| {
+            let now = e.now;
+            e.run_until(now);
+            let info = e.mem.read(addr, out)?;
+            e.note_read(addr, out.len() as u64, info.never_written, "host read");
+            Ok(())
+        })
     }
 
     /// Synchronous host write of device memory (no stream ordering), bounds-checked.
     pub fn write(&self, addr: DevAddr, data: &[u8]) -> Result<(), SimError> {
-        let _ = (addr, data);
-        todo!()
+        self.with(|e| {
+            let now = e.now;
+            e.run_until(now);
+            e.mem
+                .write(addr, data, crate::memory::Writer::Host { at_ns: now })?;
+            e.progress += 1;
+            e.on_mem_write(addr, data.len() as u64);
+            Ok(())
+        })
     }
 
     /// Synchronous fill of device memory.
     pub fn fill(&self, addr: DevAddr, value: u8, len: u64) -> Result<(), SimError> {
-        let _ = (addr, value, len);
-        todo!()
+        self.with(|e| {
+            let now = e.now;
+            e.run_until(now);
+            e.mem
+                .fill(addr, value, len, crate::memory::Writer::Host { at_ns: now })?;
+            e.progress += 1;
+            e.on_mem_write(addr, len);
+            Ok(())
+        })
     }
 
     /// Synchronous device-to-device copy (overlap allowed, behaves as memmove).
     pub fn copy(&self, dst: DevAddr, src: DevAddr, len: u64) -> Result<(), SimError> {
-        let _ = (dst, src, len);
-        todo!()
+        self.with(|e| {
+            let now = e.now;
+            e.run_until(now);
+            e.mem
+                .copy(dst, src, len, crate::memory::Writer::Host { at_ns: now })?;
+            e.progress += 1;
+            e.on_mem_write(dst, len);
+            Ok(())
+        })
     }
 
     // ----- streams -----
@@ -83,65 +232,155 @@ impl Sim {
         priority: u32,
         persistent: bool,
     ) -> Result<StreamId, SimError> {
-        let _ = (device, priority, persistent);
-        todo!()
+        self.with(|e| {
+            e.check_device(device)?;
+            Ok(StreamId(e.create_stream(device, priority, persistent)))
+        })
     }
 
     /// Destroys a stream; without `force`, first waits for its queued tasks.
     pub fn destroy_stream(&self, stream: StreamId, force: bool) -> Result<(), SimError> {
-        let _ = (stream, force);
-        todo!()
+        let mut g = self.lock();
+        g.stream(stream.0)?;
+        if !force {
+            let (g2, r) = self.block_until(g, None, |e| {
+                e.streams.get(&stream.0).map_or(true, |s| s.idle())
+            });
+            g = g2;
+            r?;
+        }
+        g.drop_stream(stream.0);
+        drop(g);
+        self.changed.notify_all();
+        Ok(())
     }
 
     /// Enqueues a task. On a model-bound stream the task is recorded into the model instead.
     /// A plain stream whose queue is full blocks the calling host thread until slots free up.
     pub fn submit(&self, stream: StreamId, task: TaskKind) -> Result<TaskId, SimError> {
-        let _ = (stream, task);
-        todo!()
+        let s = stream.0;
+        let mut g = self.lock();
+        if g.stream(s)?.model.is_some() {
+            let r = g.record(s, task);
+            drop(g);
+            self.changed.notify_all();
+            return r.map(TaskId);
+        }
+        let slots = g.slots_of(&task);
+        let cap = g.queue_capacity();
+        let (g2, r) = self.block_until(g, None, |e| {
+            e.streams
+                .get(&s)
+                .map_or(true, |st| st.slots_used + slots <= cap || st.idle())
+        });
+        g = g2;
+        r?;
+        g.stream(s)?;
+        let id = g.enqueue(s, task);
+        drop(g);
+        self.changed.notify_all();
+        Ok(TaskId(id))
     }
 
     /// Blocks until every task submitted to `stream` so far has completed; `timeout_ms`
     /// (`None` = forever) is simulated time. A fault of a task is returned here.
+    /// A model-bound persistent stream returns at once, as the runtime documents.
     pub fn synchronize_stream(
         &self,
         stream: StreamId,
         timeout_ms: Option<u64>,
     ) -> Result<(), SimError> {
-        let _ = (stream, timeout_ms);
-        todo!()
+        let s = stream.0;
+        let g = self.lock();
+        let st = g.stream(s)?;
+        if st.persistent && st.model.is_some() {
+            return Ok(());
+        }
+        // Wait for the tasks submitted so far: the last one queued now.
+        let target = st.queue.back().map(|t| t.id);
+        let (mut g, r) = self.block_until(g, timeout_ms, |e| match (target, e.streams.get(&s)) {
+            (Some(t), Some(st)) => st.queue.front().map_or(true, |h| h.id > t),
+            _ => true,
+        });
+        let fault = g.streams.get_mut(&s).and_then(|st| st.fault.take());
+        if r.is_ok() {
+            self.observed(&mut g);
+        }
+        drop(g);
+        self.changed.notify_all();
+        r?;
+        match fault {
+            Some(f) => Err(SimError::TaskFault(f)),
+            None => Ok(()),
+        }
     }
 
     /// True when every task submitted to `stream` so far has completed (advances the device
     /// to the current host time first).
     pub fn stream_idle(&self, stream: StreamId) -> Result<bool, SimError> {
-        let _ = stream;
-        todo!()
+        self.with(|e| {
+            let now = e.now;
+            e.run_until(now);
+            Ok(e.stream(stream.0)?.idle())
+        })
     }
 
     /// Blocks until every stream of `device` is idle.
     pub fn synchronize_device(&self, device: u32, timeout_ms: Option<u64>) -> Result<(), SimError> {
-        let _ = (device, timeout_ms);
-        todo!()
+        let g = self.lock();
+        g.check_device(device)?;
+        let (mut g, r) = self.block_until(g, timeout_ms, |e| {
+            e.streams
+                .values()
+                .filter(|s| s.device == device)
+                .all(|s| s.idle())
+        });
+        let mut fault = None;
+        for st in g.streams.values_mut().filter(|s| s.device == device) {
+            if let Some(f) = st.fault.take() {
+                fault.get_or_insert(f);
+            }
+        }
+        if r.is_ok() {
+            self.observed(&mut g);
+        }
+        drop(g);
+        self.changed.notify_all();
+        r?;
+        match fault {
+            Some(f) => Err(SimError::TaskFault(f)),
+            None => Ok(()),
+        }
     }
 
     // ----- events -----
 
     /// Creates an event (not recorded).
     pub fn create_event(&self, device: u32) -> Result<EventId, SimError> {
-        let _ = device;
-        todo!()
+        self.with(|e| {
+            e.check_device(device)?;
+            Ok(EventId(e.create_event()))
+        })
     }
 
     /// Destroys an event (pending records complete without it).
     pub fn destroy_event(&self, event: EventId) -> Result<(), SimError> {
-        let _ = event;
-        todo!()
+        self.with(|e| {
+            e.event(event.0)?;
+            if let Some(ev) = e.events.get_mut(&event.0) {
+                ev.destroyed = true;
+            }
+            Ok(())
+        })
     }
 
     /// True when the event's latest record has executed (false if never recorded).
     pub fn event_complete(&self, event: EventId) -> Result<bool, SimError> {
-        let _ = event;
-        todo!()
+        self.with(|e| {
+            let now = e.now;
+            e.run_until(now);
+            Ok(e.event(event.0)?.complete())
+        })
     }
 
     /// Blocks until the event's latest record has executed (at once if never recorded).
@@ -150,64 +389,181 @@ impl Sim {
         event: EventId,
         timeout_ms: Option<u64>,
     ) -> Result<(), SimError> {
-        let _ = (event, timeout_ms);
-        todo!()
+        let g = self.lock();
+        let Some(target) = g.event(event.0)?.latest else {
+            return Ok(());
+        };
+        let (mut g, r) = self.block_until(g, timeout_ms, |e| {
+            e.events.get(&event.0).map_or(true, |ev| ev.done(target))
+        });
+        if r.is_ok() {
+            self.observed(&mut g);
+        }
+        drop(g);
+        self.changed.notify_all();
+        r
     }
 
-    /// The simulated time (ns) at which the event's latest record executed, if it has.
+    /// The simulated time (ns) at which the event's latest record executed, if it has,
+    /// quantised to the chip's event timestamp counter.
     pub fn event_time_ns(&self, event: EventId) -> Result<Option<u64>, SimError> {
-        let _ = event;
-        todo!()
+        self.with(|e| {
+            let now = e.now;
+            e.run_until(now);
+            let ev = e.event(event.0)?;
+            let tick = 1_000_000 / e.chip.timing.timestamp_ticks_per_ms.max(1);
+            Ok(ev
+                .complete()
+                .then_some(ev.executed.map(|(_, t)| t - t % tick.max(1)))
+                .flatten())
+        })
     }
 
     // ----- model running instances -----
 
     /// Creates an empty model running instance on `device`.
     pub fn create_model(&self, device: u32) -> Result<ModelId, SimError> {
-        let _ = device;
-        todo!()
+        self.with(|e| {
+            e.check_device(device)?;
+            Ok(ModelId(e.create_model()))
+        })
     }
 
     /// Binds a persistent stream: later submissions to it are recorded into the model.
     pub fn bind_stream(&self, model: ModelId, stream: StreamId) -> Result<(), SimError> {
-        let _ = (model, stream);
-        todo!()
+        self.with(|e| {
+            e.model(model.0)?;
+            e.stream(stream.0)?;
+            let st = e.streams.get_mut(&stream.0).expect("checked");
+            st.model = Some(model.0);
+            st.recorded.clear();
+            st.recorded_slots = 0;
+            let m = e.models.get_mut(&model.0).expect("checked");
+            if !m.streams.contains(&stream.0) {
+                m.streams.push(stream.0);
+            }
+            Ok(())
+        })
     }
 
     /// Unbinds a stream; its recorded tasks are dropped from the model.
     pub fn unbind_stream(&self, model: ModelId, stream: StreamId) -> Result<(), SimError> {
-        let _ = (model, stream);
-        todo!()
+        self.with(|e| {
+            e.model(model.0)?;
+            e.stream(stream.0)?;
+            let st = e.streams.get_mut(&stream.0).expect("checked");
+            if st.model == Some(model.0) {
+                st.model = None;
+                st.recorded.clear();
+                st.recorded_slots = 0;
+            }
+            let m = e.models.get_mut(&model.0).expect("checked");
+            m.streams.retain(|&s| s != stream.0);
+            Ok(())
+        })
     }
 
     /// Runs every recorded task of the model's streams once (each stream in order, streams
     /// concurrently) and blocks until all complete; repeatable.
     pub fn execute_model(&self, model: ModelId, timeout_ms: Option<u64>) -> Result<(), SimError> {
-        let _ = (model, timeout_ms);
-        todo!()
+        let mut g = self.lock();
+        g.model(model.0)?;
+        let i = g.spawn_instance(model.0, None);
+        self.changed.notify_all();
+        let (mut g, r) = self.block_until(g, timeout_ms, |e| {
+            e.instances.get(&i).map_or(true, |x| x.remaining == 0)
+        });
+        let mut fault = None;
+        if r.is_ok() {
+            g.instances.remove(&i);
+            let streams = g.models.get(&model.0).map(|m| m.streams.clone());
+            for s in streams.unwrap_or_default() {
+                if let Some(f) = g.streams.get_mut(&s).and_then(|st| st.fault.take()) {
+                    fault.get_or_insert(f);
+                }
+            }
+            self.observed(&mut g);
+        }
+        drop(g);
+        self.changed.notify_all();
+        r?;
+        match fault {
+            Some(f) => Err(SimError::TaskFault(f)),
+            None => Ok(()),
+        }
     }
 
     /// Enqueues one run of the model on `stream`: later tasks of `stream` start after it.
     pub fn execute_model_async(&self, model: ModelId, stream: StreamId) -> Result<(), SimError> {
-        let _ = (model, stream);
-        todo!()
+        let s = stream.0;
+        let mut g = self.lock();
+        g.model(model.0)?;
+        g.stream(s)?;
+        let cap = g.queue_capacity();
+        let (g2, r) = self.block_until(g, None, |e| {
+            e.streams
+                .get(&s)
+                .map_or(true, |st| st.slots_used < cap || st.idle())
+        });
+        g = g2;
+        r?;
+        g.stream(s)?;
+        g.enqueue_model_run(s, model.0);
+        drop(g);
+        self.changed.notify_all();
+        Ok(())
     }
 
     /// Destroys a model (its barrier-id map goes with it).
     pub fn destroy_model(&self, model: ModelId) -> Result<(), SimError> {
-        let _ = model;
-        todo!()
+        self.with(|e| {
+            e.model(model.0)?;
+            let streams = std::mem::take(&mut e.models.get_mut(&model.0).expect("checked").streams);
+            for s in streams {
+                if let Some(st) = e.streams.get_mut(&s) {
+                    st.model = None;
+                    st.recorded.clear();
+                    st.recorded_slots = 0;
+                }
+            }
+            e.models.get_mut(&model.0).expect("checked").destroyed = true;
+            e.barriers.retain(|(m, _), _| *m != Some(model.0));
+            Ok(())
+        })
     }
 
     // ----- reports -----
 
     /// Why the device cannot progress, if some stream is blocked with nothing able to release it.
     pub fn diagnose(&self) -> Option<Diagnosis> {
-        todo!()
+        self.lock().diagnose()
+    }
+
+    /// The run report.
+    pub fn report(&self) -> RunReport {
+        self.lock().build_report()
     }
 
     /// The run report as JSON.
     pub fn report_json(&self) -> String {
-        todo!()
+        serde_json::to_string_pretty(&self.report())
+            .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
     }
+
+    /// Bytes of host memory backing the simulated device memory (pages touched so far).
+    pub fn backing_bytes(&self) -> u64 {
+        self.lock().mem.backing_bytes()
+    }
+}
+
+/// The engine's diagnosis, or a plain one when no stream is blocked on anything nameable.
+fn stall_diagnosis(e: &Engine) -> Diagnosis {
+    e.diagnose().unwrap_or_else(|| Diagnosis {
+        at_ns: e.now,
+        blocked: Vec::new(),
+        text: format!(
+            "device stalled at {} ns: the awaited work cannot complete and nothing is scheduled",
+            e.now
+        ),
+    })
 }

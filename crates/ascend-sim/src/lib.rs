@@ -9,9 +9,27 @@
 //!
 //! The simulator executes only what it is given: API validation (CANN's error codes) happens
 //! once, above it, in `ascend-rt`.
+//!
+//! Layout: [`memory`] (address spaces and backing pages), `stream` (queues), `engine` (the
+//! discrete-event core), `exec` (what each task does), `copy` (bandwidth-shared engines),
+//! `value_wait` (the polling loop in closed form), [`compare`] (wait predicates), `objects`
+//! (events, models), `diagnose` (the watchdog's explanation), [`report`] (the run report),
+//! [`cache`] (the cache-model seam).
 
+pub mod cache;
+pub mod compare;
+mod copy;
+mod diagnose;
+mod engine;
+mod exec;
 mod facade;
+pub mod memory;
+mod objects;
+pub mod report;
+mod stream;
 mod types;
+mod value_wait;
 
 pub use facade::Sim;
+pub use report::RunReport;
 pub use types::*;

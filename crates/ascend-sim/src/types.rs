@@ -177,6 +177,9 @@ pub struct SimConfig {
     pub seed: u64,
     /// Fill byte of freshly allocated device memory.
     pub poison_byte: u8,
+    /// Most completed tasks (and value waits) the run report keeps with their details;
+    /// beyond that they are only counted.
+    pub max_timeline_entries: usize,
 }
 
 impl Default for SimConfig {
@@ -187,6 +190,7 @@ impl Default for SimConfig {
             on_stall: OnStall::Wait,
             seed: 0,
             poison_byte: 0xA5,
+            max_timeline_entries: 100_000,
         }
     }
 }

@@ -1,0 +1,122 @@
+//! The watchdog's explanation of a stalled device: every blocked stream, its head task and
+//! what that task waits for, with addresses, values, predicates and the last writers.
+
+use crate::compare;
+use crate::engine::Engine;
+use crate::stream::{work_name, Head, Work};
+use crate::types::{BlockedStream, Diagnosis, TaskKind};
+
+impl Engine {
+    /// The diagnosis, when nothing is scheduled and some stream is blocked.
+    pub fn diagnose(&self) -> Option<Diagnosis> {
+        if self.has_pending() {
+            return None;
+        }
+        let mut blocked = Vec::new();
+        for (&s, st) in &self.streams {
+            let Some(task) = st.queue.front() else {
+                continue;
+            };
+            let waiting_for = self.describe_head(s);
+            blocked.push(BlockedStream {
+                stream: s,
+                task: task.id,
+                waiting_for,
+            });
+        }
+        if blocked.is_empty() {
+            return None;
+        }
+        let mut text = format!(
+            "device stalled at {} ns: no scheduled work can release {} blocked stream(s)",
+            self.now,
+            blocked.len()
+        );
+        for b in &blocked {
+            text.push_str(&format!(
+                "\n  stream {} head task {} ({}): {}",
+                b.stream,
+                b.task,
+                self.streams[&b.stream]
+                    .queue
+                    .front()
+                    .map(|t| work_name(&t.work))
+                    .unwrap_or("?"),
+                b.waiting_for
+            ));
+        }
+        Some(Diagnosis {
+            at_ns: self.now,
+            blocked,
+            text,
+        })
+    }
+
+    fn describe_head(&self, s: u32) -> String {
+        let st = &self.streams[&s];
+        let task = st.queue.front().expect("non-empty");
+        match (&st.head, &task.work) {
+            (Head::Wait(w), Work::User(TaskKind::ValueWait { addr, value, mode })) => {
+                let (m, info) = match self.mem.read_u64(*addr) {
+                    Ok(x) => x,
+                    Err(e) => return format!("value wait on a bad address: {e}"),
+                };
+                let pred = compare::describe(*mode, self.config.geq, m, *value);
+                let writer = if info.never_written {
+                    format!(
+                        "never written, poison {:#018x}",
+                        u64::from_le_bytes([self.mem.poison(); 8])
+                    )
+                } else {
+                    match self.mem.last_writer(*addr) {
+                        Some(w) => format!("last written by {w}"),
+                        None => "writer unknown".to_string(),
+                    }
+                };
+                let passes = w.clock.next_read_at_or_after(self.now).pass;
+                format!(
+                    "value wait on {addr:#x} (current value {m:#x}): {pred}; {writer}; \
+                     polling since {} ns (~{passes} passes)",
+                    st.head_start
+                )
+            }
+            (Head::WaitEvent, Work::User(TaskKind::EventWait(e))) => {
+                let seq = task.event_seq.unwrap_or(0);
+                let mut where_ = format!("record #{seq} is not queued on any stream");
+                for (&os, ost) in &self.streams {
+                    if let Some(t) = ost.queue.iter().find(|t| {
+                        matches!(t.work, Work::User(TaskKind::EventRecord(_)))
+                            && t.event_seq == Some(seq)
+                    }) {
+                        let state = if ost.queue.front().map(|h| h.id) == Some(t.id) {
+                            "at its head"
+                        } else {
+                            "behind blocked tasks"
+                        };
+                        where_ = format!("record #{seq} is task {} on stream {os}, {state}", t.id);
+                    }
+                }
+                format!("event {} record not yet executed: {where_}", e.0)
+            }
+            (Head::WaitBarrier, Work::User(TaskKind::CmoWaitBarrier { barrier_ids })) => {
+                let counts: Vec<String> = barrier_ids
+                    .iter()
+                    .map(|&id| {
+                        let c = self.barriers.get(&(task.model, id)).copied().unwrap_or(0);
+                        format!("id {id}: {c} outstanding INVALID")
+                    })
+                    .collect();
+                format!("barrier wait: {}", counts.join(", "))
+            }
+            (Head::WaitModel(i), _) => {
+                let (m, rem) = self
+                    .instances
+                    .get(i)
+                    .map(|x| (x.model, x.remaining))
+                    .unwrap_or((0, 0));
+                format!("run of model {m}: {rem} task(s) of the instance outstanding")
+            }
+            (h, _) => format!("head in state {h:?}"),
+        }
+    }
+}

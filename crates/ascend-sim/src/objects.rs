@@ -1,0 +1,51 @@
+//! Events and model running instances as the engine tracks them.
+
+use std::collections::BTreeSet;
+
+/// One event.
+#[derive(Debug, Default)]
+pub struct Event {
+    /// Record number of the latest record submitted (host view).
+    pub latest: Option<u64>,
+    /// Records submitted but not yet executed.
+    pub pending: BTreeSet<u64>,
+    /// The latest executed record (number, simulated time), cleared by a reset.
+    pub executed: Option<(u64, u64)>,
+    /// Destroyed by the host (pending records still complete).
+    pub destroyed: bool,
+}
+
+impl Event {
+    /// True when record `seq` has executed (or was dropped).
+    pub fn done(&self, seq: u64) -> bool {
+        !self.pending.contains(&seq)
+    }
+
+    /// True when the latest record has executed and no reset followed.
+    pub fn complete(&self) -> bool {
+        match self.latest {
+            None => false,
+            Some(s) => self.done(s) && self.executed.is_some_and(|(e, _)| e >= s),
+        }
+    }
+}
+
+/// One model running instance.
+#[derive(Debug, Default)]
+pub struct Model {
+    /// Bound streams, in binding order.
+    pub streams: Vec<u32>,
+    /// Destroyed by the host.
+    pub destroyed: bool,
+}
+
+/// One execution of a model.
+#[derive(Debug)]
+pub struct Instance {
+    /// The model.
+    pub model: u32,
+    /// Tasks not yet complete.
+    pub remaining: u64,
+    /// The stream whose `ModelRun` task waits for this instance, if asynchronous.
+    pub run_stream: Option<u32>,
+}

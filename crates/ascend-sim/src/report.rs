@@ -1,0 +1,232 @@
+//! The run report: per-stream and per-engine task counts and busy times, value waits with
+//! their durations and pass counts, never-written reads, faults and the task timeline.
+
+use serde::Serialize;
+
+/// How many never-written reads are kept with their details (all are counted).
+const NEVER_WRITTEN_SAMPLES: usize = 64;
+
+/// One completed task on the timeline.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Span {
+    /// Task number.
+    pub task: u64,
+    /// Stream.
+    pub stream: u32,
+    /// Task kind.
+    pub kind: String,
+    /// Simulated submission time.
+    pub submit_ns: u64,
+    /// Simulated time its dispatch started.
+    pub start_ns: u64,
+    /// Simulated completion time.
+    pub end_ns: u64,
+    /// True when it faulted.
+    pub fault: bool,
+}
+
+/// One completed value wait.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ValueWaitRecord {
+    /// Task number.
+    pub task: u64,
+    /// Stream.
+    pub stream: u32,
+    /// Watched address.
+    pub addr: u64,
+    /// Compare mode.
+    pub mode: String,
+    /// Operand.
+    pub value: u64,
+    /// Dispatch start.
+    pub start_ns: u64,
+    /// Completion.
+    pub end_ns: u64,
+    /// `end_ns - start_ns`.
+    pub duration_ns: u64,
+    /// Polling passes executed (1 = released in the first pass).
+    pub passes: u64,
+}
+
+/// One read of device memory that had never been written.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NeverWrittenRead {
+    /// Start address.
+    pub addr: u64,
+    /// Bytes.
+    pub len: u64,
+    /// Simulated time.
+    pub at_ns: u64,
+    /// Who read it.
+    pub by: String,
+}
+
+/// Data the engine collects while it runs.
+#[derive(Debug, Default, Clone)]
+pub struct ReportData {
+    /// Completed value waits.
+    pub value_waits: Vec<ValueWaitRecord>,
+    /// Number of never-written reads.
+    pub never_written_reads: u64,
+    /// The first few never-written reads.
+    pub never_written: Vec<NeverWrittenRead>,
+    /// Task faults, in order.
+    pub faults: Vec<String>,
+    /// Completed tasks.
+    pub timeline: Vec<Span>,
+    /// Spans not kept because the timeline was full.
+    pub timeline_dropped: u64,
+}
+
+impl ReportData {
+    /// Counts (and logs) a read of never-written memory.
+    pub fn note_never_written(&mut self, addr: u64, len: u64, at_ns: u64, by: &str) {
+        self.never_written_reads += 1;
+        tracing::warn!(
+            addr = format_args!("{addr:#x}"),
+            len,
+            at_ns,
+            "{by} read device memory that was never written (poison)"
+        );
+        if self.never_written.len() < NEVER_WRITTEN_SAMPLES {
+            self.never_written.push(NeverWrittenRead {
+                addr,
+                len,
+                at_ns,
+                by: by.to_string(),
+            });
+        }
+    }
+
+    /// Adds a span unless the timeline holds `limit` already.
+    pub fn push_span(&mut self, span: Span, limit: usize) {
+        if self.timeline.len() < limit {
+            self.timeline.push(span);
+        } else {
+            self.timeline_dropped += 1;
+        }
+    }
+}
+
+/// Per-stream figures.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StreamReport {
+    /// Stream.
+    pub stream: u32,
+    /// Device.
+    pub device: u32,
+    /// Priority (0 highest).
+    pub priority: u32,
+    /// Tasks completed.
+    pub tasks: u64,
+    /// Sum of task execution times (dispatch start to completion).
+    pub busy_ns: u64,
+    /// Completion time of its last task.
+    pub end_ns: u64,
+}
+
+/// Per-engine figures.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EngineReport {
+    /// Device.
+    pub device: u32,
+    /// `scheduler`, `copy` or `cmo`.
+    pub engine: String,
+    /// Tasks (dispatches for the scheduler, jobs for the others).
+    pub tasks: u64,
+    /// Time with work in progress.
+    pub busy_ns: u64,
+    /// Time its last piece of work ended.
+    pub end_ns: u64,
+}
+
+/// The run report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RunReport {
+    /// SoC name.
+    pub chip: String,
+    /// The simulated clock when the report was made.
+    pub now_ns: u64,
+    /// Latest task completion.
+    pub end_ns: u64,
+    /// Streams (live ones).
+    pub streams: Vec<StreamReport>,
+    /// Engines with any work.
+    pub engines: Vec<EngineReport>,
+    /// Completed value waits.
+    pub value_waits: Vec<ValueWaitRecord>,
+    /// Reads of never-written device memory (count).
+    pub never_written_reads: u64,
+    /// The first of them, with details.
+    pub never_written: Vec<NeverWrittenRead>,
+    /// Task faults.
+    pub faults: Vec<String>,
+    /// Completed tasks in completion order (bounded by `SimConfig::max_timeline_entries`).
+    pub timeline: Vec<Span>,
+    /// Spans left out of the timeline.
+    pub timeline_dropped: u64,
+    /// Bytes of backing store the simulated device memory holds.
+    pub backing_bytes: u64,
+}
+
+impl crate::engine::Engine {
+    /// Builds the report.
+    pub fn build_report(&self) -> RunReport {
+        let streams: Vec<StreamReport> = self
+            .streams
+            .iter()
+            .map(|(&id, s)| StreamReport {
+                stream: id,
+                device: s.device,
+                priority: s.priority,
+                tasks: s.tasks_done,
+                busy_ns: s.busy_ns,
+                end_ns: s.end_ns,
+            })
+            .collect();
+        let mut engines = Vec::new();
+        for (d, (tasks, busy)) in self.sched_stats.iter().enumerate() {
+            if *tasks > 0 {
+                engines.push(EngineReport {
+                    device: d as u32,
+                    engine: "scheduler".into(),
+                    tasks: *tasks,
+                    busy_ns: *busy,
+                    end_ns: self.sched_free[d],
+                });
+            }
+            for p in &self.pools[d] {
+                if p.tasks > 0 {
+                    engines.push(EngineReport {
+                        device: d as u32,
+                        engine: p.name.into(),
+                        tasks: p.tasks,
+                        busy_ns: p.busy_ns,
+                        end_ns: p.end_ns,
+                    });
+                }
+            }
+        }
+        let r = &self.report;
+        RunReport {
+            chip: self.chip.soc_name.clone(),
+            now_ns: self.now,
+            end_ns: r
+                .timeline
+                .iter()
+                .map(|s| s.end_ns)
+                .max()
+                .unwrap_or(0)
+                .max(streams.iter().map(|s| s.end_ns).max().unwrap_or(0)),
+            streams,
+            engines,
+            value_waits: r.value_waits.clone(),
+            never_written_reads: r.never_written_reads,
+            never_written: r.never_written.clone(),
+            faults: r.faults.clone(),
+            timeline: r.timeline.clone(),
+            timeline_dropped: r.timeline_dropped,
+            backing_bytes: self.mem.backing_bytes(),
+        }
+    }
+}

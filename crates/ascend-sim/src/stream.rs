@@ -1,0 +1,167 @@
+//! Streams: in-order task queues with a fixed number of submission-queue slots, and the tasks
+//! they hold. A model-bound stream keeps its recorded tasks apart from its execution queue.
+
+use std::collections::VecDeque;
+
+use crate::copy::Link;
+use crate::types::{ModelId, TaskKind};
+use crate::value_wait::PassClock;
+
+/// What a queued task does: a user task, or the internal marker of an asynchronous model run.
+#[derive(Debug, Clone)]
+pub enum Work {
+    /// A task submitted through [`crate::Sim::submit`].
+    User(TaskKind),
+    /// `execute_model_async`: runs one instance of the model and completes when it is done.
+    ModelRun(ModelId),
+}
+
+/// A task in a stream's queue.
+#[derive(Debug, Clone)]
+pub struct Task {
+    /// Task number.
+    pub id: u64,
+    /// What it does.
+    pub work: Work,
+    /// Queue slots it occupies (0 for model-instance tasks, which run from the model's queue).
+    pub slots: u32,
+    /// Simulated submission time.
+    pub submit_ns: u64,
+    /// The model instance it belongs to.
+    pub instance: Option<u64>,
+    /// The model whose barrier-id map it uses.
+    pub model: Option<u32>,
+    /// For an event record: its record number; for an event wait: the record it waits for.
+    pub event_seq: Option<u64>,
+}
+
+/// State of a value wait at the head of a stream.
+#[derive(Debug, Clone)]
+pub struct WaitState {
+    /// Pass phase.
+    pub clock: PassClock,
+    /// Watched address.
+    pub addr: u64,
+    /// Generation of the scheduled poll check (older checks are ignored).
+    pub check_gen: u64,
+    /// Time of the scheduled poll check, if any (none = parked).
+    pub next_check: Option<u64>,
+    /// A never-written read has already been reported for this wait.
+    pub warned_never_written: bool,
+}
+
+/// What the head task of a stream is doing.
+#[derive(Debug, Clone)]
+pub enum Head {
+    /// The queue is empty.
+    Idle,
+    /// Waiting for / being dispatched by the task scheduler.
+    Dispatching,
+    /// Executing with a completion event scheduled.
+    Running,
+    /// A copy-engine job in its setup phase.
+    CopySetup {
+        /// Engine index (0 copy, 1 CMO engine).
+        engine: usize,
+        /// Link and bytes the job will move.
+        link: Link,
+        /// Bytes (work units).
+        bytes: u64,
+    },
+    /// A copy-engine job transferring.
+    Copying {
+        /// Engine index.
+        engine: usize,
+    },
+    /// A value wait polling.
+    Wait(WaitState),
+    /// An event wait blocked on a record.
+    WaitEvent,
+    /// A barrier wait blocked on outstanding INVALID CMOs.
+    WaitBarrier,
+    /// A model run waiting for its instance.
+    WaitModel(u64),
+}
+
+/// One stream.
+#[derive(Debug)]
+pub struct Stream {
+    /// Device.
+    pub device: u32,
+    /// Priority (0 highest); recorded, not yet used for arbitration.
+    pub priority: u32,
+    /// Created persistent (model-capable).
+    pub persistent: bool,
+    /// Model it is bound to.
+    pub model: Option<u32>,
+    /// Tasks not yet complete; the front one is the head.
+    pub queue: VecDeque<Task>,
+    /// Slots occupied by queued tasks.
+    pub slots_used: u32,
+    /// What the head is doing.
+    pub head: Head,
+    /// Simulated time the head's dispatch started.
+    pub head_start: u64,
+    /// Generation (bumped on force destroy, invalidates scheduled events).
+    pub gen: u64,
+    /// Tasks recorded while bound to a model, with their slot counts.
+    pub recorded: Vec<(TaskKind, u32)>,
+    /// Slots the recorded tasks take.
+    pub recorded_slots: u32,
+    /// A fault not yet reported by a synchronize.
+    pub fault: Option<String>,
+    /// Tasks completed.
+    pub tasks_done: u64,
+    /// Sum of task execution times.
+    pub busy_ns: u64,
+    /// Completion time of the last task.
+    pub end_ns: u64,
+}
+
+impl Stream {
+    /// A new, idle stream.
+    pub fn new(device: u32, priority: u32, persistent: bool) -> Self {
+        Stream {
+            device,
+            priority,
+            persistent,
+            model: None,
+            queue: VecDeque::new(),
+            slots_used: 0,
+            head: Head::Idle,
+            head_start: 0,
+            gen: 0,
+            recorded: Vec::new(),
+            recorded_slots: 0,
+            fault: None,
+            tasks_done: 0,
+            busy_ns: 0,
+            end_ns: 0,
+        }
+    }
+
+    /// True when no task is queued.
+    pub fn idle(&self) -> bool {
+        self.queue.is_empty()
+    }
+}
+
+/// A short name of a task kind, for timelines and diagnoses.
+pub fn work_name(w: &Work) -> &'static str {
+    match w {
+        Work::ModelRun(_) => "ModelRun",
+        Work::User(k) => match k {
+            TaskKind::ValueWrite { .. } => "ValueWrite",
+            TaskKind::ValueWait { .. } => "ValueWait",
+            TaskKind::Memcpy { .. } => "Memcpy",
+            TaskKind::Memset { .. } => "Memset",
+            TaskKind::Cmo { .. } => "Cmo",
+            TaskKind::CmoWithBarrier { .. } => "CmoWithBarrier",
+            TaskKind::CmoWaitBarrier { .. } => "CmoWaitBarrier",
+            TaskKind::CmoWithDesc { .. } => "CmoWithDesc",
+            TaskKind::EventRecord(_) => "EventRecord",
+            TaskKind::EventWait(_) => "EventWait",
+            TaskKind::EventReset(_) => "EventReset",
+        },
+    }
+}
