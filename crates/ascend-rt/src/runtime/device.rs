@@ -5,6 +5,7 @@
 use super::state::{ContextRec, DeviceRec, HandleKind, StreamRec};
 use super::Runtime;
 use crate::error::{fail, AclError, AclResult, ErrorCode, MsgCode};
+use crate::raw_types::RawContext;
 
 impl Runtime {
     /// `aclInit(configPath)`: a second call while initialised counts the reference and returns
@@ -178,6 +179,38 @@ impl Runtime {
                 Self::current_device(&st, "aclrtSynchronizeDevice")?.1
             };
             self.backend.synchronize_device(dev, None)
+        })
+    }
+}
+
+impl Runtime {
+    /// `aclrtGetCurrentContext(&context)`: the calling thread's current context (107002 if none).
+    pub fn get_current_context(&self, context: Option<&mut RawContext>) -> AclResult<()> {
+        self.call(|| {
+            let api = "aclrtGetCurrentContext";
+            let out = context.ok_or_else(|| fail::acl_null(api, "context"))?;
+            let st = self.lock();
+            let ctx = st
+                .current_ctx(Self::thread())
+                .ok_or_else(|| fail::no_context(api))?;
+            *out = RawContext(ctx);
+            Ok(())
+        })
+    }
+
+    /// `aclrtSetCurrentContext(context)`: makes a live context current on the calling thread.
+    pub fn set_current_context(&self, context: RawContext) -> AclResult<()> {
+        self.call(|| {
+            let api = "aclrtSetCurrentContext";
+            if context.0 == 0 {
+                return Err(fail::acl_null(api, "context"));
+            }
+            let mut st = self.lock();
+            if !st.contexts.contains_key(&context.0) {
+                return Err(fail::invalid_handle(api, "context", context.0));
+            }
+            st.current.insert(Self::thread(), context.0);
+            Ok(())
         })
     }
 }

@@ -1,0 +1,161 @@
+//! Rust enums for the ACL enum values the safe level takes.
+
+use crate::raw_types::{cmo_type, malloc_policy, memcpy_kind, stream_flag, wait_flag};
+
+/// `aclrtCmoType`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CmoType {
+    /// Load memory into the cache.
+    Prefetch,
+    /// Write dirty cached data back, keep the copy.
+    Writeback,
+    /// Drop cached data without writing back.
+    Invalid,
+    /// Write back and drop.
+    Flush,
+}
+
+impl CmoType {
+    /// The raw `aclrtCmoType` value.
+    pub fn raw(self) -> u32 {
+        match self {
+            CmoType::Prefetch => cmo_type::PREFETCH,
+            CmoType::Writeback => cmo_type::WRITEBACK,
+            CmoType::Invalid => cmo_type::INVALID,
+            CmoType::Flush => cmo_type::FLUSH,
+        }
+    }
+}
+
+/// The compare of `aclrtValueWait`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum WaitMode {
+    /// Released when the word is greater than or equal to the value.
+    Geq,
+    /// Released when the word equals the value.
+    Eq,
+    /// Released when `word & value != 0`.
+    And,
+    /// Released when `!(word | value) != 0`.
+    Nor,
+}
+
+impl WaitMode {
+    /// The raw flag value.
+    pub fn raw(self) -> u32 {
+        match self {
+            WaitMode::Geq => wait_flag::GEQ,
+            WaitMode::Eq => wait_flag::EQ,
+            WaitMode::And => wait_flag::AND,
+            WaitMode::Nor => wait_flag::NOR,
+        }
+    }
+}
+
+/// `aclrtMemcpyKind`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MemcpyKind {
+    /// Host to host.
+    HostToHost,
+    /// Host to device.
+    HostToDevice,
+    /// Device to host.
+    DeviceToHost,
+    /// Device to device.
+    DeviceToDevice,
+    /// Direction from the addresses.
+    Default,
+    /// Host to device through a buffer.
+    HostToBufToDevice,
+}
+
+impl MemcpyKind {
+    /// The raw value.
+    pub fn raw(self) -> u32 {
+        match self {
+            MemcpyKind::HostToHost => memcpy_kind::HOST_TO_HOST,
+            MemcpyKind::HostToDevice => memcpy_kind::HOST_TO_DEVICE,
+            MemcpyKind::DeviceToHost => memcpy_kind::DEVICE_TO_HOST,
+            MemcpyKind::DeviceToDevice => memcpy_kind::DEVICE_TO_DEVICE,
+            MemcpyKind::Default => memcpy_kind::DEFAULT,
+            MemcpyKind::HostToBufToDevice => memcpy_kind::HOST_TO_BUF_TO_DEVICE,
+        }
+    }
+}
+
+/// `aclrtMemMallocPolicy` (the eight base policies).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MallocPolicy {
+    /// Huge pages first, normal pages as fallback.
+    HugeFirst,
+    /// Huge pages only.
+    HugeOnly,
+    /// Normal pages only.
+    NormalOnly,
+    /// `HugeFirst`, P2P-capable.
+    HugeFirstP2p,
+    /// `HugeOnly`, P2P-capable.
+    HugeOnlyP2p,
+    /// `NormalOnly`, P2P-capable.
+    NormalOnlyP2p,
+    /// 1 GiB huge pages only (no padding added).
+    Huge1gOnly,
+    /// `Huge1gOnly`, P2P-capable.
+    Huge1gOnlyP2p,
+}
+
+impl MallocPolicy {
+    /// The raw value.
+    pub fn raw(self) -> u32 {
+        match self {
+            MallocPolicy::HugeFirst => malloc_policy::HUGE_FIRST,
+            MallocPolicy::HugeOnly => malloc_policy::HUGE_ONLY,
+            MallocPolicy::NormalOnly => malloc_policy::NORMAL_ONLY,
+            MallocPolicy::HugeFirstP2p => malloc_policy::HUGE_FIRST_P2P,
+            MallocPolicy::HugeOnlyP2p => malloc_policy::HUGE_ONLY_P2P,
+            MallocPolicy::NormalOnlyP2p => malloc_policy::NORMAL_ONLY_P2P,
+            MallocPolicy::Huge1gOnly => malloc_policy::HUGE1G_ONLY,
+            MallocPolicy::Huge1gOnlyP2p => malloc_policy::HUGE1G_ONLY_P2P,
+        }
+    }
+}
+
+/// Settings of `aclrtCreateStreamWithConfig`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct StreamConfig {
+    /// Priority, 0 (highest) to the chip's lowest; clamped by the runtime.
+    pub priority: u32,
+    /// `ACL_STREAM_FAST_LAUNCH`.
+    pub fast_launch: bool,
+    /// `ACL_STREAM_FAST_SYNC`.
+    pub fast_sync: bool,
+    /// `ACL_STREAM_PERSISTENT`: may be bound to a model running instance.
+    pub persistent: bool,
+    /// `ACL_STREAM_HUGE`.
+    pub huge: bool,
+    /// `ACL_STREAM_CPU_SCHEDULE`.
+    pub cpu_schedule: bool,
+    /// `ACL_STREAM_DEVICE_USE_ONLY`.
+    pub device_use_only: bool,
+}
+
+impl StreamConfig {
+    /// A persistent stream (for model running instances).
+    pub fn persistent() -> StreamConfig {
+        StreamConfig {
+            persistent: true,
+            ..StreamConfig::default()
+        }
+    }
+
+    /// The raw flag word.
+    pub fn flags(&self) -> u32 {
+        let bit = |on: bool, b: u32| if on { b } else { 0 };
+        bit(self.fast_launch, stream_flag::FAST_LAUNCH)
+            | bit(self.fast_sync, stream_flag::FAST_SYNC)
+            | bit(self.persistent, stream_flag::PERSISTENT)
+            | bit(self.huge, stream_flag::HUGE)
+            | bit(self.cpu_schedule, stream_flag::CPU_SCHEDULE)
+            | bit(self.device_use_only, stream_flag::DEVICE_USE_ONLY)
+    }
+}

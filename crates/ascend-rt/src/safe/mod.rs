@@ -1,0 +1,33 @@
+//! The safe level: owned handles that release themselves (RAII), Rust enums, and
+//! `Result<_, AclError>`.
+//!
+//! Contexts are per host thread in ACL. Every safe handle remembers the context it belongs to
+//! and makes it current on the calling thread before each call (as cudarc does), so handles
+//! can be moved to and shared between threads freely.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use ascend_rt::{Runtime, safe::*};
+//! let rt = Arc::new(Runtime::sim("Ascend910B1").unwrap());
+//! let dev = Device::open(&rt, 0).unwrap();
+//! let flag = dev.malloc(8, MallocPolicy::NormalOnly).unwrap();
+//! flag.fill(0).unwrap();
+//! let (a, b) = (dev.stream().unwrap(), dev.stream().unwrap());
+//! a.value_wait(flag.ptr(), 7, WaitMode::Eq).unwrap();
+//! b.value_write(flag.ptr(), 7).unwrap();
+//! a.synchronize().unwrap();
+//! ```
+
+mod device;
+mod enums;
+mod event;
+mod memory;
+mod model;
+mod stream;
+
+pub use device::Device;
+pub use enums::{CmoType, MallocPolicy, MemcpyKind, StreamConfig, WaitMode};
+pub use event::Event;
+pub use memory::{CmoDesc, DeviceBuffer, DevicePtr, PinnedHostBuffer};
+pub use model::ModelRI;
+pub use stream::Stream;

@@ -1,0 +1,179 @@
+//! [`Stream`]: a stream and the tasks that go on it.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::enums::{CmoType, WaitMode};
+use super::event::Event;
+use super::memory::{CmoDesc, DevicePtr};
+use crate::error::AclResult;
+use crate::raw_types::{
+    Addr, RawBarrierCmoInfo, RawBarrierTaskInfo, RawStream, CMO_MAX_BARRIER_NUM,
+};
+use super::device::DeviceGuard;
+
+/// A stream; destroyed (after its tasks finish) on drop, unless it is a default stream.
+#[derive(Debug)]
+pub struct Stream {
+    dev: Arc<DeviceGuard>,
+    raw: RawStream,
+    owned: bool,
+}
+
+impl Stream {
+    pub(super) fn new(dev: Arc<DeviceGuard>, raw: RawStream) -> Self {
+        Stream { dev, raw, owned: true }
+    }
+
+    pub(super) fn default_of(dev: Arc<DeviceGuard>) -> Self {
+        Stream { dev, raw: RawStream::NULL, owned: false }
+    }
+
+    /// The raw handle (NULL for a default stream).
+    pub fn raw(&self) -> RawStream {
+        self.raw
+    }
+
+    fn bind(&self) -> AclResult<()> {
+        self.dev.rt.set_current_context(self.dev.ctx)
+    }
+
+    /// Enqueues `aclrtValueWrite`: stores `value` at `ptr` when the stream gets there.
+    pub fn value_write(&self, ptr: DevicePtr, value: u64) -> AclResult<()> {
+        self.bind()?;
+        self.dev.rt.value_write(ptr.addr(), value, 0, self.raw)
+    }
+
+    /// Enqueues `aclrtValueWait`: the stream stops until the word at `ptr` satisfies `mode`.
+    pub fn value_wait(&self, ptr: DevicePtr, value: u64, mode: WaitMode) -> AclResult<()> {
+        self.bind()?;
+        self.dev.rt.value_wait(ptr.addr(), value, mode.raw(), self.raw)
+    }
+
+    /// Enqueues `aclrtCmoAsync` on `len` bytes at `ptr`.
+    pub fn cmo(&self, kind: CmoType, ptr: DevicePtr, len: usize) -> AclResult<()> {
+        self.bind()?;
+        self.dev.rt.cmo_async(ptr.addr(), len, kind.raw(), self.raw)
+    }
+
+    /// Enqueues `aclrtCmoAsyncWithBarrier` (model-bound streams on the 200I/500 A2).
+    pub fn cmo_with_barrier(
+        &self,
+        kind: CmoType,
+        ptr: DevicePtr,
+        len: usize,
+        barrier_id: u32,
+    ) -> AclResult<()> {
+        self.bind()?;
+        self.dev.rt
+            .cmo_async_with_barrier(ptr.addr(), len, kind.raw(), barrier_id, self.raw)
+    }
+
+    /// Enqueues `aclrtCmoWaitBarrier` for INVALID operations with these barrier ids (1 to 6).
+    pub fn cmo_wait_barrier(&self, barrier_ids: &[u32]) -> AclResult<()> {
+        self.bind()?;
+        let mut info = RawBarrierTaskInfo {
+            barrier_num: barrier_ids.len(),
+            ..RawBarrierTaskInfo::default()
+        };
+        for (slot, id) in info
+            .cmo_info
+            .iter_mut()
+            .zip(barrier_ids.iter().take(CMO_MAX_BARRIER_NUM))
+        {
+            *slot = RawBarrierCmoInfo {
+                cmo_type: CmoType::Invalid.raw(),
+                barrier_id: *id,
+            };
+        }
+        self.dev.rt.cmo_wait_barrier(Some(&info), self.raw, 0)
+    }
+
+    /// Enqueues `aclrtCmoAsyncWithDesc` (model-bound streams).
+    pub fn cmo_with_desc(&self, desc: &CmoDesc, kind: CmoType) -> AclResult<()> {
+        self.bind()?;
+        self.dev.rt
+            .cmo_async_with_desc(desc.ptr().addr(), kind.raw(), self.raw, Addr::NULL)
+    }
+
+    /// Enqueues a host-to-device copy of `data` to `dst` (`aclrtMemcpyAsync`; the data is read
+    /// at once, as for pageable memory).
+    pub fn copy_h2d(&self, dst: DevicePtr, data: &[u8]) -> AclResult<()> {
+        self.bind()?;
+        self.dev.rt.memcpy_async(
+            crate::MemDst::Addr(dst.addr()),
+            data.len(),
+            crate::MemSrc::Host(data),
+            data.len(),
+            crate::raw_types::memcpy_kind::HOST_TO_DEVICE,
+            self.raw,
+        )
+    }
+
+    /// Enqueues a device-to-device copy (`aclrtMemcpyAsync`).
+    pub fn copy_d2d(&self, dst: DevicePtr, src: DevicePtr, len: usize) -> AclResult<()> {
+        self.bind()?;
+        self.dev.rt.memcpy_async(
+            crate::MemDst::Addr(dst.addr()),
+            len,
+            crate::MemSrc::Addr(src.addr()),
+            len,
+            crate::raw_types::memcpy_kind::DEVICE_TO_DEVICE,
+            self.raw,
+        )
+    }
+
+    /// Enqueues a fill of `len` bytes at `dst` (`aclrtMemsetAsync`).
+    pub fn fill(&self, dst: DevicePtr, value: u8, len: usize) -> AclResult<()> {
+        self.bind()?;
+        self.dev.rt
+            .memset_async(dst.addr(), len, value as i32, len, self.raw)
+    }
+
+    /// Enqueues an event record (`aclrtRecordEvent`).
+    pub fn record(&self, event: &Event) -> AclResult<()> {
+        self.bind()?;
+        self.dev.rt.record_event(event.raw(), self.raw)
+    }
+
+    /// Makes the stream wait for an event (`aclrtStreamWaitEvent`).
+    pub fn wait_event(&self, event: &Event) -> AclResult<()> {
+        self.bind()?;
+        self.dev.rt.stream_wait_event(self.raw, event.raw())
+    }
+
+    /// Blocks until the stream's tasks complete (`aclrtSynchronizeStream`).
+    pub fn synchronize(&self) -> AclResult<()> {
+        self.bind()?;
+        self.dev.rt.synchronize_stream(self.raw)
+    }
+
+    /// Blocks at most `timeout` (`aclrtSynchronizeStreamWithTimeout`; 507046 on expiry).
+    pub fn synchronize_timeout(&self, timeout: Duration) -> AclResult<()> {
+        self.bind()?;
+        let ms = timeout.as_millis().min(i32::MAX as u128) as i32;
+        self.dev.rt.synchronize_stream_with_timeout(self.raw, ms)
+    }
+
+    /// True when every task has completed (`aclrtStreamQuery`).
+    pub fn is_complete(&self) -> AclResult<bool> {
+        self.bind()?;
+        let mut status = 0;
+        self.dev.rt.stream_query(self.raw, Some(&mut status))?;
+        Ok(status == crate::raw_types::stream_status::COMPLETE)
+    }
+}
+
+impl Drop for Stream {
+    fn drop(&mut self) {
+        if !self.owned {
+            return;
+        }
+        let r = self
+            .bind()
+            .and_then(|_| self.dev.rt.destroy_stream_force(self.raw));
+        if let Err(e) = r {
+            tracing::warn!("destroying stream {:#x} on drop failed: {e}", self.raw.0);
+        }
+    }
+}
