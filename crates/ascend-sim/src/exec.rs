@@ -402,7 +402,7 @@ impl Engine {
         };
         ev.pending.remove(&seq);
         if let Some(t) = at {
-            if ev.executed.map_or(true, |(x, _)| x <= seq) {
+            if ev.executed.is_none_or(|(x, _)| x <= seq) {
                 ev.executed = Some((seq, t));
             }
         }
@@ -419,7 +419,7 @@ impl Engine {
                         .queue
                         .front()
                         .and_then(|t| t.event_seq)
-                        .map_or(true, |q| self.events[&e].done(q))
+                        .is_none_or(|q| self.events[&e].done(q))
             });
             if ready {
                 if let Some(w) = self.event_waiters.get_mut(&e) {
@@ -554,7 +554,7 @@ impl Engine {
             let gen = st.gen;
             if let Head::Wait(w) = &mut st.head {
                 let next = w.clock.next_read_at_or_after(now).at_ns;
-                if w.next_check.map_or(true, |c| c > next) {
+                if w.next_check.is_none_or(|c| c > next) {
                     w.check_gen += 1;
                     w.next_check = Some(next);
                     let check = w.check_gen;

@@ -244,7 +244,7 @@ impl Sim {
         g.stream(stream.0)?;
         if !force {
             let (g2, r) = self.block_until(g, None, |e| {
-                e.streams.get(&stream.0).map_or(true, |s| s.idle())
+                e.streams.get(&stream.0).is_none_or(|s| s.idle())
             });
             g = g2;
             r?;
@@ -271,7 +271,7 @@ impl Sim {
         let (g2, r) = self.block_until(g, None, |e| {
             e.streams
                 .get(&s)
-                .map_or(true, |st| st.slots_used + slots <= cap || st.idle())
+                .is_none_or(|st| st.slots_used + slots <= cap || st.idle())
         });
         g = g2;
         r?;
@@ -299,7 +299,7 @@ impl Sim {
         // Wait for the tasks submitted so far: the last one queued now.
         let target = st.queue.back().map(|t| t.id);
         let (mut g, r) = self.block_until(g, timeout_ms, |e| match (target, e.streams.get(&s)) {
-            (Some(t), Some(st)) => st.queue.front().map_or(true, |h| h.id > t),
+            (Some(t), Some(st)) => st.queue.front().is_none_or(|h| h.id > t),
             _ => true,
         });
         let fault = g.streams.get_mut(&s).and_then(|st| st.fault.take());
@@ -394,7 +394,7 @@ impl Sim {
             return Ok(());
         };
         let (mut g, r) = self.block_until(g, timeout_ms, |e| {
-            e.events.get(&event.0).map_or(true, |ev| ev.done(target))
+            e.events.get(&event.0).is_none_or(|ev| ev.done(target))
         });
         if r.is_ok() {
             self.observed(&mut g);
@@ -471,7 +471,7 @@ impl Sim {
         let i = g.spawn_instance(model.0, None);
         self.changed.notify_all();
         let (mut g, r) = self.block_until(g, timeout_ms, |e| {
-            e.instances.get(&i).map_or(true, |x| x.remaining == 0)
+            e.instances.get(&i).is_none_or(|x| x.remaining == 0)
         });
         let mut fault = None;
         if r.is_ok() {
@@ -503,7 +503,7 @@ impl Sim {
         let (g2, r) = self.block_until(g, None, |e| {
             e.streams
                 .get(&s)
-                .map_or(true, |st| st.slots_used < cap || st.idle())
+                .is_none_or(|st| st.slots_used < cap || st.idle())
         });
         g = g2;
         r?;

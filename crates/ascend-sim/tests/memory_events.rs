@@ -1,0 +1,256 @@
+//! Copies, bounds checks, faults, events, determinism, lazily backed memory.
+
+mod common;
+
+use ascend_sim::*;
+use common::*;
+
+#[test]
+fn memcpy_round_trip_and_timing() {
+    let sim = sim();
+    let t = sim.chip().timing;
+    let n = 1usize << 20;
+    let data: Vec<u8> = (0..n).map(|i| (i * 7 % 251) as u8).collect();
+    let src = host_buf(data.clone());
+    let dst = host_buf(vec![0; n]);
+    let a = sim.malloc(0, n as u64).unwrap();
+    let b = sim.malloc(0, n as u64).unwrap();
+    let s = sim.create_stream(0, 0, false).unwrap();
+    let h2d = sim
+        .submit(
+            s,
+            TaskKind::Memcpy {
+                dst: Loc::Device(a),
+                src: Loc::Host {
+                    buf: src,
+                    offset: 0,
+                },
+                len: n as u64,
+            },
+        )
+        .unwrap();
+    sim.submit(
+        s,
+        TaskKind::Memcpy {
+            dst: Loc::Device(b),
+            src: Loc::Device(a),
+            len: n as u64,
+        },
+    )
+    .unwrap();
+    sim.submit(
+        s,
+        TaskKind::Memcpy {
+            dst: Loc::Host {
+                buf: dst.clone(),
+                offset: 0,
+            },
+            src: Loc::Device(b),
+            len: n as u64,
+        },
+    )
+    .unwrap();
+    sim.synchronize_stream(s, None).unwrap();
+    assert_eq!(*dst.lock().unwrap(), data);
+    let r = sim.report();
+    let span = r.timeline.iter().find(|x| x.task == h2d.0).unwrap();
+    let expect = t.sqe_dispatch_ns + t.dma_setup_ns + (n as f64 / t.h2d_gbps).ceil() as u64;
+    assert_eq!(span.end_ns - span.start_ns, expect);
+    assert_eq!(r.never_written_reads, 0);
+    let copy = r.engines.iter().find(|e| e.engine == "copy").unwrap();
+    assert_eq!(copy.tasks, 3);
+}
+
+#[test]
+fn concurrent_copies_share_bandwidth() {
+    let n = 1u64 << 22;
+    let time_of = |streams: usize| {
+        let sim = common::sim();
+        let a = sim.malloc(0, n).unwrap();
+        let b = sim.malloc(0, n).unwrap();
+        for i in 0..streams {
+            let s = sim.create_stream(0, 0, false).unwrap();
+            let buf = host_buf(vec![1; n as usize]);
+            let dst = if i == 0 { a } else { b };
+            sim.submit(
+                s,
+                TaskKind::Memcpy {
+                    dst: Loc::Device(dst),
+                    src: Loc::Host { buf, offset: 0 },
+                    len: n,
+                },
+            )
+            .unwrap();
+        }
+        sim.synchronize_device(0, None).unwrap();
+        sim.report().end_ns
+    };
+    let one = time_of(1);
+    let two = time_of(2);
+    assert!(two as f64 > one as f64 * 1.8, "{one} {two}");
+}
+
+#[test]
+fn bad_addresses_are_explained() {
+    let sim = sim();
+    let a = sim.malloc(0, 100).unwrap();
+    let mut buf = [0u8; 8];
+    let e = sim.read(a + 96, &mut buf).unwrap_err();
+    assert!(e.to_string().contains("crosses end of allocation"), "{e}");
+    let e = sim.write(a + 4096, &buf).unwrap_err();
+    assert!(e.to_string().contains("not allocated"), "{e}");
+    sim.free(0, a).unwrap();
+    let e = sim.read(a, &mut buf).unwrap_err();
+    assert!(e.to_string().contains("freed"), "{e}");
+    assert!(matches!(
+        sim.read(0x1000, &mut buf),
+        Err(SimError::BadAddress { .. })
+    ));
+    assert!(matches!(
+        sim.malloc(0, 1 << 40),
+        Err(SimError::OutOfMemory { .. })
+    ));
+    assert!(matches!(
+        sim.malloc(99, 8),
+        Err(SimError::Unknown { kind: "device", .. })
+    ));
+}
+
+#[test]
+fn task_on_freed_memory_faults_at_next_synchronize_only() {
+    let sim = sim();
+    let a = sim.malloc(0, 4096).unwrap();
+    let s = sim.create_stream(0, 0, false).unwrap();
+    sim.submit(
+        s,
+        TaskKind::Memset {
+            addr: a,
+            value: 1,
+            len: 4096,
+        },
+    )
+    .unwrap();
+    sim.free(0, a).unwrap();
+    let e = sim.synchronize_stream(s, None).unwrap_err();
+    assert!(
+        matches!(&e, SimError::TaskFault(t) if t.contains("freed") && t.contains("by free")),
+        "{e}"
+    );
+    sim.synchronize_stream(s, None).unwrap();
+    assert_eq!(sim.report().faults.len(), 1);
+}
+
+#[test]
+fn events_order_streams_and_time_them() {
+    let sim = sim();
+    let n = 1u64 << 20;
+    let a = sim.malloc(0, n).unwrap();
+    let (s1, s2) = (
+        sim.create_stream(0, 0, false).unwrap(),
+        sim.create_stream(0, 0, false).unwrap(),
+    );
+    let (start, end, never) = (
+        sim.create_event(0).unwrap(),
+        sim.create_event(0).unwrap(),
+        sim.create_event(0).unwrap(),
+    );
+    assert!(!sim.event_complete(start).unwrap());
+    assert_eq!(sim.event_time_ns(start).unwrap(), None);
+    sim.submit(s1, TaskKind::EventRecord(start)).unwrap();
+    sim.submit(
+        s1,
+        TaskKind::Memset {
+            addr: a,
+            value: 9,
+            len: n,
+        },
+    )
+    .unwrap();
+    sim.submit(s1, TaskKind::EventRecord(end)).unwrap();
+    // s2 waits for `end`, and for an event never recorded (does not block).
+    sim.submit(s2, TaskKind::EventWait(never)).unwrap();
+    sim.submit(s2, TaskKind::EventWait(end)).unwrap();
+    let w = sim
+        .submit(s2, TaskKind::ValueWrite { addr: a, value: 42 })
+        .unwrap();
+    sim.synchronize_stream(s2, None).unwrap();
+    // The value write ran after the memset.
+    assert_eq!(read_u64(&sim, a), 42);
+    sim.synchronize_event(end, None).unwrap();
+    let t0 = sim.event_time_ns(start).unwrap().unwrap();
+    let t1 = sim.event_time_ns(end).unwrap().unwrap();
+    let hbm = sim.chip().timing.hbm_gbps;
+    assert!(t1 - t0 >= (n as f64 / hbm) as u64, "{t0} {t1}");
+    let tick = 1_000_000 / sim.chip().timing.timestamp_ticks_per_ms;
+    assert_eq!(t0 % tick, 0);
+    let r = sim.report();
+    let ws = r.timeline.iter().find(|x| x.task == w.0).unwrap();
+    assert!(ws.start_ns >= t1);
+    assert!(sim.event_complete(end).unwrap());
+    // Reset makes it not complete again.
+    sim.submit(s1, TaskKind::EventReset(end)).unwrap();
+    sim.synchronize_stream(s1, None).unwrap();
+    assert!(!sim.event_complete(end).unwrap());
+    sim.destroy_event(never).unwrap();
+    assert!(sim.event_complete(never).is_err());
+}
+
+fn program(sim: &Sim) -> String {
+    let a = sim.malloc(0, 1 << 20).unwrap();
+    let b = sim.malloc(0, 1 << 20).unwrap();
+    let (s1, s2) = (
+        sim.create_stream(0, 0, false).unwrap(),
+        sim.create_stream(0, 1, false).unwrap(),
+    );
+    sim.fill(a, 0, 64).unwrap();
+    for i in 1..50u64 {
+        sim.submit(
+            s1,
+            TaskKind::ValueWait {
+                addr: a,
+                value: i,
+                mode: WaitMode::Geq,
+            },
+        )
+        .unwrap();
+        sim.submit(
+            s1,
+            TaskKind::Memcpy {
+                dst: Loc::Device(b),
+                src: Loc::Device(a),
+                len: 4096 * i,
+            },
+        )
+        .unwrap();
+        sim.submit(s2, TaskKind::ValueWrite { addr: a, value: i })
+            .unwrap();
+        sim.charge_host(3000);
+    }
+    sim.synchronize_device(0, None).unwrap();
+    sim.report_json()
+}
+
+#[test]
+fn same_program_same_timeline() {
+    let one = program(&sim());
+    let two = program(&sim());
+    assert_eq!(one, two);
+    assert!(one.contains("\"value_waits\""));
+}
+
+#[test]
+fn a_64_gib_device_costs_only_what_is_touched() {
+    let sim = sim();
+    let bytes = sim.chip().memory.device_bytes;
+    let a = sim.malloc(0, bytes).unwrap();
+    write_u64(&sim, a + bytes - 8, 5);
+    write_u64(&sim, a, 6);
+    assert_eq!(read_u64(&sim, a + bytes - 8), 5);
+    assert!(sim.backing_bytes() <= 2 * sim.chip().memory.backing_page_bytes);
+    assert!(matches!(
+        sim.malloc(0, 512),
+        Err(SimError::OutOfMemory { .. })
+    ));
+    sim.free(0, a).unwrap();
+    assert_eq!(sim.backing_bytes(), 0);
+}

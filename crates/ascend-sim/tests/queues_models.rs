@@ -1,0 +1,214 @@
+//! Queue capacity, model running instances, barrier ids.
+
+mod common;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use ascend_sim::*;
+use common::*;
+
+#[test]
+fn full_plain_stream_blocks_until_another_thread_releases_it() {
+    let sim = Arc::new(sim());
+    let cap = sim.chip().limits.max_tasks_per_stream();
+    let wait_slots = sim.chip().limits.value_wait_slots;
+    let a = sim.malloc(0, 4096).unwrap();
+    write_u64(&sim, a, 0);
+    let s = sim.create_stream(0, 0, false).unwrap();
+    sim.submit(
+        s,
+        TaskKind::ValueWait {
+            addr: a,
+            value: 1,
+            mode: WaitMode::Eq,
+        },
+    )
+    .unwrap();
+    for _ in 0..cap - wait_slots {
+        sim.submit(
+            s,
+            TaskKind::ValueWrite {
+                addr: a + 8,
+                value: 5,
+            },
+        )
+        .unwrap();
+    }
+    let releaser = {
+        let sim = sim.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(100));
+            write_u64(&sim, a, 1);
+        })
+    };
+    let start = Instant::now();
+    sim.submit(
+        s,
+        TaskKind::ValueWrite {
+            addr: a + 16,
+            value: 9,
+        },
+    )
+    .unwrap();
+    assert!(start.elapsed() >= Duration::from_millis(90));
+    releaser.join().unwrap();
+    sim.synchronize_stream(s, None).unwrap();
+    assert_eq!(read_u64(&sim, a + 16), 9);
+    let r = sim.report();
+    assert_eq!(r.streams[0].tasks, (cap - wait_slots + 2) as u64);
+}
+
+#[test]
+fn model_stream_reports_queue_full() {
+    let sim = sim();
+    let cap = sim.chip().limits.max_tasks_per_stream();
+    let a = sim.malloc(0, 64).unwrap();
+    let s = sim.create_stream(0, 0, true).unwrap();
+    let m = sim.create_model(0).unwrap();
+    sim.bind_stream(m, s).unwrap();
+    for _ in 0..cap {
+        sim.submit(s, TaskKind::ValueWrite { addr: a, value: 1 })
+            .unwrap();
+    }
+    assert_eq!(
+        sim.submit(s, TaskKind::ValueWrite { addr: a, value: 1 }),
+        Err(SimError::QueueFull(s.0))
+    );
+    // Nothing ran: recorded only.
+    assert_eq!(sim.report().streams[0].tasks, 0);
+}
+
+#[test]
+fn model_executes_its_tasks_each_time() {
+    let sim = sim();
+    let a = sim.malloc(0, 64).unwrap();
+    let s1 = sim.create_stream(0, 0, true).unwrap();
+    let s2 = sim.create_stream(0, 0, true).unwrap();
+    let m = sim.create_model(0).unwrap();
+    sim.bind_stream(m, s1).unwrap();
+    sim.bind_stream(m, s2).unwrap();
+    sim.submit(
+        s1,
+        TaskKind::Memset {
+            addr: a,
+            value: 0,
+            len: 16,
+        },
+    )
+    .unwrap();
+    sim.submit(s1, TaskKind::ValueWrite { addr: a, value: 7 })
+        .unwrap();
+    sim.submit(
+        s2,
+        TaskKind::ValueWrite {
+            addr: a + 32,
+            value: 11,
+        },
+    )
+    .unwrap();
+    // Recorded, not run.
+    assert_eq!(read_u64(&sim, a), 0xA5A5_A5A5_A5A5_A5A5);
+    sim.synchronize_stream(s1, None).unwrap(); // persistent: returns at once
+    sim.execute_model(m, None).unwrap();
+    assert_eq!(read_u64(&sim, a), 7);
+    assert_eq!(read_u64(&sim, a + 8), 0);
+    assert_eq!(read_u64(&sim, a + 32), 11);
+    write_u64(&sim, a, 1);
+    write_u64(&sim, a + 8, 1);
+    sim.execute_model(m, None).unwrap();
+    assert_eq!(read_u64(&sim, a), 7);
+    assert_eq!(read_u64(&sim, a + 8), 0);
+    let r = sim.report();
+    let tasks: u64 = r.streams.iter().map(|s| s.tasks).sum();
+    assert_eq!(tasks, 6);
+}
+
+#[test]
+fn model_execute_async_orders_with_its_stream() {
+    let sim = sim();
+    let a = sim.malloc(0, 64).unwrap();
+    let ms = sim.create_stream(0, 0, true).unwrap();
+    let m = sim.create_model(0).unwrap();
+    sim.bind_stream(m, ms).unwrap();
+    sim.submit(
+        ms,
+        TaskKind::Memset {
+            addr: a,
+            value: 3,
+            len: 64,
+        },
+    )
+    .unwrap();
+    let s = sim.create_stream(0, 0, false).unwrap();
+    sim.submit(s, TaskKind::ValueWrite { addr: a, value: 1 })
+        .unwrap();
+    sim.execute_model_async(m, s).unwrap();
+    let last = sim
+        .submit(
+            s,
+            TaskKind::ValueWrite {
+                addr: a + 8,
+                value: 2,
+            },
+        )
+        .unwrap();
+    sim.synchronize_stream(s, None).unwrap();
+    // The model's memset ran after the first write and before the last one.
+    assert_eq!(read_u64(&sim, a), 0x0303_0303_0303_0303);
+    assert_eq!(read_u64(&sim, a + 8), 2);
+    let r = sim.report();
+    let memset = r.timeline.iter().find(|t| t.kind == "Memset").unwrap();
+    let run = r.timeline.iter().find(|t| t.kind == "ModelRun").unwrap();
+    let w = r.timeline.iter().find(|t| t.task == last.0).unwrap();
+    assert!(run.end_ns >= memset.end_ns);
+    assert!(w.start_ns >= run.end_ns);
+}
+
+#[test]
+fn barrier_waits_for_outstanding_invalid_cmos() {
+    let sim = sim();
+    let a = sim.malloc(0, 1 << 24).unwrap();
+    let (s1, s2) = (
+        sim.create_stream(0, 0, true).unwrap(),
+        sim.create_stream(0, 0, true).unwrap(),
+    );
+    let m = sim.create_model(0).unwrap();
+    sim.bind_stream(m, s1).unwrap();
+    sim.bind_stream(m, s2).unwrap();
+    sim.submit(
+        s1,
+        TaskKind::CmoWithBarrier {
+            op: CmoOp::Invalid,
+            addr: a,
+            len: 1 << 24,
+            barrier_id: 1,
+        },
+    )
+    .unwrap();
+    sim.submit(
+        s2,
+        TaskKind::CmoWaitBarrier {
+            barrier_ids: vec![1],
+        },
+    )
+    .unwrap();
+    sim.submit(s2, TaskKind::ValueWrite { addr: a, value: 1 })
+        .unwrap();
+    sim.execute_model(m, None).unwrap();
+    let r = sim.report();
+    let cmo = r
+        .timeline
+        .iter()
+        .find(|t| t.kind == "CmoWithBarrier")
+        .unwrap();
+    let bar = r
+        .timeline
+        .iter()
+        .find(|t| t.kind == "CmoWaitBarrier")
+        .unwrap();
+    assert!(bar.end_ns >= cmo.end_ns, "{bar:?} {cmo:?}");
+    assert_eq!(read_u64(&sim, a), 1);
+    // A barrier on an id with nothing outstanding passes at once.
+    sim.destroy_model(m).unwrap();
+}

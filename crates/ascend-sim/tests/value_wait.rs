@@ -1,0 +1,250 @@
+//! Value write / value wait through the host API: compare modes, threads, watchdog, timeouts.
+
+mod common;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use ascend_sim::*;
+use common::*;
+
+/// Runs one wait on a word holding `m` for operand `v`; true if it released.
+fn releases(geq: GeqSemantics, mode: WaitMode, m: u64, v: u64) -> bool {
+    let sim = sim_with(|c| c.geq = geq);
+    let a = sim.malloc(0, 64).unwrap();
+    write_u64(&sim, a, m);
+    let s = sim.create_stream(0, 0, false).unwrap();
+    sim.submit(
+        s,
+        TaskKind::ValueWait {
+            addr: a,
+            value: v,
+            mode,
+        },
+    )
+    .unwrap();
+    match sim.synchronize_stream(s, Some(1)) {
+        Ok(()) => true,
+        Err(SimError::Timeout(1)) => false,
+        Err(e) => panic!("unexpected {e}"),
+    }
+}
+
+#[test]
+fn each_mode_satisfied_and_not() {
+    use WaitMode::*;
+    let g = GeqSemantics::SignedIsa;
+    assert!(releases(g, Geq, 5, 3));
+    assert!(!releases(g, Geq, 3, 5));
+    assert!(releases(g, Eq, 100, 100));
+    assert!(!releases(g, Eq, 99, 100));
+    assert!(releases(g, And, 0b110, 0b010));
+    assert!(!releases(g, And, 0b100, 0b011));
+    assert!(releases(g, Nor, 0, 0));
+    assert!(!releases(g, Nor, u64::MAX, 0));
+}
+
+#[test]
+fn geq_counter_examples_through_the_simulator() {
+    use GeqSemantics::*;
+    let min = 0x8000_0000_0000_0000;
+    let max = 0x7FFF_FFFF_FFFF_FFFF;
+    assert!(releases(Cyclic, WaitMode::Geq, min, 1));
+    assert!(!releases(SignedIsa, WaitMode::Geq, min, 1));
+    assert!(releases(SignedIsa, WaitMode::Geq, max, min));
+    assert!(!releases(Cyclic, WaitMode::Geq, max, min));
+}
+
+#[test]
+fn write_on_another_stream_releases_wait_with_pass_timing() {
+    let sim = sim();
+    let t = sim.chip().timing;
+    let a = sim.malloc(0, 64).unwrap();
+    write_u64(&sim, a, 0);
+    let (sa, sb) = (
+        sim.create_stream(0, 0, false).unwrap(),
+        sim.create_stream(0, 0, false).unwrap(),
+    );
+    sim.submit(
+        sa,
+        TaskKind::ValueWait {
+            addr: a,
+            value: 1,
+            mode: WaitMode::Eq,
+        },
+    )
+    .unwrap();
+    // Let the wait poll a while (several passes) before the write is submitted.
+    sim.charge_host(100_000);
+    sim.submit(sb, TaskKind::ValueWrite { addr: a, value: 1 })
+        .unwrap();
+    sim.synchronize_stream(sa, None).unwrap();
+    let r = sim.report();
+    assert_eq!(r.value_waits.len(), 1);
+    let w = &r.value_waits[0];
+    let pass = 2 * t.sqe_dispatch_ns + t.poll_reads_per_pass as u64 * t.poll_read_ns;
+    assert!(w.passes >= 100_000 / pass, "{w:?}");
+    // Written at 100 µs + dispatch + write latency; seen at the next poll read.
+    let written = 100_000 + t.sqe_dispatch_ns + t.value_write_ns;
+    assert!(w.end_ns >= written && w.end_ns <= written + pass, "{w:?}");
+    assert_eq!(r.never_written_reads, 0);
+}
+
+#[test]
+fn waiter_thread_blocks_until_writer_thread_submits() {
+    let sim = Arc::new(sim());
+    let a = sim.malloc(0, 1 << 20).unwrap();
+    write_u64(&sim, a, 0);
+    let sa = sim.create_stream(0, 0, false).unwrap();
+    let sb = sim.create_stream(0, 0, false).unwrap();
+    let written = Arc::new(AtomicBool::new(false));
+    let waiter = {
+        let (sim, written) = (sim.clone(), written.clone());
+        std::thread::spawn(move || {
+            sim.submit(
+                sa,
+                TaskKind::ValueWait {
+                    addr: a,
+                    value: 100,
+                    mode: WaitMode::Eq,
+                },
+            )
+            .unwrap();
+            sim.synchronize_stream(sa, None).unwrap();
+            written.load(Ordering::SeqCst)
+        })
+    };
+    let start = Instant::now();
+    std::thread::sleep(Duration::from_millis(200));
+    written.store(true, Ordering::SeqCst);
+    sim.submit(
+        sb,
+        TaskKind::ValueWrite {
+            addr: a,
+            value: 100,
+        },
+    )
+    .unwrap();
+    sim.synchronize_stream(sb, None).unwrap();
+    assert!(waiter.join().unwrap(), "waiter returned before the write");
+    assert!(start.elapsed() >= Duration::from_millis(200));
+    assert_eq!(read_u64(&sim, a), 100);
+}
+
+#[test]
+fn watchdog_reports_a_wait_that_can_never_be_satisfied() {
+    let sim = sim_with(strict);
+    let a = sim.malloc(0, 64).unwrap();
+    let s = sim.create_stream(0, 0, false).unwrap();
+    sim.submit(
+        s,
+        TaskKind::ValueWait {
+            addr: a,
+            value: 100,
+            mode: WaitMode::Eq,
+        },
+    )
+    .unwrap();
+    let start = Instant::now();
+    let err = sim.synchronize_stream(s, None).unwrap_err();
+    assert!(start.elapsed() >= Duration::from_millis(100));
+    let SimError::Stalled(d) = err else {
+        panic!("expected Stalled, got {err}")
+    };
+    assert_eq!(d.blocked.len(), 1);
+    let w = &d.blocked[0].waiting_for;
+    assert!(w.contains(&format!("{a:#x}")), "{w}");
+    assert!(
+        w.contains("EQ: mem 0xa5a5a5a5a5a5a5a5 == 0x64 is false"),
+        "{w}"
+    );
+    assert!(
+        w.contains("never written, poison 0xa5a5a5a5a5a5a5a5"),
+        "{w}"
+    );
+    assert_eq!(sim.diagnose().as_ref(), Some(&*d));
+    assert!(sim.report().never_written_reads >= 1);
+}
+
+#[test]
+fn diagnosis_names_the_last_writer() {
+    let sim = sim_with(strict);
+    let a = sim.malloc(0, 64).unwrap();
+    let s = sim.create_stream(0, 0, false).unwrap();
+    let w = sim.create_stream(0, 0, false).unwrap();
+    let wt = sim
+        .submit(w, TaskKind::ValueWrite { addr: a, value: 3 })
+        .unwrap();
+    sim.synchronize_stream(w, None).unwrap();
+    sim.submit(
+        s,
+        TaskKind::ValueWait {
+            addr: a,
+            value: 4,
+            mode: WaitMode::Geq,
+        },
+    )
+    .unwrap();
+    let Err(SimError::Stalled(d)) = sim.synchronize_device(0, None) else {
+        panic!("expected a stall")
+    };
+    let text = &d.blocked[0].waiting_for;
+    assert!(
+        text.contains("GEQ (signed): (i64)mem 3 >= (i64)4 is false"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("last written by task {}", wt.0)),
+        "{text}"
+    );
+}
+
+#[test]
+fn timed_synchronize_times_out_in_simulated_time() {
+    let sim = sim();
+    let a = sim.malloc(0, 64).unwrap();
+    write_u64(&sim, a, 0);
+    let s = sim.create_stream(0, 0, false).unwrap();
+    sim.submit(
+        s,
+        TaskKind::ValueWait {
+            addr: a,
+            value: 1,
+            mode: WaitMode::Eq,
+        },
+    )
+    .unwrap();
+    let before = sim.now_ns();
+    assert_eq!(
+        sim.synchronize_stream(s, Some(5)),
+        Err(SimError::Timeout(5))
+    );
+    assert_eq!(sim.now_ns(), before + 5_000_000);
+    // A later write still releases it.
+    write_u64(&sim, a, 1);
+    sim.synchronize_stream(s, Some(5)).unwrap();
+}
+
+#[test]
+fn wait_on_freed_memory_faults_once() {
+    let sim = sim();
+    let a = sim.malloc(0, 64).unwrap();
+    let s = sim.create_stream(0, 0, false).unwrap();
+    sim.submit(
+        s,
+        TaskKind::ValueWait {
+            addr: a,
+            value: 1,
+            mode: WaitMode::Eq,
+        },
+    )
+    .unwrap();
+    sim.free(0, a).unwrap();
+    let e = sim.synchronize_stream(s, None).unwrap_err();
+    assert!(
+        matches!(&e, SimError::TaskFault(t) if t.contains("freed")),
+        "{e}"
+    );
+    sim.synchronize_stream(s, None).unwrap();
+}
