@@ -83,6 +83,7 @@ impl Engine {
         self.sched_free[dev] = start + d;
         self.sched_stats[dev].0 += 1;
         self.sched_stats[dev].1 += d;
+        tracing::trace!(stream = s, at_ns = start, "dispatch");
         self.schedule(start + d, Ev::Dispatched { s, gen });
     }
 
@@ -543,7 +544,7 @@ impl Engine {
         let hits: Vec<u32> = self
             .watchers
             .range(lo..addr.saturating_add(len))
-            .filter(|(&w, _)| w + 8 > addr)
+            .filter(|(&w, _)| w + 16 > addr) // an unaligned wait reads into the next word
             .flat_map(|(_, set)| set.iter().copied())
             .collect();
         let now = self.now;
@@ -604,6 +605,14 @@ impl Engine {
             end_ns: now,
             fault: fault.is_some(),
         };
+        tracing::trace!(
+            stream = s,
+            task = task.id,
+            kind = span.kind,
+            start_ns = span.start_ns,
+            end_ns = now,
+            "task complete"
+        );
         let more = !st.queue.is_empty();
         self.report.push_span(span, limit);
         self.progress += 1;

@@ -302,8 +302,9 @@ impl Sim {
             (Some(t), Some(st)) => st.queue.front().is_none_or(|h| h.id > t),
             _ => true,
         });
-        let fault = g.streams.get_mut(&s).and_then(|st| st.fault.take());
+        let mut fault = None;
         if r.is_ok() {
+            fault = g.streams.get_mut(&s).and_then(|st| st.fault.take());
             self.observed(&mut g);
         }
         drop(g);
@@ -336,12 +337,12 @@ impl Sim {
                 .all(|s| s.idle())
         });
         let mut fault = None;
-        for st in g.streams.values_mut().filter(|s| s.device == device) {
-            if let Some(f) = st.fault.take() {
-                fault.get_or_insert(f);
-            }
-        }
         if r.is_ok() {
+            for st in g.streams.values_mut().filter(|s| s.device == device) {
+                if let Some(f) = st.fault.take() {
+                    fault.get_or_insert(f);
+                }
+            }
             self.observed(&mut g);
         }
         drop(g);
