@@ -502,4 +502,25 @@ mod tests {
         m.read(a, &mut out).unwrap();
         assert_eq!(out, [1, 2, 1, 2, 3, 4, 5, 6, 7, 8]);
     }
+
+    proptest::proptest! {
+        #[test]
+        fn writes_read_back_like_a_plain_buffer(
+            ops in proptest::collection::vec((0u64..300_000, 1usize..70_000, proptest::num::u8::ANY), 1..20)
+        ) {
+            let mut m = Memory::new(1, 1 << 30, 512, 65536, 0xA5);
+            let len = 400_000u64;
+            let a = m.malloc(0, len).unwrap();
+            let mut shadow = vec![0xA5u8; len as usize];
+            for (off, n, v) in ops {
+                let n = n.min((len - off) as usize);
+                let data: Vec<u8> = (0..n).map(|i| v.wrapping_add(i as u8)).collect();
+                m.write(a + off, &data, Writer::Host { at_ns: 0 }).unwrap();
+                shadow[off as usize..off as usize + n].copy_from_slice(&data);
+            }
+            let mut out = vec![0u8; len as usize];
+            m.read(a, &mut out).unwrap();
+            proptest::prop_assert!(out == shadow);
+        }
+    }
 }

@@ -112,4 +112,28 @@ mod tests {
         let r = c.next_read_at_or_after(1000 + 1000 * 5000 + 10);
         assert_eq!((r.at_ns, r.pass), (1000 + 1000 * 5000 + 2200, 1000));
     }
+
+    proptest::proptest! {
+        #[test]
+        fn next_read_is_the_first_read_at_or_after(
+            t0 in 0u64..10_000, d in 1u64..2_000, r in 1u64..500, reads in 1u32..20, dt in 0u64..200_000
+        ) {
+            let c = PassClock { t0, dispatch_ns: d, read_ns: r, reads };
+            let t = t0 + dt;
+            let got = c.next_read_at_or_after(t);
+            // Enumerate the reads of the passes around `t` and find the first one >= t.
+            let p = c.period();
+            let mut best = None;
+            for pass in 0..=(dt / p + 1) {
+                for k in 1..=reads as u64 {
+                    let at = t0 + pass * p + 2 * d + k * r;
+                    if at >= t && best.is_none_or(|(b, _)| at < b) {
+                        best = Some((at, pass));
+                    }
+                }
+            }
+            let (at, pass) = best.unwrap();
+            proptest::prop_assert_eq!((got.at_ns, got.pass), (at, pass));
+        }
+    }
 }
