@@ -13,7 +13,9 @@ use ascend_rt::raw_types::*;
 use ascend_rt::{AclResult, Runtime};
 
 fn main() -> AclResult<()> {
-    let soc = std::env::args().nth(1).unwrap_or_else(|| "Ascend910B1".into());
+    let soc = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "Ascend910B1".into());
     let rt = Arc::new(Runtime::sim(&soc)?);
     let _ = rt.init(None);
     rt.set_device(0)?;
@@ -38,7 +40,10 @@ fn main() -> AclResult<()> {
         std::thread::spawn(move || -> AclResult<u32> {
             rt.set_device(0)?;
             rt.value_wait(buf, 100, wait_flag::EQ, a)?;
-            println!("stream A: waiting for the word at {:#x} to equal 100", buf.0);
+            println!(
+                "stream A: waiting for the word at {:#x} to equal 100",
+                buf.0
+            );
             rt.synchronize_stream(a)?;
             println!("stream A: wait complete");
             Ok(flag.load(Ordering::SeqCst))

@@ -193,6 +193,8 @@ impl Backend for SimBackend {
             Task::EventWait(e) => TaskKind::EventWait(eid(e)),
             Task::EventReset(e) => TaskKind::EventReset(eid(e)),
         };
+        // The host pays the launch cost before the task reaches the queue.
+        self.sim.charge_host(self.chip.timing.host_launch_ns);
         self.sim.submit(sid(stream), kind).map(|_| ()).map_err(m)
     }
 

@@ -44,8 +44,12 @@ impl Runtime {
     }
 
     /// `aclrtGetDeviceCount(&count)`.
-    pub fn get_device_count(&self) -> AclResult<u32> {
-        self.call(|| self.backend.device_count())
+    pub fn get_device_count(&self, count: Option<&mut u32>) -> AclResult<()> {
+        self.call(|| {
+            let out = count.ok_or_else(|| fail::acl_null("aclrtGetDeviceCount", "count"))?;
+            *out = self.backend.device_count()?;
+            Ok(())
+        })
     }
 
     /// `aclrtGetSocName()`: the SoC version string; needs no device.
@@ -158,8 +162,9 @@ impl Runtime {
 
     /// `aclrtGetDevice(&deviceId)`: the device of the calling thread's current context;
     /// 107002 (without a message) when none is set.
-    pub fn get_device(&self) -> AclResult<i32> {
+    pub fn get_device(&self, device_id: Option<&mut i32>) -> AclResult<()> {
         self.call(|| {
+            let out = device_id.ok_or_else(|| fail::acl_null("aclrtGetDevice", "deviceId"))?;
             let st = self.lock();
             let ctx = st.current_ctx(Self::thread()).ok_or_else(|| {
                 fail::plain(
@@ -167,7 +172,8 @@ impl Runtime {
                     "aclrtGetDevice: no device is set for this thread",
                 )
             })?;
-            Ok(st.contexts[&ctx].device as i32)
+            *out = st.contexts[&ctx].device as i32;
+            Ok(())
         })
     }
 

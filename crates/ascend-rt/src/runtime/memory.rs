@@ -576,6 +576,12 @@ impl Runtime {
         self.call(|| self.host_cache_op("aclrtMemInvalidate", dev_ptr, size))
     }
 
+    /// Whether `addr` lies in a live allocation of this runtime (device memory or page-locked
+    /// host memory). A C front end uses it to tell runtime memory from other host pointers.
+    pub fn is_registered(&self, addr: Addr) -> bool {
+        !matches!(self.lock().locate(addr.0), Location::Unregistered)
+    }
+
     /// Whether `addr` lies in device memory (the pointer-attribute check of the value APIs).
     pub(crate) fn is_device_memory(&self, addr: u64) -> bool {
         matches!(self.lock().locate(addr), Location::Device { .. })

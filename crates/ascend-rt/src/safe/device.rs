@@ -89,7 +89,8 @@ impl Device {
     pub fn stream_with(&self, config: StreamConfig) -> AclResult<Stream> {
         self.bind_to_thread()?;
         let mut raw = RawStream::NULL;
-        self.guard.rt
+        self.guard
+            .rt
             .create_stream_with_config(Some(&mut raw), config.priority, config.flags())?;
         Ok(Stream::new(self.guard.clone(), raw))
     }
@@ -126,7 +127,9 @@ impl Device {
     pub fn cmo_desc(&self, src: DevicePtr, len: usize) -> AclResult<CmoDesc> {
         let size = self.cmo_desc_size()?;
         let buf = self.malloc(size, MallocPolicy::NormalOnly)?;
-        self.guard.rt.cmo_set_desc(buf.ptr().addr(), src.addr(), len)?;
+        self.guard
+            .rt
+            .cmo_set_desc(buf.ptr().addr(), src.addr(), len)?;
         Ok(CmoDesc::new(buf))
     }
 

@@ -3,9 +3,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::device::DeviceGuard;
 use crate::error::AclResult;
 use crate::raw_types::{event_recorded_status, RawEvent};
-use super::device::DeviceGuard;
 
 /// An event (`aclrtCreateEvent`).
 #[derive(Debug)]
@@ -27,7 +27,9 @@ impl Event {
     /// True when the latest record has executed (`aclrtQueryEventStatus`).
     pub fn is_complete(&self) -> AclResult<bool> {
         let mut status = 0;
-        self.dev.rt.query_event_status(self.raw, Some(&mut status))?;
+        self.dev
+            .rt
+            .query_event_status(self.raw, Some(&mut status))?;
         Ok(status == event_recorded_status::COMPLETE)
     }
 
@@ -47,7 +49,8 @@ impl Event {
     /// Milliseconds from `self`'s record to `end`'s (`aclrtEventElapsedTime`).
     pub fn elapsed_ms(&self, end: &Event) -> AclResult<f32> {
         let mut ms = 0.0f32;
-        self.dev.rt
+        self.dev
+            .rt
             .event_elapsed_time(Some(&mut ms), self.raw, end.raw)?;
         Ok(ms)
     }

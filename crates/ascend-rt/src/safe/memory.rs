@@ -2,10 +2,10 @@
 
 use std::sync::Arc;
 
+use super::device::DeviceGuard;
 use crate::error::{AclError, AclResult, ErrorCode};
 use crate::raw_types::Addr;
 use crate::runtime::{HostBuffer, MemDst, MemSrc};
-use super::device::DeviceGuard;
 
 /// An address in device memory (no ownership). Obtained from a [`DeviceBuffer`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -100,7 +100,8 @@ impl DeviceBuffer {
     /// Fills the whole buffer with a byte (`aclrtMemset`).
     pub fn fill(&self, value: u8) -> AclResult<()> {
         self.dev.rt.set_current_context(self.dev.ctx)?;
-        self.dev.rt
+        self.dev
+            .rt
             .memset(self.addr, self.size, value as i32, self.size)
     }
 }

@@ -2,10 +2,10 @@
 
 use std::sync::Arc;
 
+use super::device::DeviceGuard;
 use super::stream::Stream;
 use crate::error::AclResult;
 use crate::raw_types::{model_stream_flag, RawModel};
-use super::device::DeviceGuard;
 
 /// A model running instance (`aclmdlRIBuildBegin` … `aclmdlRIDestroy`).
 ///
@@ -29,7 +29,8 @@ impl ModelRI {
     /// Binds a persistent stream (`aclmdlRIBindStream`, flag HEAD).
     pub fn bind(&self, stream: &Stream) -> AclResult<()> {
         self.dev.rt.set_current_context(self.dev.ctx)?;
-        self.dev.rt
+        self.dev
+            .rt
             .mdl_ri_bind_stream(self.raw, stream.raw(), model_stream_flag::HEAD)
     }
 

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::device::DeviceGuard;
 use super::enums::{CmoType, WaitMode};
 use super::event::Event;
 use super::memory::{CmoDesc, DevicePtr};
@@ -10,7 +11,6 @@ use crate::error::AclResult;
 use crate::raw_types::{
     Addr, RawBarrierCmoInfo, RawBarrierTaskInfo, RawStream, CMO_MAX_BARRIER_NUM,
 };
-use super::device::DeviceGuard;
 
 /// A stream; destroyed (after its tasks finish) on drop, unless it is a default stream.
 #[derive(Debug)]
@@ -22,11 +22,19 @@ pub struct Stream {
 
 impl Stream {
     pub(super) fn new(dev: Arc<DeviceGuard>, raw: RawStream) -> Self {
-        Stream { dev, raw, owned: true }
+        Stream {
+            dev,
+            raw,
+            owned: true,
+        }
     }
 
     pub(super) fn default_of(dev: Arc<DeviceGuard>) -> Self {
-        Stream { dev, raw: RawStream::NULL, owned: false }
+        Stream {
+            dev,
+            raw: RawStream::NULL,
+            owned: false,
+        }
     }
 
     /// The raw handle (NULL for a default stream).
@@ -47,7 +55,9 @@ impl Stream {
     /// Enqueues `aclrtValueWait`: the stream stops until the word at `ptr` satisfies `mode`.
     pub fn value_wait(&self, ptr: DevicePtr, value: u64, mode: WaitMode) -> AclResult<()> {
         self.bind()?;
-        self.dev.rt.value_wait(ptr.addr(), value, mode.raw(), self.raw)
+        self.dev
+            .rt
+            .value_wait(ptr.addr(), value, mode.raw(), self.raw)
     }
 
     /// Enqueues `aclrtCmoAsync` on `len` bytes at `ptr`.
@@ -65,7 +75,8 @@ impl Stream {
         barrier_id: u32,
     ) -> AclResult<()> {
         self.bind()?;
-        self.dev.rt
+        self.dev
+            .rt
             .cmo_async_with_barrier(ptr.addr(), len, kind.raw(), barrier_id, self.raw)
     }
 
@@ -92,7 +103,8 @@ impl Stream {
     /// Enqueues `aclrtCmoAsyncWithDesc` (model-bound streams).
     pub fn cmo_with_desc(&self, desc: &CmoDesc, kind: CmoType) -> AclResult<()> {
         self.bind()?;
-        self.dev.rt
+        self.dev
+            .rt
             .cmo_async_with_desc(desc.ptr().addr(), kind.raw(), self.raw, Addr::NULL)
     }
 
@@ -126,7 +138,8 @@ impl Stream {
     /// Enqueues a fill of `len` bytes at `dst` (`aclrtMemsetAsync`).
     pub fn fill(&self, dst: DevicePtr, value: u8, len: usize) -> AclResult<()> {
         self.bind()?;
-        self.dev.rt
+        self.dev
+            .rt
             .memset_async(dst.addr(), len, value as i32, len, self.raw)
     }
 

@@ -1,0 +1,28 @@
+/*
+ * ascend-twin: the ACL umbrella header of the drop-in libascendcl.so.
+ * Written for this project; names, types and values follow the public ACL API.
+ */
+#ifndef ASCEND_TWIN_ACL_H
+#define ASCEND_TWIN_ACL_H
+
+#include "acl_base.h"
+#include "acl_rt.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Initialise ACL; configPath may be NULL. A second call returns ACL_ERROR_REPEAT_INITIALIZE. */
+ACL_FUNC_VISIBILITY aclError aclInit(const char *configPath);
+
+/* Finalise ACL; a second call returns ACL_ERROR_REPEAT_FINALIZE. */
+ACL_FUNC_VISIBILITY aclError aclFinalize(void);
+
+/* The calling thread's recent error messages, newest first, or NULL; reading clears them. */
+ACL_FUNC_VISIBILITY const char *aclGetRecentErrMsg(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ASCEND_TWIN_ACL_H */

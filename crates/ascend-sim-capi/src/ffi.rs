@@ -1,0 +1,59 @@
+//! Conversions at the ABI boundary: the error code, panic containment and out-parameters.
+
+use std::ffi::c_void;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use ascend_rt::{AclResult, ErrorCode, Runtime};
+
+/// `aclError`.
+#[allow(non_camel_case_types)]
+pub type aclError = i32;
+
+/// Runs an API body: maps `Ok` to 0 and `Err` to its CANN code, and a panic (or a runtime
+/// that could not start) to `ACL_ERROR_INTERNAL_ERROR`.
+pub fn guard(body: impl FnOnce(&Runtime) -> AclResult<()>) -> aclError {
+    let run = || match crate::global::runtime() {
+        Ok(rt) => match body(rt) {
+            Ok(()) => 0,
+            Err(e) => e.code(),
+        },
+        Err(e) => {
+            tracing::error!("the simulator could not start: {e}");
+            ErrorCode::InternalError.number()
+        }
+    };
+    catch_unwind(AssertUnwindSafe(run)).unwrap_or_else(|_| {
+        tracing::error!("internal panic caught at the C ABI");
+        ErrorCode::InternalError.number()
+    })
+}
+
+/// A handle value as the C `void*` it is passed as.
+pub fn handle_in(p: *mut c_void) -> u64 {
+    p as usize as u64
+}
+
+/// A handle value written back as a C `void*`.
+pub fn handle_out(h: u64) -> *mut c_void {
+    h as usize as *mut c_void
+}
+
+/// Writes a handle through a C out-pointer (`void**`) if it is not NULL.
+///
+/// # Safety
+/// `out` is NULL or valid for a write of one pointer, as the ACL API requires of callers.
+pub unsafe fn write_handle(out: *mut *mut c_void, h: u64) {
+    if !out.is_null() {
+        // SAFETY: non-NULL and valid for writes by the caller's contract (see above).
+        unsafe { out.write(handle_out(h)) };
+    }
+}
+
+/// A C out-pointer as an optional mutable reference.
+///
+/// # Safety
+/// `p` is NULL or valid, aligned and exclusively ours for the duration of the call.
+pub unsafe fn out_ref<'a, T>(p: *mut T) -> Option<&'a mut T> {
+    // SAFETY: upheld by the caller (the ACL contract on out-parameters).
+    unsafe { p.as_mut() }
+}

@@ -1,0 +1,70 @@
+//! The process-wide runtime the C API works on, created on first use from the environment,
+//! and the run report written at `aclFinalize` or at exit.
+
+use std::sync::{Mutex, OnceLock};
+use std::time::Duration;
+
+use ascend_rt::Runtime;
+use ascend_sim::{OnStall, SimConfig};
+
+static RUNTIME: OnceLock<Result<Runtime, String>> = OnceLock::new();
+static REPORT_WRITTEN: Mutex<bool> = Mutex::new(false);
+
+fn config_from_env() -> SimConfig {
+    let mut cfg = SimConfig::default();
+    if let Ok(v) = std::env::var("ASCEND_SIM_ON_STALL") {
+        cfg.on_stall = if v.eq_ignore_ascii_case("error") {
+            OnStall::Error
+        } else {
+            OnStall::Wait
+        };
+    }
+    if let Some(ms) = std::env::var("ASCEND_SIM_WATCHDOG_MS")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+    {
+        cfg.watchdog_grace = Duration::from_millis(ms);
+    }
+    cfg
+}
+
+extern "C" fn write_report_at_exit() {
+    write_report();
+}
+
+/// The process's runtime (or why it could not be created).
+pub fn runtime() -> Result<&'static Runtime, &'static str> {
+    RUNTIME
+        .get_or_init(|| {
+            let soc = std::env::var("ASCEND_SIM_SOC")
+                .unwrap_or_else(|_| ascend_chips::BUILTIN_DEFAULT.to_string());
+            let rt = Runtime::sim_with(&soc, config_from_env())
+                .map_err(|e| format!("ASCEND_SIM_SOC={soc}: {e}"))?;
+            if std::env::var_os("ASCEND_SIM_REPORT").is_some() {
+                // SAFETY: registering a plain extern "C" function with no captured state.
+                unsafe { libc::atexit(write_report_at_exit) };
+            }
+            Ok(rt)
+        })
+        .as_ref()
+        .map_err(|s| s.as_str())
+}
+
+/// Writes the run report to `ASCEND_SIM_REPORT`, once.
+pub fn write_report() {
+    let Some(path) = std::env::var_os("ASCEND_SIM_REPORT") else {
+        return;
+    };
+    let mut written = REPORT_WRITTEN.lock().unwrap_or_else(|p| p.into_inner());
+    if *written {
+        return;
+    }
+    if let Some(Ok(rt)) = RUNTIME.get() {
+        if let Some(json) = rt.report_json() {
+            match std::fs::write(&path, json) {
+                Ok(()) => *written = true,
+                Err(e) => tracing::error!("cannot write the run report to {path:?}: {e}"),
+            }
+        }
+    }
+}

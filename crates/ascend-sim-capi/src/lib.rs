@@ -1,0 +1,26 @@
+//! The drop-in `libascendcl.so`: the ACL C API, under the standard names, types and values,
+//! over [`ascend_rt::Runtime`] and the simulator, so that unmodified ACL C/C++ programs run on
+//! the model with the same validation and error codes as Rust programs.
+//!
+//! Settings come from the environment:
+//! - `ASCEND_SIM_SOC`: the SoC to simulate (a name from `sim-models/`, default `Ascend910B1`);
+//! - `ASCEND_SIM_REPORT=<path>`: write the run report as JSON at `aclFinalize` or at exit;
+//! - `ASCEND_SIM_ON_STALL=error|wait` and `ASCEND_SIM_WATCHDOG_MS=<ms>`: what a host thread
+//!   waiting on a stalled device does, and after how long.
+//!
+//! No panic crosses the ABI: every entry point catches unwinding and returns
+//! `ACL_ERROR_INTERNAL_ERROR`; NULL or garbage handles get CANN's error codes.
+//!
+//! Unsafe code is confined to turning C pointers into Rust references and slices; each block
+//! states what the ACL contract guarantees about the pointer.
+
+mod device;
+mod event;
+mod ffi;
+mod global;
+mod memory;
+mod model;
+mod stream;
+mod tasks;
+
+pub use global::runtime;

@@ -1,0 +1,141 @@
+//! Exports: the eight target operations (value write/wait and the six CMO calls).
+#![allow(non_snake_case)]
+
+use std::ffi::c_void;
+
+use ascend_rt::raw_types::{
+    Addr, RawBarrierCmoInfo, RawBarrierTaskInfo, RawStream, CMO_MAX_BARRIER_NUM,
+};
+
+use crate::ffi::{aclError, guard, handle_in, out_ref};
+
+fn addr(p: *const c_void) -> Addr {
+    Addr(p as usize as u64)
+}
+
+fn s(p: *mut c_void) -> RawStream {
+    RawStream(handle_in(p))
+}
+
+/// `aclrtBarrierCmoInfo` as C lays it out.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct AclrtBarrierCmoInfo {
+    /// `aclrtCmoType`.
+    pub cmo_type: u32,
+    /// Barrier id.
+    pub barrier_id: u32,
+}
+
+/// `aclrtBarrierTaskInfo` as C lays it out.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct AclrtBarrierTaskInfo {
+    /// Number of valid entries.
+    pub barrier_num: usize,
+    /// Entries.
+    pub cmo_info: [AclrtBarrierCmoInfo; CMO_MAX_BARRIER_NUM],
+}
+
+/// `aclrtValueWrite(devAddr, value, flag, stream)`.
+#[no_mangle]
+pub extern "C" fn aclrtValueWrite(
+    devAddr: *mut c_void,
+    value: u64,
+    flag: u32,
+    stream: *mut c_void,
+) -> aclError {
+    guard(|rt| rt.value_write(addr(devAddr), value, flag, s(stream)))
+}
+
+/// `aclrtValueWait(devAddr, value, flag, stream)`.
+#[no_mangle]
+pub extern "C" fn aclrtValueWait(
+    devAddr: *mut c_void,
+    value: u64,
+    flag: u32,
+    stream: *mut c_void,
+) -> aclError {
+    guard(|rt| rt.value_wait(addr(devAddr), value, flag, s(stream)))
+}
+
+/// `aclrtCmoAsync(src, size, cmoType, stream)`.
+#[no_mangle]
+pub extern "C" fn aclrtCmoAsync(
+    src: *mut c_void,
+    size: usize,
+    cmoType: u32,
+    stream: *mut c_void,
+) -> aclError {
+    guard(|rt| rt.cmo_async(addr(src), size, cmoType, s(stream)))
+}
+
+/// `aclrtCmoAsyncWithBarrier(src, size, cmoType, barrierId, stream)`.
+#[no_mangle]
+pub extern "C" fn aclrtCmoAsyncWithBarrier(
+    src: *mut c_void,
+    size: usize,
+    cmoType: u32,
+    barrierId: u32,
+    stream: *mut c_void,
+) -> aclError {
+    guard(|rt| rt.cmo_async_with_barrier(addr(src), size, cmoType, barrierId, s(stream)))
+}
+
+/// `aclrtCmoWaitBarrier(taskInfo, stream, flag)`.
+///
+/// # Safety
+/// `taskInfo` is NULL or points to a readable `aclrtBarrierTaskInfo`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtCmoWaitBarrier(
+    taskInfo: *mut AclrtBarrierTaskInfo,
+    stream: *mut c_void,
+    flag: u32,
+) -> aclError {
+    guard(|rt| {
+        // SAFETY: NULL or a valid struct by the caller's contract; only read.
+        let info = unsafe { taskInfo.as_ref() }.map(|c| {
+            let mut raw = RawBarrierTaskInfo {
+                barrier_num: c.barrier_num,
+                ..RawBarrierTaskInfo::default()
+            };
+            for (r, e) in raw.cmo_info.iter_mut().zip(c.cmo_info.iter()) {
+                *r = RawBarrierCmoInfo {
+                    cmo_type: e.cmo_type,
+                    barrier_id: e.barrier_id,
+                };
+            }
+            raw
+        });
+        rt.cmo_wait_barrier(info.as_ref(), s(stream), flag)
+    })
+}
+
+/// `aclrtCmoGetDescSize(&size)`.
+///
+/// # Safety
+/// `size` is NULL or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtCmoGetDescSize(size: *mut usize) -> aclError {
+    guard(|rt| {
+        // SAFETY: NULL or valid for writes by the caller's contract.
+        rt.cmo_get_desc_size(unsafe { out_ref(size) })
+    })
+}
+
+/// `aclrtCmoSetDesc(cmoDesc, src, size)`.
+#[no_mangle]
+pub extern "C" fn aclrtCmoSetDesc(cmoDesc: *mut c_void, src: *mut c_void, size: usize) -> aclError {
+    guard(|rt| rt.cmo_set_desc(addr(cmoDesc), addr(src), size))
+}
+
+/// `aclrtCmoAsyncWithDesc(cmoDesc, cmoType, stream, reserve)`.
+#[no_mangle]
+pub extern "C" fn aclrtCmoAsyncWithDesc(
+    cmoDesc: *mut c_void,
+    cmoType: u32,
+    stream: *mut c_void,
+    reserve: *const c_void,
+) -> aclError {
+    guard(|rt| rt.cmo_async_with_desc(addr(cmoDesc), cmoType, s(stream), addr(reserve)))
+}
