@@ -1,0 +1,307 @@
+//! The simulator's behaviour as seen through the `ascend-rt` API (issue 3): compare modes,
+//! GEQ semantics, host threads, the watchdog, queue limits, events, copies, determinism and
+//! the run report.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use ascend_rt::raw_types::*;
+use ascend_rt::safe::{Device, MallocPolicy, StreamConfig, WaitMode};
+use ascend_rt::{MemDst, MemSrc, Runtime};
+use ascend_sim::{GeqSemantics, OnStall, SimConfig};
+
+fn runtime(soc: &str) -> Arc<Runtime> {
+    Arc::new(Runtime::sim(soc).expect("built-in SoC"))
+}
+
+fn runtime_with(soc: &str, cfg: SimConfig) -> Arc<Runtime> {
+    Arc::new(Runtime::sim_with(soc, cfg).expect("built-in SoC"))
+}
+
+/// Writes `mem` into a fresh word, enqueues a wait with (`value`, `flag`) and reports whether
+/// the stream got past it within a short timed synchronize.
+fn released(rt: &Runtime, mem: u64, value: u64, flag: u32) -> bool {
+    let mut word = Addr::NULL;
+    rt.malloc(Some(&mut word), 8, malloc_policy::NORMAL_ONLY)
+        .unwrap();
+    rt.memcpy(
+        MemDst::Addr(word),
+        8,
+        MemSrc::Host(&mem.to_le_bytes()),
+        8,
+        memcpy_kind::HOST_TO_DEVICE,
+    )
+    .unwrap();
+    let mut s = RawStream::NULL;
+    rt.create_stream(Some(&mut s)).unwrap();
+    rt.value_wait(word, value, flag, s).unwrap();
+    let result = rt.synchronize_stream_with_timeout(s, 5);
+    rt.destroy_stream_force(s).unwrap();
+    rt.free(word).unwrap();
+    match result {
+        Ok(()) => true,
+        Err(e) if e.code() == 507046 => false,
+        Err(e) => panic!("unexpected error {e}"),
+    }
+}
+
+#[test]
+fn each_compare_mode_satisfied_and_unsatisfied() {
+    let rt = runtime("Ascend910B1");
+    rt.set_device(0).unwrap();
+    use wait_flag::*;
+    let cases: &[(u64, u64, u32, bool)] = &[
+        (5, 5, GEQ, true),
+        (6, 5, GEQ, true),
+        (4, 5, GEQ, false),
+        (7, 7, EQ, true),
+        (7, 8, EQ, false),
+        (0b1010, 0b0010, AND, true),
+        (0b1010, 0b0101, AND, false),
+        (0, 0, NOR, true),
+        (u64::MAX, 0, NOR, false),
+        (0xFFFF_FFFF_0000_0000, 0x0000_0000_FFFF_FFFF, NOR, false),
+        (0xFFFF_FFFF_0000_0000, 0x0000_0000_FFFF_FFFE, NOR, true),
+    ];
+    for &(mem, value, flag, want) in cases {
+        assert_eq!(
+            released(&rt, mem, value, flag),
+            want,
+            "mem {mem:#x} value {value:#x} flag {flag}"
+        );
+    }
+}
+
+#[test]
+fn geq_is_signed_by_default_and_cyclic_as_a_setting() {
+    let signed = runtime("Ascend910B1");
+    signed.set_device(0).unwrap();
+    // The two counter-examples of the spec (hw-semantics (c), cann-api-facts §6).
+    assert!(!released(&signed, 0x8000_0000_0000_0000, 1, wait_flag::GEQ));
+    assert!(released(
+        &signed,
+        0x7FFF_FFFF_FFFF_FFFF,
+        0x8000_0000_0000_0000,
+        wait_flag::GEQ
+    ));
+
+    let cyclic = runtime_with(
+        "Ascend910B1",
+        SimConfig {
+            geq: GeqSemantics::Cyclic,
+            ..SimConfig::default()
+        },
+    );
+    cyclic.set_device(0).unwrap();
+    assert!(released(&cyclic, 0x8000_0000_0000_0000, 1, wait_flag::GEQ));
+    assert!(!released(
+        &cyclic,
+        0x7FFF_FFFF_FFFF_FFFF,
+        0x8000_0000_0000_0000,
+        wait_flag::GEQ
+    ));
+}
+
+#[test]
+fn a_wait_is_released_by_a_write_from_another_stream() {
+    let rt = runtime("Ascend950PR_9599");
+    let dev = Device::open(&rt, 0).unwrap();
+    let flag = dev.malloc(8, MallocPolicy::NormalOnly).unwrap();
+    flag.fill(0).unwrap();
+    let data = dev.malloc(64, MallocPolicy::NormalOnly).unwrap();
+    let (a, b) = (dev.stream().unwrap(), dev.stream().unwrap());
+    // a: wait for flag >= 1, then copy the data written by b before the flag.
+    a.value_wait(flag.ptr(), 1, WaitMode::Geq).unwrap();
+    let out = dev.malloc(64, MallocPolicy::NormalOnly).unwrap();
+    a.copy_d2d(out.ptr(), data.ptr(), 64).unwrap();
+    assert!(
+        !a.is_complete().unwrap(),
+        "a must be blocked before b writes"
+    );
+    b.copy_h2d(data.ptr(), &[7u8; 64]).unwrap();
+    b.value_write(flag.ptr(), 1).unwrap();
+    a.synchronize().unwrap();
+    let mut got = [0u8; 64];
+    out.copy_to_host(&mut got).unwrap();
+    assert_eq!(got, [7u8; 64], "stream order: the data precedes the flag");
+}
+
+#[test]
+fn two_host_threads_wait_and_write() {
+    let rt = runtime("Ascend910B1");
+    let dev = Device::open(&rt, 0).unwrap();
+    let flag = Arc::new(dev.malloc(8, MallocPolicy::HugeFirst).unwrap());
+    flag.fill(0).unwrap();
+    let a = Arc::new(dev.stream().unwrap());
+    let b = Arc::new(dev.stream().unwrap());
+    let started = Instant::now();
+    let waiter = {
+        let (a, flag) = (a.clone(), flag.clone());
+        std::thread::spawn(move || {
+            a.value_wait(flag.ptr(), 100, WaitMode::Eq).unwrap();
+            a.synchronize().unwrap();
+            started.elapsed()
+        })
+    };
+    std::thread::sleep(Duration::from_millis(300));
+    let writer = {
+        let (b, flag) = (b.clone(), flag.clone());
+        std::thread::spawn(move || {
+            b.value_write(flag.ptr(), 100).unwrap();
+            b.synchronize().unwrap();
+        })
+    };
+    writer.join().unwrap();
+    let waited = waiter.join().unwrap();
+    assert!(
+        waited >= Duration::from_millis(300),
+        "the waiter returned before the write: {waited:?}"
+    );
+    assert_eq!(flag.read_u64(0).unwrap(), 100);
+}
+
+#[test]
+fn the_watchdog_explains_a_wait_that_can_never_be_satisfied() {
+    let cfg = SimConfig {
+        on_stall: OnStall::Error,
+        watchdog_grace: Duration::from_millis(100),
+        ..SimConfig::default()
+    };
+    let rt = runtime_with("Ascend910B1", cfg);
+    rt.set_device(0).unwrap();
+    let mut word = Addr::NULL;
+    rt.malloc(Some(&mut word), 8, malloc_policy::NORMAL_ONLY)
+        .unwrap();
+    rt.memset(word, 8, 0, 8).unwrap();
+    rt.value_wait(word, 0x64, wait_flag::EQ, RawStream::NULL)
+        .unwrap();
+    let t = Instant::now();
+    let err = rt.synchronize_stream(RawStream::NULL).unwrap_err();
+    assert!(
+        t.elapsed() < Duration::from_secs(5),
+        "the watchdog must end the wait"
+    );
+    let text = err.to_string();
+    assert!(
+        text.contains(&format!("{:#x}", word.0)),
+        "diagnosis names the address: {text}"
+    );
+    assert!(text.contains("EQ"), "diagnosis names the predicate: {text}");
+}
+
+#[test]
+fn a_model_bound_stream_reports_a_full_queue() {
+    let rt = runtime("Ascend910B1");
+    let dev = Device::open(&rt, 0).unwrap();
+    let word = dev.malloc(8, MallocPolicy::NormalOnly).unwrap();
+    let model = dev.model().unwrap();
+    let s = dev.stream_with(StreamConfig::persistent()).unwrap();
+    model.bind(&s).unwrap();
+    let cap = rt.chip().limits.max_tasks_per_stream() as usize;
+    for i in 0..cap {
+        s.value_write(word.ptr(), i as u64)
+            .unwrap_or_else(|e| panic!("task {i} of {cap}: {e}"));
+    }
+    let err = s.value_write(word.ptr(), 0).unwrap_err();
+    assert_eq!(err.code(), 507002, "{err}");
+}
+
+#[test]
+fn a_full_plain_queue_blocks_the_host_until_another_thread_releases_it() {
+    let rt = runtime("Ascend910B1");
+    let dev = Device::open(&rt, 0).unwrap();
+    let gate = Arc::new(dev.malloc(8, MallocPolicy::NormalOnly).unwrap());
+    gate.fill(0).unwrap();
+    let s = Arc::new(dev.stream().unwrap());
+    s.value_wait(gate.ptr(), 1, WaitMode::Eq).unwrap();
+    let cap = rt.chip().limits.max_tasks_per_stream() as usize;
+    let slots = rt.chip().limits.value_wait_slots as usize;
+    let releaser = {
+        let (dev, gate) = (dev.clone(), gate.clone());
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(200));
+            let other = dev.stream().unwrap();
+            other.value_write(gate.ptr(), 1).unwrap();
+            other.synchronize().unwrap();
+        })
+    };
+    let t = Instant::now();
+    // One more task than the queue holds behind the wait: the last submission must block
+    // until the releaser's write lets the wait complete.
+    for i in 0..(cap - slots + 1) {
+        s.value_write(gate.ptr(), 1)
+            .unwrap_or_else(|e| panic!("task {i}: {e}"));
+    }
+    assert!(
+        t.elapsed() >= Duration::from_millis(150),
+        "the submission should have blocked"
+    );
+    releaser.join().unwrap();
+    s.synchronize().unwrap();
+}
+
+#[test]
+fn events_order_streams_and_measure_time() {
+    let rt = runtime("Ascend910B1");
+    let dev = Device::open(&rt, 0).unwrap();
+    let buf = dev.malloc(1 << 20, MallocPolicy::HugeFirst).unwrap();
+    let (start, end) = (dev.event().unwrap(), dev.event().unwrap());
+    let s = dev.stream().unwrap();
+    s.record(&start).unwrap();
+    s.fill(buf.ptr(), 1, 1 << 20).unwrap();
+    s.record(&end).unwrap();
+    let t = dev.stream().unwrap();
+    t.wait_event(&end).unwrap();
+    t.synchronize().unwrap();
+    assert!(end.is_complete().unwrap());
+    let ms = start.elapsed_ms(&end).unwrap();
+    assert!(
+        ms > 0.0 && ms < 10.0,
+        "a 1 MiB fill takes some microseconds: {ms} ms"
+    );
+}
+
+#[test]
+fn model_execution_runs_recorded_tasks_each_time() {
+    let rt = runtime("Ascend950PR_9599");
+    let dev = Device::open(&rt, 0).unwrap();
+    let word = dev.malloc(8, MallocPolicy::NormalOnly).unwrap();
+    word.fill(0).unwrap();
+    let model = dev.model().unwrap();
+    let s = dev.stream_with(StreamConfig::persistent()).unwrap();
+    model.bind(&s).unwrap();
+    s.value_write(word.ptr(), 42).unwrap();
+    model.end_task(&s).unwrap();
+    model.build_end().unwrap();
+    assert_eq!(word.read_u64(0).unwrap(), 0, "recorded, not run");
+    model.execute().unwrap();
+    assert_eq!(word.read_u64(0).unwrap(), 42);
+    word.fill(0).unwrap();
+    model.execute().unwrap();
+    assert_eq!(word.read_u64(0).unwrap(), 42, "runs again");
+}
+
+fn program(rt: &Arc<Runtime>) -> String {
+    let dev = Device::open(rt, 0).unwrap();
+    let word = dev.malloc(8, MallocPolicy::NormalOnly).unwrap();
+    word.fill(0).unwrap();
+    let buf = dev.malloc(4096, MallocPolicy::NormalOnly).unwrap();
+    let (a, b) = (dev.stream().unwrap(), dev.stream().unwrap());
+    for i in 1..=20u64 {
+        a.value_wait(word.ptr(), i, WaitMode::Geq).unwrap();
+        a.fill(buf.ptr(), i as u8, 4096).unwrap();
+        b.copy_h2d(buf.ptr(), &[i as u8; 128]).unwrap();
+        b.value_write(word.ptr(), i).unwrap();
+    }
+    a.synchronize().unwrap();
+    b.synchronize().unwrap();
+    rt.report_json().unwrap()
+}
+
+#[test]
+fn the_same_program_gives_the_same_timeline() {
+    let one = program(&runtime("Ascend910B1"));
+    let two = program(&runtime("Ascend910B1"));
+    assert_eq!(one, two);
+    assert!(one.contains("\"value_waits\""), "{one}");
+}
