@@ -61,11 +61,7 @@ impl Runtime {
         task: fn(u64) -> Task,
     ) -> AclResult<()> {
         let ev = self.check_event(api, event)?;
-        let rec = {
-            let st = self.lock();
-            Self::check_stream_handle(&st, api, stream)?;
-            Self::impl_stream(&st, api, stream)?.1
-        };
+        let rec = self.task_stream(api, stream)?;
         if rec.model.is_some() && ev.flags == 0 {
             return Err(fail::not_supported(
                 api,

@@ -100,6 +100,19 @@ fn out_of_range(api: &str, param: &str, addr: u64, count: u64, room: u64) -> cra
     )
 }
 
+/// The RT check that a copy or fill stays within the destination's stated capacity.
+fn count_within(api: &str, count: usize, max: usize, max_name: &str) -> AclResult<()> {
+    if count > max {
+        return Err(fail::rt_value(
+            api,
+            "count",
+            count,
+            &format!("not greater than {max_name} ({max})"),
+        ));
+    }
+    Ok(())
+}
+
 fn unregistered(api: &str, param: &str, addr: u64) -> crate::AclError {
     fail::rt_value(
         api,
@@ -333,14 +346,7 @@ impl Runtime {
             if dest_max == 0 {
                 return Err(fail::rt_value(api, "destMax", 0, "greater than 0"));
             }
-            if count > dest_max {
-                return Err(fail::rt_value(
-                    api,
-                    "count",
-                    count,
-                    &format!("not greater than destMax ({dest_max})"),
-                ));
-            }
+            count_within(api, count, dest_max, "destMax")?;
             if let (MemDst::Addr(d), MemSrc::Addr(s)) = (&dst, &src) {
                 if d == s {
                     return Ok(());
@@ -413,19 +419,8 @@ impl Runtime {
                 return Ok(());
             }
             Self::acl_copy_checks(api, &dst, &src, kind)?;
-            if count > dest_max {
-                return Err(fail::rt_value(
-                    api,
-                    "count",
-                    count,
-                    &format!("not greater than destMax ({dest_max})"),
-                ));
-            }
-            let backend_stream = {
-                let st = self.lock();
-                Self::check_stream_handle(&st, api, stream)?;
-                Self::impl_stream(&st, api, stream)?.1.backend
-            };
+            count_within(api, count, dest_max, "destMax")?;
+            let backend_stream = self.task_stream(api, stream)?.backend;
             let n = count as u64;
             let src = match self.src_side(api, src, n)? {
                 Side::Device(a) => AsyncLoc::Device(a),
@@ -484,14 +479,7 @@ impl Runtime {
             if dev_ptr.is_null() {
                 return Err(fail::acl_null(api, "devPtr"));
             }
-            if count > max_count {
-                return Err(fail::rt_value(
-                    api,
-                    "count",
-                    count,
-                    &format!("not greater than maxCount ({max_count})"),
-                ));
-            }
+            count_within(api, count, max_count, "maxCount")?;
             let byte = value as u32 as u8;
             match self.dst_side(api, MemDst::Addr(dev_ptr), count as u64)? {
                 DSide::Device(a) => self.backend.memset(a, byte, count as u64),
@@ -521,19 +509,8 @@ impl Runtime {
             if dev_ptr.is_null() {
                 return Err(fail::acl_null(api, "devPtr"));
             }
-            if count > max_count {
-                return Err(fail::rt_value(
-                    api,
-                    "count",
-                    count,
-                    &format!("not greater than maxCount ({max_count})"),
-                ));
-            }
-            let backend_stream = {
-                let st = self.lock();
-                Self::check_stream_handle(&st, api, stream)?;
-                Self::impl_stream(&st, api, stream)?.1.backend
-            };
+            count_within(api, count, max_count, "maxCount")?;
+            let backend_stream = self.task_stream(api, stream)?.backend;
             let byte = value as u32 as u8;
             let task = match self.dst_side(api, MemDst::Addr(dev_ptr), count as u64)? {
                 DSide::Device(a) => Task::Memset {

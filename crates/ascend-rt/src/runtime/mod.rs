@@ -140,6 +140,14 @@ impl Runtime {
         Ok((handle, rec))
     }
 
+    /// The stream argument of a task or stream call: RT handle validation (107017), then the
+    /// impl step (107002, NULL to the default stream, 107003).
+    fn task_stream(&self, api: &str, stream: RawStream) -> AclResult<StreamRec> {
+        let st = self.lock();
+        Self::check_stream_handle(&st, api, stream)?;
+        Ok(Self::impl_stream(&st, api, stream)?.1)
+    }
+
     /// The current context's device, or 107002.
     fn current_device(st: &State, api: &str) -> AclResult<(u64, u32)> {
         let ctx = st

@@ -217,11 +217,7 @@ impl Runtime {
                     "use aclmdlRIExecute",
                 ));
             }
-            let rec = {
-                let st = self.lock();
-                Self::check_stream_handle(&st, api, stream)?;
-                Self::impl_stream(&st, api, stream)?.1
-            };
+            let rec = self.task_stream(api, stream)?;
             if rec.model.is_some() {
                 return Err(fail::rt_value(
                     api,

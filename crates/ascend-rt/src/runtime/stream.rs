@@ -118,19 +118,11 @@ impl Runtime {
         Ok(())
     }
 
-    /// Resolves a stream for a host-side wait: handle, context, and whether it is persistent
-    /// (synchronising a persistent stream returns at once).
-    fn stream_for_sync(&self, api: &str, stream: RawStream) -> AclResult<StreamRec> {
-        let st = self.lock();
-        Self::check_stream_handle(&st, api, stream)?;
-        Ok(Self::impl_stream(&st, api, stream)?.1)
-    }
-
     /// `aclrtSynchronizeStream(stream)`: blocks until the stream's tasks complete. NULL is the
     /// default stream; a persistent stream returns success at once.
     pub fn synchronize_stream(&self, stream: RawStream) -> AclResult<()> {
         self.call(|| {
-            let rec = self.stream_for_sync("aclrtSynchronizeStream", stream)?;
+            let rec = self.task_stream("aclrtSynchronizeStream", stream)?;
             if rec.flags & stream_flag::PERSISTENT != 0 {
                 return Ok(());
             }
@@ -154,7 +146,7 @@ impl Runtime {
                     format!("{api} failed: value {timeout} of parameter timeout is invalid, expected [-1, INT_MAX]"),
                 ));
             }
-            let rec = self.stream_for_sync(api, stream)?;
+            let rec = self.task_stream(api, stream)?;
             if rec.flags & stream_flag::PERSISTENT != 0 {
                 return Ok(());
             }
@@ -168,7 +160,7 @@ impl Runtime {
         self.call(|| {
             let api = "aclrtStreamQuery";
             let out = status.ok_or_else(|| fail::acl_null(api, "status"))?;
-            let rec = self.stream_for_sync(api, stream)?;
+            let rec = self.task_stream(api, stream)?;
             let idle = rec.flags & stream_flag::PERSISTENT != 0
                 || self.backend.stream_idle(rec.backend)?;
             *out = if idle {

@@ -152,11 +152,7 @@ impl Runtime {
             };
             // 8. RT: stream handle.
             // 10. RT impl: context and stream's context.
-            let rec = {
-                let st = self.lock();
-                Self::check_stream_handle(&st, api, stream)?;
-                Self::impl_stream(&st, api, stream)?.1
-            };
+            let rec = self.task_stream(api, stream)?;
             // 11. core: not on a model-bound stream.
             if rec.model.is_some() {
                 return Err(fail::not_supported(
@@ -238,11 +234,7 @@ impl Runtime {
                 ));
             };
             // 9-10. RT: stream handle; impl: contexts.
-            let rec = {
-                let st = self.lock();
-                Self::check_stream_handle(&st, api, stream)?;
-                Self::impl_stream(&st, api, stream)?.1
-            };
+            let rec = self.task_stream(api, stream)?;
             // 11. core: the stream must be bound to a model.
             let Some(model) = rec.model else {
                 return Err(fail::not_in_model(api, stream.0));
@@ -293,11 +285,7 @@ impl Runtime {
                 return Err(fail::not_supported_reported(api, &self.chip.soc_name, "barrier tasks need RT_FEATURE_TASK_ASYNC_CMO"));
             }
             // 8, 10. RT: stream handle; impl: contexts.
-            let rec = {
-                let st = self.lock();
-                Self::check_stream_handle(&st, api, stream)?;
-                Self::impl_stream(&st, api, stream)?.1
-            };
+            let rec = self.task_stream(api, stream)?;
             // 11. core: model-bound stream.
             let Some(model) = rec.model else {
                 return Err(fail::not_in_model(api, stream.0));
