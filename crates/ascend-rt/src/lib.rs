@@ -20,4 +20,4 @@ pub mod safe;
 
 pub use backend::Backend;
 pub use error::{AclError, AclResult, ErrorCode, MsgCode};
-pub use runtime::{HostBuffer, MemDst, MemSrc, RecentError, Runtime};
+pub use runtime::{HostBuffer, MemDst, MemSrc, RecentError, Runtime, RuntimeOptions};

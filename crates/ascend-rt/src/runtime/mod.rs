@@ -9,6 +9,7 @@ mod errmsg;
 mod event;
 mod memory;
 mod model;
+mod options;
 mod state;
 mod stream;
 mod tasks;
@@ -24,6 +25,7 @@ use crate::raw_types::RawStream;
 
 pub use errmsg::RecentError;
 pub use memory::{HostBuffer, MemDst, MemSrc};
+pub use options::RuntimeOptions;
 pub(crate) use state::{State, StreamRec};
 
 /// The ACL runtime of one process (in Rust, of one `Runtime` value): per-thread contexts,
@@ -50,6 +52,7 @@ pub struct Runtime {
     chip: ChipProfile,
     state: Mutex<State>,
     errors: errmsg::ErrorLog,
+    options: RuntimeOptions,
 }
 
 impl Runtime {
@@ -61,7 +64,27 @@ impl Runtime {
             chip,
             state: Mutex::new(State::default()),
             errors: errmsg::ErrorLog::default(),
+            options: RuntimeOptions::default(),
         }
+    }
+
+    /// The same runtime with other options (see [`RuntimeOptions`]).
+    ///
+    /// ```
+    /// use ascend_rt::{Runtime, RuntimeOptions};
+    /// let rt = Runtime::sim("Ascend910B1")
+    ///     .unwrap()
+    ///     .with_options(RuntimeOptions { documented_rules: true });
+    /// assert!(rt.options().documented_rules);
+    /// ```
+    pub fn with_options(mut self, options: RuntimeOptions) -> Runtime {
+        self.options = options;
+        self
+    }
+
+    /// The options in force.
+    pub fn options(&self) -> RuntimeOptions {
+        self.options
     }
 
     /// A runtime over the simulator of a built-in SoC, with default settings.

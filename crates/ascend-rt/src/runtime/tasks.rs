@@ -10,6 +10,11 @@ use crate::backend::{CmoOp, Task, WaitCompare};
 use crate::error::{fail, AclError, AclResult, ErrorCode};
 use crate::raw_types::{cmo_type, Addr, RawBarrierTaskInfo, RawStream, CMO_MAX_BARRIER_NUM};
 
+/// A documented rule the runtime code does not enforce (see [`super::RuntimeOptions`]).
+fn documented(api: &str, param: &str, value: impl std::fmt::Display, expected: &str) -> AclError {
+    fail::rt_value(api, param, value, &format!("{expected} (documented rule)"))
+}
+
 /// The runtime opcode for an ACL `aclrtCmoType`: +6 in unsigned 32-bit arithmetic, unchecked.
 fn opcode(acl_type: u32) -> u32 {
     acl_type.wrapping_add(cmo_type::RT_OPCODE_OFFSET)
@@ -61,6 +66,15 @@ impl Runtime {
         }
         // 7. RT decorator: location type must be DEVICE.
         self.require_device_memory(api, addr)?;
+        // Documented only: 8-byte alignment.
+        if self.options.documented_rules && addr.0 % 8 != 0 {
+            return Err(documented(
+                api,
+                "devAddr",
+                format!("{:#x}", addr.0),
+                "an 8-byte aligned address",
+            ));
+        }
         // 8. RT impl: context and stream's context.
         let rec = {
             let st = self.lock();
@@ -150,6 +164,9 @@ impl Runtime {
                     ),
                 ));
             };
+            if self.options.documented_rules && op != CmoOp::Prefetch {
+                return Err(documented(api, "cmoType", cmo, "ACL_RT_CMO_TYPE_PREFETCH"));
+            }
             // 8. RT: stream handle.
             // 10. RT impl: context and stream's context.
             let rec = self.task_stream(api, stream)?;
@@ -256,12 +273,13 @@ impl Runtime {
     }
 
     /// `aclrtCmoWaitBarrier(taskInfo, stream, flag)`: waits for the INVALID operations of the
-    /// listed barrier ids. `flag` is never checked (as in CANN's code).
+    /// listed barrier ids. `flag` is never checked (as in CANN's code) unless
+    /// [`RuntimeOptions::documented_rules`](super::RuntimeOptions) is set.
     pub fn cmo_wait_barrier(
         &self,
         task_info: Option<&RawBarrierTaskInfo>,
         stream: RawStream,
-        _flag: u32,
+        flag: u32,
     ) -> AclResult<()> {
         self.call(|| {
             let api = "aclrtCmoWaitBarrier";
@@ -279,6 +297,10 @@ impl Runtime {
                 if e.barrier_id == 0 {
                     return Err(fail::rt_value(api, &format!("cmoInfo[{i}].barrierId"), 0, "not equal to 0"));
                 }
+            }
+            // Documented only: the reserved flag must be 0 (the code never reads it).
+            if self.options.documented_rules && flag != 0 {
+                return Err(documented(api, "flag", flag, "0 (reserved)"));
             }
             // 7. RT: feature gate, reported with EE1005.
             if !self.chip.features.task_async_cmo {
@@ -412,6 +434,9 @@ impl Runtime {
                     "[0, 3] (runtime opcode [6, 10))",
                 ));
             };
+            if self.options.documented_rules && op != CmoOp::Prefetch {
+                return Err(documented(api, "cmoType", cmo, "ACL_RT_CMO_TYPE_PREFETCH"));
+            }
             // 7. RT impl: contexts.
             let rec = {
                 let st = self.lock();

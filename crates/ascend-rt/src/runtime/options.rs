@@ -1,0 +1,17 @@
+//! [`RuntimeOptions`]: which of CANN's two descriptions to validate against where they differ.
+//!
+//! CANN's runtime code accepts some inputs its documentation forbids (cann-api-facts §11). The
+//! runtime follows the code by default, so that a program behaves as on a device; with
+//! [`RuntimeOptions::documented_rules`] the documented restrictions are enforced as well, each
+//! rejected with `ACL_ERROR_RT_PARAM_INVALID` (107000, EE1003) after the code's own checks of
+//! the same call, so that a program can be checked against the contract it was written for.
+
+/// Settings of a [`Runtime`](crate::Runtime).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RuntimeOptions {
+    /// Also enforce the documented rules the runtime code does not check:
+    /// - `aclrtCmoAsync` and `aclrtCmoAsyncWithDesc` accept only `ACL_RT_CMO_TYPE_PREFETCH`;
+    /// - `aclrtCmoWaitBarrier`'s reserved `flag` must be 0;
+    /// - `aclrtValueWrite` / `aclrtValueWait` addresses must be 8-byte aligned.
+    pub documented_rules: bool,
+}
