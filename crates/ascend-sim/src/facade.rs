@@ -6,13 +6,14 @@
 //! on real hardware does. The watchdog speaks after `SimConfig::watchdog_grace` of wall time
 //! without progress.
 
-use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
-use std::time::{Duration, Instant};
+use std::sync::PoisonError;
+use std::time::Duration;
 
 use ascend_chips::ChipProfile;
 
 use crate::engine::Engine;
 use crate::report::RunReport;
+use crate::sync::{timed_wait, Condvar, Mutex, MutexGuard, WallClock};
 use crate::types::*;
 
 /// One simulated host with its devices (all of one SoC). Cheap to share (`Arc<Sim>`); every
@@ -72,7 +73,8 @@ impl Sim {
     ) -> (Guard<'a>, Result<(), SimError>) {
         let deadline = timeout_ms.map(|ms| g.now.saturating_add(ms.saturating_mul(1_000_000)));
         let grace = self.config.watchdog_grace;
-        let mut stall: Option<(Instant, u64)> = None;
+        let mut clock = WallClock::start();
+        let mut stall: Option<(Duration, u64)> = None;
         let mut logged = false;
         loop {
             if done(&g) {
@@ -94,7 +96,7 @@ impl Sim {
             let since = match stall {
                 Some((t, p)) if p == progress => t,
                 _ => {
-                    let t = Instant::now();
+                    let t = clock.elapsed();
                     stall = Some((t, progress));
                     t
                 }
@@ -103,7 +105,7 @@ impl Sim {
                 Some(ms) => grace.min(Duration::from_millis(ms)),
                 None => grace,
             };
-            let waited = since.elapsed();
+            let waited = clock.elapsed().saturating_sub(since);
             let mut sleep = limit.saturating_sub(waited);
             if waited >= limit {
                 if let (Some(ms), Some(dl)) = (timeout_ms, deadline) {
@@ -128,11 +130,13 @@ impl Sim {
                     }
                 }
             }
-            g = self
-                .changed
-                .wait_timeout(g, sleep.max(Duration::from_millis(1)))
-                .unwrap_or_else(PoisonError::into_inner)
-                .0;
+            g = timed_wait(
+                &self.engine,
+                &self.changed,
+                g,
+                sleep.max(Duration::from_millis(1)),
+                &mut clock,
+            );
         }
     }
 

@@ -14,7 +14,8 @@
 //! discrete-event core), `exec` (what each task does), `copy` (bandwidth-shared engines),
 //! `value_wait` (the polling loop in closed form), [`compare`] (wait predicates), `objects`
 //! (events, models), `diagnose` (the watchdog's explanation), [`report`] (the run report),
-//! [`cache`] (the cache-model seam).
+//! [`cache`] (the cache-model seam), `sync` (the host-thread primitives: `std::sync`, or
+//! `loom::sync` under `--cfg loom`, with the watchdog's timed wait modelled for loom).
 
 pub mod cache;
 pub mod compare;
@@ -27,9 +28,11 @@ pub mod memory;
 mod objects;
 pub mod report;
 mod stream;
+mod sync;
 mod types;
 mod value_wait;
 
 pub use facade::Sim;
 pub use report::RunReport;
+pub use sync::UNBOUNDED_WAIT;
 pub use types::*;
