@@ -3,12 +3,10 @@
 
 #![allow(dead_code)]
 
-mod fake;
-
 use ascend_rt::raw_types::{malloc_policy, stream_flag, Addr, RawEvent, RawModel, RawStream};
 use ascend_rt::{AclResult, MsgCode, Runtime};
 
-/// A300I/A2 training card (CHIP_910_B_93): TASK_CMO, VALUE_WAIT, 32-byte descriptors.
+/// Atlas A2 (CHIP_910_B_93): TASK_CMO, VALUE_WAIT, 32-byte descriptors.
 pub const A2: &str = "Ascend910B1";
 /// Atlas A3 (CHIP_910_B_93).
 pub const A3: &str = "Ascend910_9391";
@@ -37,10 +35,6 @@ pub const ALL_SOCS: [&str; 8] = [
 
 /// A fresh runtime over the simulator of `soc` (no device set).
 pub fn rt(soc: &str) -> Runtime {
-    if std::env::var_os("ASCEND_RT_TESTS_FAKE_BACKEND").is_some() {
-        let chip = ascend_chips::ChipProfile::builtin(soc).unwrap();
-        return Runtime::new(Box::new(fake::Fake::new(chip)));
-    }
     Runtime::sim(soc).unwrap_or_else(|e| panic!("Runtime::sim({soc}): {e}"))
 }
 

@@ -1,0 +1,2083 @@
+//! One test per row of the validation tables of the eight target APIs (cann-api-facts §5.1 to
+//! §5.8), one per row of the edge matrix (§5.9), and the rules of the supporting APIs (§7),
+//! each checking CANN's code and, where the spec names one, the message code.
+//!
+//! Rows that cannot be reached through the public (ACL) API are listed in a comment where
+//! their table's tests are, with why. "Supported chip" is one whose feature gate passes for
+//! the API (§3.2): Ascend910B1 / Ascend910_9391 / Ascend950PR_9599 for CmoAsync, the
+//! descriptor pair and the value pair; Ascend310B1 for the barrier pair.
+
+mod common;
+
+use ascend_rt::raw_types::{
+    cmo_type, malloc_policy, memcpy_kind, stream_flag, wait_flag, Addr, RawBarrierCmoInfo,
+    RawBarrierTaskInfo, RawEvent, RawModel, RawStream,
+};
+use ascend_rt::{MemDst, MemSrc, MsgCode, Runtime};
+use common::*;
+
+/// Chips where CmoAsync, GetDescSize, SetDesc, AsyncWithDesc, ValueWrite, ValueWait pass
+/// their gate.
+const CMO_CHIPS: [&str; 5] = [
+    "Ascend910B1",
+    "Ascend910B4",
+    "Ascend910_9391",
+    "Ascend950PR_9599",
+    "Ascend950DT_9591",
+];
+/// Chips where they do not.
+const NON_CMO_CHIPS: [&str; 3] = ["Ascend310B1", "Ascend310P3", "Ascend910A"];
+/// Chips without the barrier pair.
+const NON_BARRIER_CHIPS: [&str; 7] = [
+    "Ascend910B1",
+    "Ascend910B4",
+    "Ascend910_9391",
+    "Ascend950PR_9599",
+    "Ascend950DT_9591",
+    "Ascend310P3",
+    "Ascend910A",
+];
+
+fn info(entries: &[(u32, u32)]) -> RawBarrierTaskInfo {
+    let mut i = RawBarrierTaskInfo {
+        barrier_num: entries.len(),
+        ..Default::default()
+    };
+    for (k, &(t, id)) in entries.iter().enumerate() {
+        i.cmo_info[k] = RawBarrierCmoInfo {
+            cmo_type: t,
+            barrier_id: id,
+        };
+    }
+    i
+}
+
+/// Every kind of bad stream handle: destroyed, garbage, an event handle, a model handle.
+fn bad_streams(r: &Runtime) -> Vec<RawStream> {
+    let e = event(r);
+    let m = model(r);
+    vec![destroyed_stream(r), GARBAGE, RawStream(e.0), RawStream(m.0)]
+}
+
+/// Asserts the calling thread has no recent error message.
+#[track_caller]
+fn assert_no_recent(r: &Runtime) {
+    assert_eq!(r.get_recent_err_msg(), None);
+}
+
+// =============================================================================================
+// §5.1 aclrtCmoAsync
+// Not reachable through ACL: row 5 (RT src NULL) and row 6 (RT size 0) — the ACL rows 1–2 catch
+// them; row 7 (no TASK_CMO and no TASK_ASYNC_CMO) — every chip failing it already failed row
+// 3; row 9 (decorator opcode range) — row 4 rejects the same opcodes first; row 12 (task
+// allocation / driver send failure) — internal.
+// =============================================================================================
+
+#[test]
+fn t5_1_row1_src_null_is_100000_eh0008_on_every_chip() {
+    for soc in ALL_SOCS {
+        let r = rt0(soc);
+        assert_err(
+            r.cmo_async(Addr::NULL, 64, 99, GARBAGE),
+            100000,
+            Some(MsgCode::EH0008),
+        );
+    }
+}
+
+#[test]
+fn t5_1_row2_size_zero_is_100000_eh0007_on_every_chip() {
+    for soc in ALL_SOCS {
+        let r = rt0(soc);
+        assert_err(
+            r.cmo_async(Addr(0x1), 0, 99, GARBAGE),
+            100000,
+            Some(MsgCode::EH0007),
+        );
+    }
+}
+
+#[test]
+fn t5_1_row3_feature_gate_is_207000_without_message() {
+    for soc in NON_CMO_CHIPS {
+        let r = rt0(soc);
+        let p = malloc(&r, 64);
+        assert_err(r.cmo_async(p, 64, 99, GARBAGE), 207000, None);
+        assert_no_recent(&r);
+    }
+}
+
+#[test]
+fn t5_1_row4_cmo_type_out_of_range_is_207000_before_the_stream_check() {
+    for soc in CMO_CHIPS {
+        let r = rt0(soc);
+        let p = malloc(&r, 64);
+        for t in [4, 5, 0xFFFF_FFFA, 0xFFFF_FFFF, u32::MAX / 2] {
+            assert_err(r.cmo_async(p, 64, t, GARBAGE), 207000, None);
+        }
+    }
+}
+
+#[test]
+fn t5_1_row8_invalid_stream_handle_is_107017_ee1017() {
+    for soc in CMO_CHIPS {
+        let r = rt0(soc);
+        let p = malloc(&r, 64);
+        for s in bad_streams(&r) {
+            assert_err(
+                r.cmo_async(p, 64, cmo_type::PREFETCH, s),
+                107017,
+                Some(MsgCode::EE1017),
+            );
+        }
+        // Handle validation precedes the context check.
+        on_fresh_thread(|| {
+            assert_err(
+                r.cmo_async(p, 64, cmo_type::PREFETCH, GARBAGE),
+                107017,
+                Some(MsgCode::EE1017),
+            )
+        });
+    }
+}
+
+#[test]
+fn t5_1_row10_no_context_is_107002_ee1018() {
+    for soc in CMO_CHIPS {
+        let r = rt0(soc);
+        let p = malloc(&r, 64);
+        let s = stream(&r);
+        on_fresh_thread(|| {
+            for st in [RawStream::NULL, s] {
+                assert_err(
+                    r.cmo_async(p, 64, cmo_type::PREFETCH, st),
+                    107002,
+                    Some(MsgCode::EE1018),
+                );
+            }
+            // The earlier rows still answer first without a context.
+            assert_code(r.cmo_async(p, 0, cmo_type::PREFETCH, s), 100000);
+            assert_code(r.cmo_async(p, 64, 7, s), 207000);
+        });
+    }
+}
+
+#[test]
+fn t5_1_row10b_stream_of_another_context_is_107003_ee1010() {
+    for soc in CMO_CHIPS {
+        let r = rt0(soc);
+        let p = malloc(&r, 64);
+        let other = other_ctx_stream(&r);
+        assert_err(
+            r.cmo_async(p, 64, cmo_type::PREFETCH, other),
+            107003,
+            Some(MsgCode::EE1010),
+        );
+    }
+}
+
+#[test]
+fn t5_1_row11_model_bound_stream_is_207000() {
+    for soc in CMO_CHIPS {
+        let r = rt0(soc);
+        let p = malloc(&r, 64);
+        let (_m, b) = bound(&r);
+        // The spec calls this a silent return on these chips (TASK_CMO_DOT_NO_LOG) but the RT
+        // entry's EE1001 trailer also covers FEATURE_NOT_SUPPORT (§1), so only the code is
+        // checked.
+        assert_code(r.cmo_async(p, 64, cmo_type::PREFETCH, b), 207000);
+    }
+}
+
+#[test]
+fn t5_1_success_all_four_types_null_plain_and_persistent_streams_and_wrapping_sizes() {
+    for soc in CMO_CHIPS {
+        let r = rt0(soc);
+        let p = malloc(&r, 4096);
+        let s = stream(&r);
+        let ps = persistent(&r);
+        for t in 0..4 {
+            for st in [RawStream::NULL, s, ps] {
+                ok(r.cmo_async(p, 4096, t, st));
+            }
+        }
+        ok(r.synchronize_stream(s));
+        // No upper bound on size: ≥ 4 GiB wraps to 32 bits silently; no device-memory check.
+        // Only the submission is checked: what the task does when it runs past its
+        // allocation is the simulator's business (it reports a task fault at synchronize).
+        let s2 = stream(&r);
+        ok(r.cmo_async(p, 1 << 32, cmo_type::PREFETCH, s2));
+        ok(r.cmo_async(p, usize::MAX, cmo_type::PREFETCH, s2));
+        ok(r.cmo_async(UNREGISTERED, 64, cmo_type::PREFETCH, s2));
+    }
+}
+
+// =============================================================================================
+// §5.2 aclrtCmoAsyncWithBarrier
+// Not reachable: row 3 (RT src NULL, ACL row 1 first); row 8 (second gate, passes on 310B and
+// every other chip failed row 2); row 12 (driver cmo-id allocation failure).
+// Row 10's "wrong context" half cannot be built on 310B: it has one device, and a stream of
+// another context needs a second device.
+// =============================================================================================
+
+#[test]
+fn t5_2_row1_src_null_is_100000_eh0008() {
+    for soc in ALL_SOCS {
+        let r = rt0(soc);
+        assert_err(
+            r.cmo_async_with_barrier(Addr::NULL, 0, 99, 5, GARBAGE),
+            100000,
+            Some(MsgCode::EH0008),
+        );
+    }
+}
+
+#[test]
+fn t5_2_no_acl_size_check_row2_gate_is_207000() {
+    for soc in NON_BARRIER_CHIPS {
+        let r = rt0(soc);
+        // size 0 reaches the gate: there is no ACL size check.
+        assert_err(
+            r.cmo_async_with_barrier(Addr(0x1), 0, cmo_type::INVALID, 0, GARBAGE),
+            207000,
+            None,
+        );
+        assert_no_recent(&r);
+    }
+}
+
+#[test]
+fn t5_2_row4_size_zero_is_107000_ee1003() {
+    let r = rt0(MINI_V3);
+    assert_err(
+        r.cmo_async_with_barrier(Addr(0x1), 0, cmo_type::INVALID, 0, GARBAGE),
+        107000,
+        Some(MsgCode::EE1003),
+    );
+}
+
+#[test]
+fn t5_2_row5_invalid_with_id_zero_is_107000_ee1011() {
+    let r = rt0(MINI_V3);
+    assert_err(
+        r.cmo_async_with_barrier(Addr(0x1), 64, cmo_type::INVALID, 0, GARBAGE),
+        107000,
+        Some(MsgCode::EE1011),
+    );
+}
+
+#[test]
+fn t5_2_row6_other_type_with_nonzero_id_is_107000_ee1011() {
+    let r = rt0(MINI_V3);
+    for t in [cmo_type::PREFETCH, cmo_type::WRITEBACK, cmo_type::FLUSH] {
+        for id in [1, 6, u32::MAX] {
+            assert_err(
+                r.cmo_async_with_barrier(Addr(0x1), 64, t, id, GARBAGE),
+                107000,
+                Some(MsgCode::EE1011),
+            );
+        }
+    }
+}
+
+#[test]
+fn t5_2_row7_type_out_of_range_is_207000() {
+    let r = rt0(MINI_V3);
+    for t in [4, 0xFFFF_FFFF, 1000] {
+        for id in [0, 1] {
+            assert_err(
+                r.cmo_async_with_barrier(Addr(0x1), 64, t, id, GARBAGE),
+                207000,
+                None,
+            );
+        }
+    }
+}
+
+#[test]
+fn t5_2_row9_invalid_stream_handle_is_107017_ee1017() {
+    let r = rt0(MINI_V3);
+    for s in bad_streams(&r) {
+        assert_err(
+            r.cmo_async_with_barrier(Addr(0x1), 64, cmo_type::INVALID, 1, s),
+            107017,
+            Some(MsgCode::EE1017),
+        );
+    }
+}
+
+#[test]
+fn t5_2_row10_no_context_is_107002_ee1018() {
+    let r = rt0(MINI_V3);
+    let (_m, b) = bound(&r);
+    on_fresh_thread(|| {
+        for s in [RawStream::NULL, b] {
+            assert_err(
+                r.cmo_async_with_barrier(Addr(0x1), 64, cmo_type::INVALID, 1, s),
+                107002,
+                Some(MsgCode::EE1018),
+            );
+        }
+    });
+}
+
+#[test]
+fn t5_2_row11_stream_not_in_model_is_507000() {
+    let r = rt0(MINI_V3);
+    let p = malloc(&r, 64);
+    let s = stream(&r);
+    let ps = persistent(&r);
+    for st in [RawStream::NULL, s, ps] {
+        assert_err(
+            r.cmo_async_with_barrier(p, 64, cmo_type::INVALID, 1, st),
+            507000,
+            None,
+        );
+        assert_err(
+            r.cmo_async_with_barrier(p, 64, cmo_type::PREFETCH, 0, st),
+            507000,
+            None,
+        );
+    }
+}
+
+#[test]
+fn t5_2_success_on_model_bound_stream() {
+    let r = rt0(MINI_V3);
+    let p = malloc(&r, 4096);
+    let (_m, b) = bound(&r);
+    ok(r.cmo_async_with_barrier(p, 4096, cmo_type::INVALID, 1, b));
+    for t in [cmo_type::PREFETCH, cmo_type::WRITEBACK, cmo_type::FLUSH] {
+        ok(r.cmo_async_with_barrier(p, 4096, t, 0, b));
+    }
+    // No upper bound on size.
+    ok(r.cmo_async_with_barrier(p, 1 << 32, cmo_type::INVALID, 2, b));
+}
+
+// =============================================================================================
+// §5.3 aclrtCmoWaitBarrier
+// Not reachable: rows 3–4 (RT NULL / count, ACL rows 1–2 first); row 9 (decorator count,
+// redundant). Row 10's "wrong context" half: 310B has one device (see §5.2).
+// =============================================================================================
+
+#[test]
+fn t5_3_row1_task_info_null_is_100000_eh0008() {
+    for soc in ALL_SOCS {
+        let r = rt0(soc);
+        assert_err(
+            r.cmo_wait_barrier(None, GARBAGE, 0),
+            100000,
+            Some(MsgCode::EH0008),
+        );
+    }
+}
+
+#[test]
+fn t5_3_row2_count_zero_or_above_six_is_100000_eh0007() {
+    for soc in ALL_SOCS {
+        let r = rt0(soc);
+        for n in [0, 7, 100, usize::MAX] {
+            let mut i = info(&[(cmo_type::INVALID, 1)]);
+            i.barrier_num = n;
+            assert_err(
+                r.cmo_wait_barrier(Some(&i), GARBAGE, 0),
+                100000,
+                Some(MsgCode::EH0007),
+            );
+        }
+    }
+}
+
+#[test]
+fn t5_3_row5_entry_type_not_invalid_is_107000_ee1003_before_the_gate() {
+    for soc in ALL_SOCS {
+        let r = rt0(soc);
+        for t in [
+            cmo_type::PREFETCH,
+            cmo_type::WRITEBACK,
+            cmo_type::FLUSH,
+            4,
+            u32::MAX,
+        ] {
+            // The bad entry may be any of the first n.
+            for pos in 0..3 {
+                let mut entries = vec![(cmo_type::INVALID, 1); 3];
+                entries[pos] = (t, 1);
+                assert_err(
+                    r.cmo_wait_barrier(Some(&info(&entries)), GARBAGE, 0),
+                    107000,
+                    Some(MsgCode::EE1003),
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn t5_3_row6_entry_id_zero_is_107000_ee1003_before_the_gate() {
+    for soc in ALL_SOCS {
+        let r = rt0(soc);
+        let i = info(&[(cmo_type::INVALID, 1), (cmo_type::INVALID, 0)]);
+        assert_err(
+            r.cmo_wait_barrier(Some(&i), GARBAGE, 0),
+            107000,
+            Some(MsgCode::EE1003),
+        );
+    }
+}
+
+#[test]
+fn t5_3_entries_past_barrier_num_are_not_read() {
+    let r = rt0(A2);
+    let mut i = info(&[(cmo_type::INVALID, 1)]);
+    i.cmo_info[1] = RawBarrierCmoInfo {
+        cmo_type: 77,
+        barrier_id: 0,
+    };
+    // Only the first entry is read, so the answer is the gate's.
+    assert_err(
+        r.cmo_wait_barrier(Some(&i), GARBAGE, 0),
+        207000,
+        Some(MsgCode::EE1005),
+    );
+}
+
+#[test]
+fn t5_3_row7_gate_is_207000_with_ee1005() {
+    for soc in NON_BARRIER_CHIPS {
+        let r = rt0(soc);
+        assert_err(
+            r.cmo_wait_barrier(Some(&info(&[(cmo_type::INVALID, 1)])), GARBAGE, 0),
+            207000,
+            Some(MsgCode::EE1005),
+        );
+        // Unlike the other gates, this one is reported.
+        let text = r.get_recent_err_msg().expect("EE1005 is reported");
+        assert!(text.contains("EE1005"), "{text}");
+    }
+}
+
+#[test]
+fn t5_3_row8_invalid_stream_handle_is_107017_ee1017() {
+    let r = rt0(MINI_V3);
+    for s in bad_streams(&r) {
+        assert_err(
+            r.cmo_wait_barrier(Some(&info(&[(cmo_type::INVALID, 1)])), s, 0),
+            107017,
+            Some(MsgCode::EE1017),
+        );
+    }
+}
+
+#[test]
+fn t5_3_row10_no_context_is_107002_ee1018() {
+    let r = rt0(MINI_V3);
+    let (_m, b) = bound(&r);
+    on_fresh_thread(|| {
+        for s in [RawStream::NULL, b] {
+            assert_err(
+                r.cmo_wait_barrier(Some(&info(&[(cmo_type::INVALID, 1)])), s, 0),
+                107002,
+                Some(MsgCode::EE1018),
+            );
+        }
+    });
+}
+
+#[test]
+fn t5_3_row11_stream_not_in_model_is_507000() {
+    let r = rt0(MINI_V3);
+    let s = stream(&r);
+    let ps = persistent(&r);
+    for st in [RawStream::NULL, s, ps] {
+        assert_err(
+            r.cmo_wait_barrier(Some(&info(&[(cmo_type::INVALID, 1)])), st, 0),
+            507000,
+            None,
+        );
+    }
+}
+
+#[test]
+fn t5_3_row12_barrier_id_unknown_to_the_model_is_107005() {
+    let r = rt0(MINI_V3);
+    let p = malloc(&r, 64);
+    let (_m, b) = bound(&r);
+    assert_code(
+        r.cmo_wait_barrier(Some(&info(&[(cmo_type::INVALID, 1)])), b, 0),
+        107005,
+    );
+    ok(r.cmo_async_with_barrier(p, 64, cmo_type::INVALID, 1, b));
+    ok(r.cmo_wait_barrier(Some(&info(&[(cmo_type::INVALID, 1)])), b, 0));
+    // One unknown id among known ones.
+    assert_code(
+        r.cmo_wait_barrier(
+            Some(&info(&[(cmo_type::INVALID, 1), (cmo_type::INVALID, 2)])),
+            b,
+            0,
+        ),
+        107005,
+    );
+    // Ids are per model: another model's stream does not know id 1.
+    let (_m2, b2) = bound(&r);
+    assert_code(
+        r.cmo_wait_barrier(Some(&info(&[(cmo_type::INVALID, 1)])), b2, 0),
+        107005,
+    );
+}
+
+#[test]
+fn t5_3_flag_is_never_checked() {
+    let r = rt0(MINI_V3);
+    let p = malloc(&r, 64);
+    let (_m, b) = bound(&r);
+    ok(r.cmo_async_with_barrier(p, 64, cmo_type::INVALID, 3, b));
+    for flag in [1, 7, u32::MAX] {
+        ok(r.cmo_wait_barrier(Some(&info(&[(cmo_type::INVALID, 3)])), b, flag));
+    }
+    let six = info(&[(cmo_type::INVALID, 3); 6]);
+    ok(r.cmo_wait_barrier(Some(&six), b, 0));
+}
+
+// =============================================================================================
+// §5.4 aclrtCmoGetDescSize (no ACL checks, no context needed)
+// =============================================================================================
+
+#[test]
+fn t5_4_row1_gate_is_207000_even_with_null() {
+    for soc in NON_CMO_CHIPS {
+        let r = rt(soc);
+        assert_err(r.cmo_get_desc_size(None), 207000, None);
+        assert_err(r.cmo_get_desc_size(Some(&mut 0)), 207000, None);
+    }
+}
+
+#[test]
+fn t5_4_row2_null_is_107000_ee1004() {
+    for soc in CMO_CHIPS {
+        let r = rt(soc);
+        assert_err(r.cmo_get_desc_size(None), 107000, Some(MsgCode::EE1004));
+    }
+}
+
+#[test]
+fn t5_4_success_32_on_a2_a3_64_on_950_without_a_context() {
+    for (soc, size) in [
+        ("Ascend910B1", 32),
+        ("Ascend910B4", 32),
+        ("Ascend910_9391", 32),
+        ("Ascend950PR_9599", 64),
+        ("Ascend950DT_9591", 64),
+    ] {
+        let r = rt(soc);
+        let mut s = 0usize;
+        ok(r.cmo_get_desc_size(Some(&mut s)));
+        assert_eq!(s, size, "{soc}");
+    }
+}
+
+// =============================================================================================
+// §5.5 aclrtCmoSetDesc (no ACL checks)
+// Row 5 (the synchronous copy into cmoDesc fails): the spec gives no code ("mapped copy
+// error"); a descriptor outside device memory is checked to fail, whatever the code. The code
+// without a context is [UNVERIFIED] in the spec and not tested.
+// =============================================================================================
+
+#[test]
+fn t5_5_row1_gate_is_207000() {
+    for soc in NON_CMO_CHIPS {
+        let r = rt0(soc);
+        assert_err(r.cmo_set_desc(Addr::NULL, Addr::NULL, 0), 207000, None);
+    }
+}
+
+#[test]
+fn t5_5_row2_desc_null_is_107000_ee1004() {
+    for soc in CMO_CHIPS {
+        let r = rt0(soc);
+        assert_err(
+            r.cmo_set_desc(Addr::NULL, Addr::NULL, 0),
+            107000,
+            Some(MsgCode::EE1004),
+        );
+    }
+}
+
+#[test]
+fn t5_5_row3_src_null_is_107000_ee1004() {
+    for soc in CMO_CHIPS {
+        let r = rt0(soc);
+        let d = malloc(&r, 64);
+        assert_err(
+            r.cmo_set_desc(d, Addr::NULL, 0),
+            107000,
+            Some(MsgCode::EE1004),
+        );
+    }
+}
+
+#[test]
+fn t5_5_row4_size_zero_is_107000_ee1003() {
+    for soc in CMO_CHIPS {
+        let r = rt0(soc);
+        let d = malloc(&r, 64);
+        assert_err(r.cmo_set_desc(d, d, 0), 107000, Some(MsgCode::EE1003));
+    }
+}
+
+#[test]
+fn t5_5_row5_descriptor_outside_device_memory_fails() {
+    for soc in CMO_CHIPS {
+        let r = rt0(soc);
+        let src = malloc(&r, 64);
+        let host = malloc_host(&r, 64);
+        for d in [UNREGISTERED, host] {
+            assert!(r.cmo_set_desc(d, src, 64).is_err(), "{soc}: {d:?}");
+        }
+    }
+}
+
+#[test]
+fn t5_5_success_writes_src_and_32_bit_length_at_the_chip_layout() {
+    // §4.4: A2/A3 rtCmoAddrInfo: len_inner u32 at 12, src u64 at 16 (32 bytes);
+    // 950 rtDavidCmoAddrInfo: src u64 at 32, len_inner u32 at 48 (64 bytes). Everything else 0.
+    for (soc, size, src_at, len_at) in [
+        ("Ascend910B1", 32usize, 16usize, 12usize),
+        ("Ascend910_9391", 32, 16, 12),
+        ("Ascend950PR_9599", 64, 32, 48),
+    ] {
+        let r = rt0(soc);
+        let d = malloc(&r, 64);
+        ok(r.memset(d, 64, 0xff, 64));
+        let src = malloc(&r, 64);
+        // Sizes ≥ 4 GiB wrap to 32 bits; src is not checked to be device memory.
+        for (s, n) in [(src, 4096usize), (UNREGISTERED, (1usize << 32) + 5)] {
+            ok(r.cmo_set_desc(d, s, n));
+            let mut out = vec![0u8; size];
+            ok(r.memcpy(
+                MemDst::Host(&mut out),
+                size,
+                MemSrc::Addr(d),
+                size,
+                memcpy_kind::DEVICE_TO_HOST,
+            ));
+            let src_v = u64::from_le_bytes(out[src_at..src_at + 8].try_into().unwrap());
+            let len_v = u32::from_le_bytes(out[len_at..len_at + 4].try_into().unwrap());
+            assert_eq!(src_v, s.0, "{soc}");
+            assert_eq!(len_v, n as u32, "{soc}");
+            for (k, b) in out.iter().enumerate() {
+                if !(src_at..src_at + 8).contains(&k) && !(len_at..len_at + 4).contains(&k) {
+                    assert_eq!(*b, 0, "{soc}: byte {k}");
+                }
+            }
+        }
+    }
+}
+
+// =============================================================================================
+// §5.6 aclrtCmoAsyncWithDesc (no ACL checks)
+// Not reachable: row 6 (internal destMax); row 9 (descriptor head write / task failures; a
+// descriptor outside device memory is checked to fail, whatever the code).
+// =============================================================================================
+
+#[test]
+fn t5_6_row1_reserve_not_null_is_107000_ee1003_on_every_chip() {
+    for soc in ALL_SOCS {
+        let r = rt0(soc);
+        assert_err(
+            r.cmo_async_with_desc(Addr::NULL, 99, GARBAGE, Addr(0x1)),
+            107000,
+            Some(MsgCode::EE1003),
+        );
+    }
+}
+
+#[test]
+fn t5_6_row2_no_descriptor_support_is_207000() {
+    for soc in NON_CMO_CHIPS {
+        let r = rt0(soc);
+        assert_err(
+            r.cmo_async_with_desc(Addr::NULL, 99, GARBAGE, Addr::NULL),
+            207000,
+            None,
+        );
+    }
+}
+
+#[test]
+fn t5_6_row3_invalid_stream_handle_is_107017_before_the_desc_null_check() {
+    for soc in CMO_CHIPS {
+        let r = rt0(soc);
+        for s in bad_streams(&r) {
+            assert_err(
+                r.cmo_async_with_desc(Addr::NULL, 99, s, Addr::NULL),
+                107017,
+                Some(MsgCode::EE1017),
+            );
+        }
+    }
+}
+
+#[test]
+fn t5_6_row4_desc_null_is_107000_ee1004() {
+    for soc in CMO_CHIPS {
+        let r = rt0(soc);
+        assert_err(
+            r.cmo_async_with_desc(Addr::NULL, 99, RawStream::NULL, Addr::NULL),
+            107000,
+            Some(MsgCode::EE1004),
+        );
+    }
+}
+
+#[test]
+fn t5_6_row5_type_out_of_range_is_107000_ee1003() {
+    for soc in CMO_CHIPS {
+        let r = rt0(soc);
+        let d = malloc(&r, 64);
+        for t in [4, 0xFFFF_FFFA, u32::MAX] {
+            assert_err(
+                r.cmo_async_with_desc(d, t, RawStream::NULL, Addr::NULL),
+                107000,
+                Some(MsgCode::EE1003),
+            );
+        }
+    }
+}
+
+#[test]
+fn t5_6_row7_no_context_107002_and_other_context_107003() {
+    for soc in CMO_CHIPS {
+        let r = rt0(soc);
+        let d = malloc(&r, 64);
+        let (_m, b) = bound(&r);
+        on_fresh_thread(|| {
+            for s in [RawStream::NULL, b] {
+                assert_err(
+                    r.cmo_async_with_desc(d, cmo_type::PREFETCH, s, Addr::NULL),
+                    107002,
+                    Some(MsgCode::EE1018),
+                );
+            }
+        });
+        let other = other_ctx_stream(&r);
+        assert_err(
+            r.cmo_async_with_desc(d, cmo_type::PREFETCH, other, Addr::NULL),
+            107003,
+            Some(MsgCode::EE1010),
+        );
+    }
+}
+
+#[test]
+fn t5_6_row8_stream_not_in_model_is_507000() {
+    for soc in CMO_CHIPS {
+        let r = rt0(soc);
+        let d = malloc(&r, 64);
+        let s = stream(&r);
+        let ps = persistent(&r);
+        for st in [RawStream::NULL, s, ps] {
+            assert_err(
+                r.cmo_async_with_desc(d, cmo_type::PREFETCH, st, Addr::NULL),
+                507000,
+                None,
+            );
+        }
+    }
+}
+
+#[test]
+fn t5_6_row9_descriptor_outside_device_memory_fails() {
+    for soc in CMO_CHIPS {
+        let r = rt0(soc);
+        let host = malloc_host(&r, 64);
+        let (_m, b) = bound(&r);
+        for d in [UNREGISTERED, host] {
+            assert!(r
+                .cmo_async_with_desc(d, cmo_type::PREFETCH, b, Addr::NULL)
+                .is_err());
+        }
+    }
+}
+
+#[test]
+fn t5_6_success_all_four_types_on_a_model_bound_stream() {
+    for soc in CMO_CHIPS {
+        let r = rt0(soc);
+        let d = malloc(&r, 64);
+        let src = malloc(&r, 4096);
+        ok(r.cmo_set_desc(d, src, 4096));
+        let (_m, b) = bound(&r);
+        for t in 0..4 {
+            ok(r.cmo_async_with_desc(d, t, b, Addr::NULL));
+        }
+    }
+}
+
+// =============================================================================================
+// §5.7 aclrtValueWrite / §5.8 aclrtValueWait
+// Not reachable: row 4 (RT devAddr NULL, ACL row 1 first); row 6 (pointer-attribute query
+// failure, a driver failure); row 9 (task allocation / send failure).
+// =============================================================================================
+
+type ValueApi = fn(&Runtime, Addr, u64, u32, RawStream) -> ascend_rt::AclResult<()>;
+
+fn write(r: &Runtime, a: Addr, v: u64, f: u32, s: RawStream) -> ascend_rt::AclResult<()> {
+    r.value_write(a, v, f, s)
+}
+fn wait(r: &Runtime, a: Addr, v: u64, f: u32, s: RawStream) -> ascend_rt::AclResult<()> {
+    r.value_wait(a, v, f, s)
+}
+const VALUE_APIS: [(&str, ValueApi); 2] = [("ValueWrite", write), ("ValueWait", wait)];
+
+#[test]
+fn t5_7_5_8_row1_dev_addr_null_is_100000_eh0008_on_every_chip() {
+    for soc in ALL_SOCS {
+        let r = rt0(soc);
+        for (name, api) in VALUE_APIS {
+            assert_err(
+                api(&r, Addr::NULL, 0, 99, GARBAGE),
+                100000,
+                Some(MsgCode::EH0008),
+            );
+            let _ = name;
+        }
+    }
+}
+
+#[test]
+fn t5_7_5_8_row2_gate_is_207000_without_message() {
+    for soc in NON_CMO_CHIPS {
+        let r = rt0(soc);
+        for (_, api) in VALUE_APIS {
+            assert_err(api(&r, UNREGISTERED, 0, 99, GARBAGE), 207000, None);
+            assert_no_recent(&r);
+        }
+    }
+}
+
+#[test]
+fn t5_7_5_8_row3_invalid_stream_handle_is_107017_before_the_flag_check() {
+    for soc in CMO_CHIPS {
+        let r = rt0(soc);
+        for s in bad_streams(&r) {
+            for (_, api) in VALUE_APIS {
+                assert_err(
+                    api(&r, UNREGISTERED, 0, 99, s),
+                    107017,
+                    Some(MsgCode::EE1017),
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn t5_7_row5_write_flag_not_zero_is_107000_ee1003() {
+    for soc in CMO_CHIPS {
+        let r = rt0(soc);
+        for flag in [1, 2, 3, 4, u32::MAX] {
+            // Before the memory-location check.
+            assert_err(
+                r.value_write(UNREGISTERED, 0, flag, RawStream::NULL),
+                107000,
+                Some(MsgCode::EE1003),
+            );
+        }
+    }
+}
+
+#[test]
+fn t5_8_row5_wait_flag_four_or_more_is_107000_ee1003() {
+    for soc in CMO_CHIPS {
+        let r = rt0(soc);
+        for flag in [4, 5, 0x8000_0000, u32::MAX] {
+            assert_err(
+                r.value_wait(UNREGISTERED, 0, flag, RawStream::NULL),
+                107000,
+                Some(MsgCode::EE1003),
+            );
+        }
+    }
+}
+
+#[test]
+fn t5_7_5_8_row7_not_device_memory_is_107000_ee1003() {
+    for soc in CMO_CHIPS {
+        let r = rt0(soc);
+        let host = malloc_host(&r, 64);
+        let freed = malloc(&r, 64);
+        ok(r.free(freed));
+        let mut stack = [0u64; 1];
+        let stack_addr = Addr(stack.as_mut_ptr() as u64);
+        for a in [UNREGISTERED, host, freed, stack_addr] {
+            for (name, api) in VALUE_APIS {
+                assert_err(
+                    api(&r, a, 0, 0, RawStream::NULL),
+                    107000,
+                    Some(MsgCode::EE1003),
+                );
+                let _ = name;
+            }
+        }
+    }
+}
+
+#[test]
+fn t5_7_5_8_row8_no_context_107002_and_other_context_107003() {
+    for soc in CMO_CHIPS {
+        let r = rt0(soc);
+        let p = malloc(&r, 64);
+        let s = stream(&r);
+        on_fresh_thread(|| {
+            for st in [RawStream::NULL, s] {
+                for (_, api) in VALUE_APIS {
+                    assert_err(api(&r, p, 0, 0, st), 107002, Some(MsgCode::EE1018));
+                }
+            }
+            // Earlier rows answer first without a context.
+            assert_code(r.value_write(p, 0, 1, s), 107000);
+            assert_code(r.value_wait(UNREGISTERED, 0, 0, s), 107000);
+            assert_code(r.value_wait(Addr::NULL, 0, 0, s), 100000);
+        });
+        let other = other_ctx_stream(&r);
+        for (_, api) in VALUE_APIS {
+            assert_err(api(&r, p, 0, 0, other), 107003, Some(MsgCode::EE1010));
+        }
+    }
+}
+
+#[test]
+fn t5_7_5_8_success_unchecked_alignment_other_device_memory_and_model_streams() {
+    for soc in CMO_CHIPS {
+        let r = rt0(soc);
+        let p = malloc(&r, 64);
+        let s = stream(&r);
+        ok(r.value_write(p, 5, 0, s));
+        for flag in 0..4 {
+            // GEQ 5≥5, EQ, AND 5&5, NOR (5|0)≠~0: all release at once.
+            let v = if flag == wait_flag::NOR { 0 } else { 5 };
+            ok(r.value_wait(p, v, flag, s));
+        }
+        // Misaligned addresses are not checked (§5.7).
+        ok(r.value_write(p.offset(3), 1, 0, s));
+        ok(r.synchronize_stream(s));
+        // Device memory of another device is accepted (no ownership check).
+        let other_mem = std::thread::scope(|sc| {
+            sc.spawn(|| {
+                ok(r.set_device(1));
+                malloc(&r, 64)
+            })
+            .join()
+            .unwrap()
+        });
+        ok(r.value_write(other_mem, 1, 0, s));
+        // Model-bound streams are accepted.
+        let (_m, b) = bound(&r);
+        ok(r.value_write(p, 1, 0, b));
+        ok(r.value_wait(p, 1, wait_flag::EQ, b));
+    }
+}
+
+// =============================================================================================
+// §5.9 edge matrix (a valid context, valid handles and a plain stream unless the row says
+// otherwise). Columns: supported chip / other chip.
+// =============================================================================================
+
+#[test]
+fn t5_9_cmo_async_src_null_and_size_zero() {
+    for soc in ALL_SOCS {
+        let r = rt0(soc);
+        let s = stream(&r);
+        assert_code(r.cmo_async(Addr::NULL, 64, 0, s), 100000);
+        assert_code(r.cmo_async(Addr(0x1), 0, 0, s), 100000);
+    }
+}
+
+#[test]
+fn t5_9_cmo_async_type_out_of_range() {
+    for soc in ALL_SOCS {
+        let r = rt0(soc);
+        let s = stream(&r);
+        assert_code(r.cmo_async(Addr(0x1), 64, 4, s), 207000);
+    }
+}
+
+#[test]
+fn t5_9_cmo_async_on_model_bound_stream() {
+    for soc in ALL_SOCS {
+        let r = rt0(soc);
+        let (_m, b) = bound(&r);
+        assert_code(r.cmo_async(Addr(0x1), 64, 0, b), 207000);
+    }
+}
+
+#[test]
+fn t5_9_barrier_src_null() {
+    for soc in ALL_SOCS {
+        let r = rt0(soc);
+        let s = stream(&r);
+        assert_code(r.cmo_async_with_barrier(Addr::NULL, 64, 2, 1, s), 100000);
+    }
+}
+
+#[test]
+fn t5_9_barrier_size_zero() {
+    for soc in ALL_SOCS {
+        let r = rt0(soc);
+        let s = stream(&r);
+        let want = if soc == MINI_V3 { 107000 } else { 207000 };
+        assert_code(r.cmo_async_with_barrier(Addr(0x1), 0, 2, 1, s), want);
+    }
+}
+
+#[test]
+fn t5_9_barrier_type_out_of_range() {
+    for soc in ALL_SOCS {
+        let r = rt0(soc);
+        let s = stream(&r);
+        assert_code(r.cmo_async_with_barrier(Addr(0x1), 64, 4, 0, s), 207000);
+    }
+}
+
+#[test]
+fn t5_9_barrier_id_rule() {
+    for soc in ALL_SOCS {
+        let r = rt0(soc);
+        let s = stream(&r);
+        let want = if soc == MINI_V3 { 107000 } else { 207000 };
+        assert_code(r.cmo_async_with_barrier(Addr(0x1), 64, 2, 0, s), want);
+        assert_code(r.cmo_async_with_barrier(Addr(0x1), 64, 0, 1, s), want);
+    }
+}
+
+#[test]
+fn t5_9_barrier_valid_args_plain_or_null_stream() {
+    for soc in ALL_SOCS {
+        let r = rt0(soc);
+        let s = stream(&r);
+        let want = if soc == MINI_V3 { 507000 } else { 207000 };
+        for st in [s, RawStream::NULL] {
+            assert_code(r.cmo_async_with_barrier(Addr(0x1), 64, 2, 1, st), want);
+        }
+    }
+}
+
+#[test]
+fn t5_9_wait_barrier_null_count_zero_count_above_six() {
+    for soc in ALL_SOCS {
+        let r = rt0(soc);
+        let s = stream(&r);
+        assert_code(r.cmo_wait_barrier(None, s, 0), 100000);
+        for n in [0, 7] {
+            let mut i = info(&[(2, 1)]);
+            i.barrier_num = n;
+            assert_code(r.cmo_wait_barrier(Some(&i), s, 0), 100000);
+        }
+    }
+}
+
+#[test]
+fn t5_9_wait_barrier_entry_type_or_id_zero() {
+    for soc in ALL_SOCS {
+        let r = rt0(soc);
+        let s = stream(&r);
+        assert_code(r.cmo_wait_barrier(Some(&info(&[(0, 1)])), s, 0), 107000);
+        assert_code(r.cmo_wait_barrier(Some(&info(&[(2, 0)])), s, 0), 107000);
+    }
+}
+
+#[test]
+fn t5_9_wait_barrier_valid_args_plain_or_null_stream() {
+    for soc in ALL_SOCS {
+        let r = rt0(soc);
+        let s = stream(&r);
+        for st in [s, RawStream::NULL] {
+            let res = r.cmo_wait_barrier(Some(&info(&[(2, 1)])), st, 0);
+            if soc == MINI_V3 {
+                assert_err(res, 507000, None);
+            } else {
+                assert_err(res, 207000, Some(MsgCode::EE1005));
+            }
+        }
+    }
+}
+
+#[test]
+fn t5_9_wait_barrier_id_unknown_to_the_model() {
+    for soc in ALL_SOCS {
+        let r = rt0(soc);
+        let (_m, b) = bound(&r);
+        let want = if soc == MINI_V3 { 107005 } else { 207000 };
+        assert_code(r.cmo_wait_barrier(Some(&info(&[(2, 9)])), b, 0), want);
+    }
+}
+
+#[test]
+fn t5_9_wait_barrier_flag_ignored() {
+    // Supported chip: the flag does not change the outcome (0 here); other chips: the gate.
+    for soc in ALL_SOCS {
+        let r = rt0(soc);
+        let (_m, b) = bound(&r);
+        if soc == MINI_V3 {
+            ok(r.cmo_async_with_barrier(Addr(0x1), 64, 2, 1, b));
+        }
+        for flag in [0, 1, u32::MAX] {
+            let want = if soc == MINI_V3 { 0 } else { 207000 };
+            assert_eq!(
+                code(r.cmo_wait_barrier(Some(&info(&[(2, 1)])), b, flag)),
+                want
+            );
+        }
+    }
+}
+
+#[test]
+fn t5_9_get_desc_size_null() {
+    for soc in ALL_SOCS {
+        let r = rt0(soc);
+        let cmo = CMO_CHIPS.contains(&soc);
+        let res = r.cmo_get_desc_size(None);
+        if cmo {
+            assert_err(res, 107000, Some(MsgCode::EE1004));
+        } else {
+            assert_err(res, 207000, None);
+        }
+    }
+}
+
+#[test]
+fn t5_9_set_desc_null_desc_null_src_size_zero() {
+    for soc in ALL_SOCS {
+        let r = rt0(soc);
+        let d = malloc(&r, 64);
+        let cmo = CMO_CHIPS.contains(&soc);
+        for (desc, src, size, msg) in [
+            (Addr::NULL, d, 64, MsgCode::EE1004),
+            (d, Addr::NULL, 64, MsgCode::EE1004),
+            (d, d, 0, MsgCode::EE1003),
+        ] {
+            let res = r.cmo_set_desc(desc, src, size);
+            if cmo {
+                assert_err(res, 107000, Some(msg));
+            } else {
+                assert_err(res, 207000, None);
+            }
+        }
+    }
+}
+
+#[test]
+fn t5_9_desc_async_reserve_not_null() {
+    for soc in ALL_SOCS {
+        let r = rt0(soc);
+        let s = stream(&r);
+        assert_code(r.cmo_async_with_desc(Addr(0x1), 0, s, Addr(0x1)), 107000);
+    }
+}
+
+#[test]
+fn t5_9_desc_async_desc_null_and_type_out_of_range() {
+    for soc in ALL_SOCS {
+        let r = rt0(soc);
+        let s = stream(&r);
+        let d = malloc(&r, 64);
+        let cmo = CMO_CHIPS.contains(&soc);
+        let null = r.cmo_async_with_desc(Addr::NULL, 0, s, Addr::NULL);
+        let bad_type = r.cmo_async_with_desc(d, 4, s, Addr::NULL);
+        if cmo {
+            assert_err(null, 107000, Some(MsgCode::EE1004));
+            assert_err(bad_type, 107000, Some(MsgCode::EE1003));
+        } else {
+            assert_err(null, 207000, None);
+            assert_err(bad_type, 207000, None);
+        }
+    }
+}
+
+#[test]
+fn t5_9_desc_async_valid_args_plain_or_null_stream() {
+    for soc in ALL_SOCS {
+        let r = rt0(soc);
+        let s = stream(&r);
+        let d = malloc(&r, 64);
+        let want = if CMO_CHIPS.contains(&soc) {
+            507000
+        } else {
+            207000
+        };
+        for st in [s, RawStream::NULL] {
+            assert_code(r.cmo_async_with_desc(d, 0, st, Addr::NULL), want);
+        }
+    }
+}
+
+#[test]
+fn t5_9_value_null_flag_and_host_memory() {
+    for soc in ALL_SOCS {
+        let r = rt0(soc);
+        let s = stream(&r);
+        let p = malloc(&r, 64);
+        let host = malloc_host(&r, 64);
+        let cmo = CMO_CHIPS.contains(&soc);
+        let gated = |c: i32| if cmo { c } else { 207000 };
+        assert_code(r.value_write(Addr::NULL, 0, 0, s), 100000);
+        assert_code(r.value_wait(Addr::NULL, 0, 0, s), 100000);
+        assert_eq!(code(r.value_write(p, 0, 1, s)), gated(107000));
+        assert_eq!(code(r.value_wait(p, 0, 4, s)), gated(107000));
+        for a in [host, UNREGISTERED] {
+            assert_eq!(code(r.value_write(a, 0, 0, s)), gated(107000));
+            assert_eq!(code(r.value_wait(a, 0, 0, s)), gated(107000));
+        }
+    }
+}
+
+#[test]
+fn t5_9_any_task_api_with_no_current_context() {
+    // Supported chip: 107002 (EE1018) after the earlier rows; other chip: the gate first.
+    for soc in ALL_SOCS {
+        let r = rt0(soc);
+        let p = malloc(&r, 64);
+        let (_m, b) = bound(&r);
+        let cmo = CMO_CHIPS.contains(&soc);
+        let barrier = soc == MINI_V3;
+        on_fresh_thread(|| {
+            let want = |ok_chip: bool| if ok_chip { 107002 } else { 207000 };
+            assert_eq!(code(r.value_write(p, 0, 0, RawStream::NULL)), want(cmo));
+            assert_eq!(code(r.value_wait(p, 0, 0, RawStream::NULL)), want(cmo));
+            assert_eq!(code(r.cmo_async(p, 64, 0, RawStream::NULL)), want(cmo));
+            assert_eq!(code(r.cmo_async_with_desc(p, 0, b, Addr::NULL)), want(cmo));
+            assert_eq!(
+                code(r.cmo_async_with_barrier(p, 64, 2, 1, b)),
+                want(barrier)
+            );
+            let res = r.cmo_wait_barrier(Some(&info(&[(2, 1)])), b, 0);
+            assert_eq!(code(res), want(barrier));
+        });
+    }
+}
+
+#[test]
+fn t5_9_any_task_api_with_a_destroyed_stream() {
+    // Supported chip: 107017 (EE1017); other chip: the gate (it precedes handle validation).
+    for soc in ALL_SOCS {
+        let r = rt0(soc);
+        let p = malloc(&r, 64);
+        let gone = destroyed_stream(&r);
+        let cmo = CMO_CHIPS.contains(&soc);
+        let barrier = soc == MINI_V3;
+        let want = |ok_chip: bool| if ok_chip { 107017 } else { 207000 };
+        assert_eq!(code(r.value_write(p, 0, 0, gone)), want(cmo));
+        assert_eq!(code(r.value_wait(p, 0, 0, gone)), want(cmo));
+        assert_eq!(code(r.cmo_async(p, 64, 0, gone)), want(cmo));
+        assert_eq!(
+            code(r.cmo_async_with_desc(p, 0, gone, Addr::NULL)),
+            want(cmo)
+        );
+        assert_eq!(
+            code(r.cmo_async_with_barrier(p, 64, 2, 1, gone)),
+            want(barrier)
+        );
+        assert_eq!(
+            code(r.cmo_wait_barrier(Some(&info(&[(2, 1)])), gone, 0)),
+            want(barrier)
+        );
+    }
+}
+
+// =============================================================================================
+// Generic rules (§1): handles, contexts, recent error messages
+// =============================================================================================
+
+#[test]
+fn rule_stream_handles_destroyed_garbage_and_wrong_type_are_107017() {
+    let r = rt0(A2);
+    let p = malloc(&r, 64);
+    for s in bad_streams(&r) {
+        assert_err(r.value_write(p, 0, 0, s), 107017, Some(MsgCode::EE1017));
+        assert_err(r.synchronize_stream(s), 107017, Some(MsgCode::EE1017));
+        assert_err(r.destroy_stream(s), 107017, Some(MsgCode::EE1017));
+        let mut st = 0;
+        assert_err(
+            r.stream_query(s, Some(&mut st)),
+            107017,
+            Some(MsgCode::EE1017),
+        );
+        let e = event(&r);
+        assert_err(r.record_event(e, s), 107017, Some(MsgCode::EE1017));
+        assert_err(
+            r.memset_async(p, 64, 0, 64, s),
+            107017,
+            Some(MsgCode::EE1017),
+        );
+    }
+    // A stream handle passed as an event, a stream handle passed as a model.
+    let s = stream(&r);
+    assert_err(
+        r.record_event(RawEvent(s.0), RawStream::NULL),
+        107017,
+        Some(MsgCode::EE1017),
+    );
+    assert_err(
+        r.mdl_ri_execute(RawModel(s.0), -1),
+        107017,
+        Some(MsgCode::EE1017),
+    );
+}
+
+#[test]
+fn rule_stream_of_another_context_is_107003_for_task_apis() {
+    let r = rt0(A2);
+    let p = malloc(&r, 64);
+    let d = malloc(&r, 64);
+    let other = other_ctx_stream(&r);
+    let want = |res: ascend_rt::AclResult<()>| assert_err(res, 107003, Some(MsgCode::EE1010));
+    want(r.value_write(p, 0, 0, other));
+    want(r.value_wait(p, 0, 0, other));
+    want(r.cmo_async(p, 64, 0, other));
+    want(r.cmo_async_with_desc(d, 0, other, Addr::NULL));
+    want(r.memset_async(p, 64, 0, 64, other));
+    let src = [0u8; 8];
+    want(r.memcpy_async(MemDst::Addr(p), 8, MemSrc::Host(&src), 8, 1, other));
+    let e = event(&r);
+    want(r.record_event(e, other));
+    want(r.stream_wait_event(other, e));
+}
+
+#[test]
+fn rule_recent_error_message_eh0008_then_none_after_reading() {
+    let r = rt0(A2);
+    assert_eq!(r.get_recent_err_msg(), None);
+    assert_code(r.value_write(Addr::NULL, 0, 0, RawStream::NULL), 100000);
+    let text = r.get_recent_err_msg().expect("a NULL failure is reported");
+    assert!(text.contains("EH0008"), "{text}");
+    assert!(text.contains("aclrtValueWrite"), "{text}");
+    assert_eq!(r.get_recent_err_msg(), None, "reading clears");
+}
+
+#[test]
+fn rule_recent_error_messages_are_per_thread() {
+    let r = rt0(A2);
+    assert_code(r.value_write(Addr::NULL, 0, 0, RawStream::NULL), 100000);
+    on_fresh_thread(|| assert_eq!(r.get_recent_err_msg(), None));
+    assert!(r.get_recent_err_msg().is_some());
+}
+
+#[test]
+fn rule_rt_parameter_failure_reports_its_code_then_ee1001() {
+    let r = rt0(A2);
+    assert_code(r.value_write(UNREGISTERED, 0, 1, RawStream::NULL), 107000);
+    let text = r.get_recent_err_msg().unwrap();
+    assert!(text.contains("EE1003") && text.contains("EE1001"), "{text}");
+}
+
+#[test]
+fn rule_feature_gate_failures_leave_no_recent_message() {
+    for soc in NON_CMO_CHIPS {
+        let r = rt0(soc);
+        let p = malloc(&r, 64);
+        let results = [
+            r.value_write(p, 0, 0, RawStream::NULL),
+            r.value_wait(p, 0, 0, RawStream::NULL),
+            r.cmo_async(p, 64, 0, RawStream::NULL),
+            r.cmo_get_desc_size(None),
+            r.cmo_set_desc(p, p, 64),
+            r.cmo_async_with_desc(p, 0, RawStream::NULL, Addr::NULL),
+        ];
+        for res in results {
+            assert_err(res, 207000, None);
+        }
+        assert_no_recent(&r);
+    }
+    let r = rt0(A2);
+    assert_err(
+        r.cmo_async_with_barrier(Addr(0x1), 64, 2, 1, RawStream::NULL),
+        207000,
+        None,
+    );
+    assert_err(r.cmo_async(Addr(0x1), 64, 9, RawStream::NULL), 207000, None);
+    assert_no_recent(&r);
+}
+
+// =============================================================================================
+// §7.1 init / finalize
+// =============================================================================================
+
+#[test]
+fn t7_1_init_twice_is_100002_finalize_twice_is_100037() {
+    let r = rt(A2);
+    ok(r.init(None));
+    assert_code(r.init(None), 100002);
+    assert_code(r.init(Some("")), 100002);
+    ok(r.finalize());
+    assert_code(r.finalize(), 100037);
+    // After a finalize a new init succeeds.
+    ok(r.init(None));
+    ok(r.finalize());
+}
+
+#[test]
+#[ignore = "front-end bug: aclInit ignores its configuration file; §7.1 says a later aclInit whose config content differs from the first-ever one returns 100000 (EH0004)"]
+fn t7_1_init_with_a_different_config_than_the_first_is_100000_eh0004() {
+    let dir = std::env::temp_dir().join(format!("ascend-rt-vt-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let a = dir.join("a.json");
+    let b = dir.join("b.json");
+    std::fs::write(&a, r#"{"err_msg_mode": "0"}"#).unwrap();
+    std::fs::write(&b, r#"{"err_msg_mode": "1"}"#).unwrap();
+    let r = rt(A2);
+    ok(r.init(Some(a.to_str().unwrap())));
+    ok(r.finalize());
+    let res = r.init(Some(b.to_str().unwrap()));
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_err(res, 100000, Some(MsgCode::EH0004));
+}
+
+#[test]
+fn t7_1_finalize_without_init_runs_the_teardown() {
+    let r = rt(A2);
+    ok(r.finalize());
+    assert_code(r.finalize(), 100037);
+}
+
+// =============================================================================================
+// §7.2 devices
+// =============================================================================================
+
+#[test]
+fn t7_2_set_device_out_of_range_is_107001() {
+    for soc in ALL_SOCS {
+        let r = rt(soc);
+        for d in [99, -1, i32::MAX, i32::MIN] {
+            assert_err(r.set_device(d), 107001, Some(MsgCode::EE1003));
+        }
+    }
+    let r = rt(MINI_V3);
+    assert_code(r.set_device(1), 107001);
+}
+
+#[test]
+fn t7_2_reset_device_not_set_is_507007_ee1018() {
+    let r = rt(A2);
+    assert_err(r.reset_device(0), 507007, Some(MsgCode::EE1018));
+    ok(r.set_device(0));
+    ok(r.set_device(0));
+    ok(r.reset_device(0));
+    ok(r.reset_device(0));
+    assert_err(r.reset_device(0), 507007, Some(MsgCode::EE1018));
+    assert_code(r.reset_device(99), 107001);
+    assert_code(r.reset_device_force(99), 107001);
+}
+
+#[test]
+fn t7_2_get_device_without_set_is_107002_without_message() {
+    let r = rt(A2);
+    let mut d = -1;
+    assert_err(r.get_device(Some(&mut d)), 107002, None);
+    assert_no_recent(&r);
+    assert_err(r.get_device(None), 100000, Some(MsgCode::EH0008));
+    ok(r.set_device(2));
+    ok(r.get_device(Some(&mut d)));
+    assert_eq!(d, 2);
+    on_fresh_thread(|| assert_code(r.get_device(Some(&mut 0)), 107002));
+}
+
+#[test]
+fn t7_2_get_soc_name_without_a_device() {
+    for soc in ALL_SOCS {
+        assert_eq!(rt(soc).get_soc_name().as_deref(), Some(soc));
+    }
+}
+
+#[test]
+fn t7_2_reset_releases_the_default_context_and_its_streams() {
+    let r = rt0(A2);
+    let s = stream(&r);
+    ok(r.reset_device(0));
+    let mut d = 0;
+    assert_code(r.get_device(Some(&mut d)), 107002);
+    ok(r.set_device(0));
+    // The stream of the released context is gone.
+    assert_err(r.synchronize_stream(s), 107017, Some(MsgCode::EE1017));
+}
+
+// =============================================================================================
+// §7.3 memory
+// =============================================================================================
+
+/// Whether `len` bytes from `a` can be filled (the extent the allocation really has).
+fn fillable(r: &Runtime, a: Addr, len: usize) -> bool {
+    r.memset(a, len, 0, len).is_ok()
+}
+
+#[test]
+fn t7_3_malloc_rounds_up_to_32_plus_padding() {
+    // A2 / 310B / 310P / 910 pad 32, 950 pads 0; HUGE1G policies never pad.
+    for (soc, pad) in [
+        ("Ascend910B1", 32usize),
+        ("Ascend310B1", 32),
+        ("Ascend310P3", 32),
+        ("Ascend910A", 32),
+        ("Ascend950PR_9599", 0),
+    ] {
+        let r = rt0(soc);
+        for (size, policy, len) in [
+            (1usize, malloc_policy::HUGE_FIRST, 32 + pad),
+            (32, malloc_policy::NORMAL_ONLY, 32 + pad),
+            (33, malloc_policy::HUGE_FIRST, 64 + pad),
+            (1, malloc_policy::HUGE1G_ONLY, 32),
+            (33, malloc_policy::HUGE1G_ONLY_P2P, 64),
+        ] {
+            let mut a = Addr::NULL;
+            ok(r.malloc(Some(&mut a), size, policy));
+            assert!(fillable(&r, a, len), "{soc}: size {size} policy {policy}");
+            // The front end tracks the extent; beyond it the fill is refused.
+            assert!(
+                !fillable(&r, a, len + 1),
+                "{soc}: size {size} policy {policy}"
+            );
+            ok(r.free(a));
+        }
+    }
+}
+
+#[test]
+fn t7_3_malloc_base_is_64_byte_aligned() {
+    let r = rt0(A2);
+    for size in [1, 7, 100, 4096] {
+        let a = malloc(&r, size);
+        assert_eq!(a.0 % 64, 0);
+    }
+}
+
+#[test]
+fn t7_3_malloc_null_zero_and_overflow_are_100000() {
+    let r = rt0(A2);
+    let mut a = Addr::NULL;
+    assert_err(r.malloc(None, 64, 0), 100000, Some(MsgCode::EH0008));
+    assert_err(r.malloc(Some(&mut a), 0, 0), 100000, Some(MsgCode::EH0007));
+    // Overflow of the padded length: 100000 (the spec names no message code for it).
+    assert_code(r.malloc(Some(&mut a), usize::MAX, 0), 100000);
+    assert_code(r.malloc(Some(&mut a), usize::MAX - 31, 0), 100000);
+    // Out-of-range or OR-ed policies fall back to the default.
+    for policy in [8, 0x0100 | 1, 0xFFFF_FFFF] {
+        ok(r.malloc(Some(&mut a), 64, policy));
+    }
+}
+
+#[test]
+fn t7_3_free_null_is_100000_and_host_malloc_rules() {
+    let r = rt0(A2);
+    assert_err(r.free(Addr::NULL), 100000, Some(MsgCode::EH0008));
+    let mut h = Addr::NULL;
+    assert_err(r.malloc_host(None, 8), 100000, Some(MsgCode::EH0008));
+    assert_err(
+        r.malloc_host(Some(&mut h), 0),
+        100000,
+        Some(MsgCode::EH0007),
+    );
+    assert_err(r.free_host(Addr::NULL), 100000, Some(MsgCode::EH0008));
+}
+
+#[test]
+fn t7_3_memcpy_count_zero_succeeds_before_any_check() {
+    let r = rt(A2); // no device, no context
+    let n = Addr::NULL;
+    for kind in [0, 6, 7, u32::MAX] {
+        ok(r.memcpy(MemDst::Addr(n), 0, MemSrc::Addr(n), 0, kind));
+        ok(r.memcpy_async(MemDst::Addr(n), 0, MemSrc::Addr(n), 0, kind, GARBAGE));
+    }
+}
+
+#[test]
+fn t7_3_memcpy_null_pointers_are_100000_eh0008() {
+    let r = rt0(A2);
+    let p = malloc(&r, 64);
+    assert_err(
+        r.memcpy(MemDst::Addr(Addr::NULL), 8, MemSrc::Addr(p), 8, 3),
+        100000,
+        Some(MsgCode::EH0008),
+    );
+    assert_err(
+        r.memcpy(MemDst::Addr(p), 8, MemSrc::Addr(Addr::NULL), 8, 3),
+        100000,
+        Some(MsgCode::EH0008),
+    );
+}
+
+#[test]
+fn t7_3_memcpy_kind_above_5_is_100000_eh0007() {
+    let r = rt0(A2);
+    let p = malloc(&r, 64);
+    let q = malloc(&r, 64);
+    for kind in [
+        memcpy_kind::INNER_DEVICE_TO_DEVICE,
+        memcpy_kind::INTER_DEVICE_TO_DEVICE,
+        8,
+        0x7FFF_FFFF,
+    ] {
+        assert_err(
+            r.memcpy(MemDst::Addr(p), 8, MemSrc::Addr(q), 8, kind),
+            100000,
+            Some(MsgCode::EH0007),
+        );
+        assert_err(
+            r.memcpy_async(
+                MemDst::Addr(p),
+                8,
+                MemSrc::Addr(q),
+                8,
+                kind,
+                RawStream::NULL,
+            ),
+            100000,
+            Some(MsgCode::EH0007),
+        );
+    }
+}
+
+#[test]
+fn t7_3_memcpy_dest_max_zero_and_count_above_dest_max_are_107000() {
+    let r = rt0(A2);
+    let p = malloc(&r, 64);
+    let q = malloc(&r, 64);
+    assert_code(r.memcpy(MemDst::Addr(p), 0, MemSrc::Addr(q), 8, 3), 107000);
+    assert_err(
+        r.memcpy(MemDst::Addr(p), 4, MemSrc::Addr(q), 8, 3),
+        107000,
+        Some(MsgCode::EE1003),
+    );
+    assert_err(
+        r.memcpy_async(MemDst::Addr(p), 4, MemSrc::Addr(q), 8, 3, RawStream::NULL),
+        107000,
+        Some(MsgCode::EE1003),
+    );
+}
+
+#[test]
+fn t7_3_memcpy_dst_equal_src_succeeds_and_kind_is_advisory() {
+    let r = rt0(A2);
+    let p = malloc(&r, 64);
+    ok(r.memcpy(MemDst::Addr(p), 64, MemSrc::Addr(p), 64, 3));
+    // A device → host copy with kind HOST_TO_DEVICE: the direction comes from the addresses.
+    ok(r.memset(p, 64, 0x11, 64));
+    let mut out = [0u8; 8];
+    ok(r.memcpy(
+        MemDst::Host(&mut out),
+        8,
+        MemSrc::Addr(p),
+        8,
+        memcpy_kind::HOST_TO_DEVICE,
+    ));
+    assert_eq!(out, [0x11; 8]);
+}
+
+#[test]
+fn t7_3_memset_rules() {
+    let r = rt0(A2);
+    let p = malloc(&r, 64);
+    ok(r.memset(Addr::NULL, 0, 0, 0));
+    ok(r.memset_async(Addr::NULL, 0, 0, 0, GARBAGE));
+    assert_err(r.memset(Addr::NULL, 8, 0, 8), 100000, Some(MsgCode::EH0008));
+    assert_err(
+        r.memset_async(Addr::NULL, 8, 0, 8, RawStream::NULL),
+        100000,
+        Some(MsgCode::EH0008),
+    );
+    assert_err(
+        r.memset_async(p, 4, 0, 8, RawStream::NULL),
+        107000,
+        Some(MsgCode::EE1003),
+    );
+    // The value is passed on as a 32-bit unsigned; its low byte fills.
+    ok(r.memset(p, 64, 0x1234_56ab, 64));
+    let mut out = [0u8; 4];
+    ok(r.memcpy(MemDst::Host(&mut out), 4, MemSrc::Addr(p), 4, 2));
+    assert_eq!(out, [0xab; 4]);
+}
+
+#[test]
+fn t7_3_mem_flush_and_invalidate() {
+    let r = rt0(A2);
+    for f in [Runtime::mem_flush, Runtime::mem_invalidate] {
+        assert_err(f(&r, Addr::NULL, 1), 100000, Some(MsgCode::EH0008));
+        assert_err(f(&r, Addr(0x11), 0), 100000, Some(MsgCode::EH0007));
+        ok(f(&r, Addr(0x11), 1));
+        on_fresh_thread(|| assert_err(f(&r, Addr(0x11), 1), 107002, Some(MsgCode::EE1018)));
+    }
+}
+
+// =============================================================================================
+// §7.4 streams
+// =============================================================================================
+
+#[test]
+fn t7_4_create_stream_null_is_100000() {
+    let r = rt0(A2);
+    assert_err(r.create_stream(None), 100000, Some(MsgCode::EH0008));
+    assert_err(
+        r.create_stream_with_config(None, 0, 0),
+        100000,
+        Some(MsgCode::EH0008),
+    );
+}
+
+#[test]
+fn t7_4_huge_on_a_chip_without_huge_streams_is_207000_ee1006() {
+    for soc in [MINI_V3, DC, CLOUD] {
+        let r = rt0(soc);
+        let mut s = RawStream::NULL;
+        assert_err(
+            r.create_stream_with_config(Some(&mut s), 0, stream_flag::HUGE),
+            207000,
+            Some(MsgCode::EE1006),
+        );
+    }
+    let r = rt0(A2);
+    ok(r.create_stream_with_config(Some(&mut RawStream(0)), 0, stream_flag::HUGE));
+}
+
+#[test]
+fn t7_4_device_use_only_combined_is_107000_ee1006() {
+    let r = rt0(A2);
+    for other in [
+        stream_flag::FAST_LAUNCH,
+        stream_flag::FAST_SYNC,
+        stream_flag::PERSISTENT,
+        stream_flag::HUGE,
+        stream_flag::CPU_SCHEDULE,
+    ] {
+        let mut s = RawStream::NULL;
+        assert_err(
+            r.create_stream_with_config(Some(&mut s), 0, stream_flag::DEVICE_USE_ONLY | other),
+            107000,
+            Some(MsgCode::EE1006),
+        );
+    }
+    ok(r.create_stream_with_config(Some(&mut RawStream(0)), 0, stream_flag::DEVICE_USE_ONLY));
+    // Bits beyond the six ACL flags are dropped (so DEVICE_USE_ONLY | 0x40 is alone).
+    ok(r.create_stream_with_config(
+        Some(&mut RawStream(0)),
+        0,
+        stream_flag::DEVICE_USE_ONLY | 0x40 | 0x8000_0000,
+    ));
+    ok(r.create_stream_with_config(Some(&mut RawStream(0)), 0, 0xFFFF_FFC0));
+}
+
+#[test]
+fn t7_4_priority_is_clamped_not_refused() {
+    let r = rt0(A2);
+    for p in [0, 7, 8, u32::MAX] {
+        ok(r.create_stream_with_config(Some(&mut RawStream(0)), p, 0));
+    }
+}
+
+#[test]
+fn t7_4_destroy_stream_rules() {
+    let r = rt0(A2);
+    assert_err(
+        r.destroy_stream(RawStream::NULL),
+        100000,
+        Some(MsgCode::EH0008),
+    );
+    assert_err(
+        r.destroy_stream_force(RawStream::NULL),
+        100000,
+        Some(MsgCode::EH0008),
+    );
+    let s = stream(&r);
+    on_fresh_thread(|| assert_err(r.destroy_stream(s), 107002, Some(MsgCode::EE1018)));
+    let other = other_ctx_stream(&r);
+    assert_err(r.destroy_stream(other), 107003, Some(MsgCode::EE1010));
+    ok(r.destroy_stream(s));
+    assert_err(r.destroy_stream(s), 107017, Some(MsgCode::EE1017));
+}
+
+#[test]
+fn t7_4_synchronize_with_timeout_below_minus_one_is_107000() {
+    let r = rt0(A2);
+    let s = stream(&r);
+    for t in [-2, -100, i32::MIN] {
+        assert_err(
+            r.synchronize_stream_with_timeout(s, t),
+            107000,
+            Some(MsgCode::EH0007),
+        );
+    }
+    // Checked by ACL before the stream handle.
+    assert_code(r.synchronize_stream_with_timeout(GARBAGE, -2), 107000);
+    ok(r.synchronize_stream_with_timeout(s, -1));
+    ok(r.synchronize_stream_with_timeout(s, 0));
+}
+
+#[test]
+fn t7_4_synchronize_of_a_persistent_stream_returns_at_once() {
+    let r = rt0(A2);
+    let p = malloc(&r, 8);
+    ok(r.memset(p, 8, 0, 8));
+    let (_m, b) = bound(&r);
+    // A wait that nothing releases is only recorded into the model.
+    ok(r.value_wait(p, 1, wait_flag::EQ, b));
+    ok(r.synchronize_stream(b));
+    ok(r.synchronize_stream_with_timeout(b, 10));
+}
+
+#[test]
+fn t7_4_stream_query_null_status_is_100000() {
+    let r = rt0(A2);
+    let s = stream(&r);
+    assert_err(r.stream_query(s, None), 100000, Some(MsgCode::EH0008));
+    assert_err(
+        r.stream_query(RawStream::NULL, None),
+        100000,
+        Some(MsgCode::EH0008),
+    );
+    let mut st = 9;
+    ok(r.stream_query(RawStream::NULL, Some(&mut st)));
+    assert_eq!(st, 0);
+}
+
+// =============================================================================================
+// §7.5 events
+// =============================================================================================
+
+#[test]
+fn t7_5_event_null_arguments_are_100000() {
+    let r = rt0(A2);
+    let s = stream(&r);
+    let null = RawEvent::default();
+    assert_err(r.create_event(None), 100000, Some(MsgCode::EH0008));
+    assert_err(r.record_event(null, s), 100000, Some(MsgCode::EH0008));
+    assert_err(r.stream_wait_event(s, null), 100000, Some(MsgCode::EH0008));
+    assert_err(r.synchronize_event(null), 100000, Some(MsgCode::EH0008));
+    assert_err(r.destroy_event(null), 100000, Some(MsgCode::EH0008));
+    let e = event(&r);
+    assert_err(
+        r.query_event_status(null, Some(&mut 0)),
+        100000,
+        Some(MsgCode::EH0008),
+    );
+    assert_err(r.query_event_status(e, None), 100000, Some(MsgCode::EH0008));
+}
+
+#[test]
+fn t7_5_default_event_on_a_model_bound_stream_is_207000() {
+    let r = rt0(A2);
+    let e = event(&r);
+    let (_m, b) = bound(&r);
+    assert_code(r.record_event(e, b), 207000);
+    assert_code(r.stream_wait_event(b, e), 207000);
+}
+
+#[test]
+fn t7_5_record_wait_and_status() {
+    let r = rt0(A2);
+    let s1 = stream(&r);
+    let s2 = stream(&r);
+    let e = event(&r);
+    ok(r.record_event(e, s1));
+    ok(r.stream_wait_event(s2, e));
+    ok(r.stream_wait_event(RawStream::NULL, e));
+    ok(r.synchronize_stream(s2));
+    let mut st = 0;
+    ok(r.query_event_status(e, Some(&mut st)));
+    assert_eq!(st, 1);
+    ok(r.destroy_event(e));
+    assert_err(r.synchronize_event(e), 107017, Some(MsgCode::EE1017));
+}
+
+// =============================================================================================
+// §7.6 model running instances
+// =============================================================================================
+
+#[test]
+fn t7_6_build_begin_rules() {
+    let r = rt0(A2);
+    let mut m = RawModel::default();
+    assert_err(r.mdl_ri_build_begin(None, 0), 100000, Some(MsgCode::EH0008));
+    for flag in [1, 0x7FFF_FFFF, u32::MAX] {
+        assert_err(
+            r.mdl_ri_build_begin(Some(&mut m), flag),
+            107000,
+            Some(MsgCode::EE1003),
+        );
+    }
+    ok(r.mdl_ri_build_begin(Some(&mut m), 0));
+    assert_ne!(m, RawModel::default());
+}
+
+#[test]
+fn t7_6_bind_model_null_is_100000() {
+    let r = rt0(A2);
+    let s = persistent(&r);
+    assert_err(
+        r.mdl_ri_bind_stream(RawModel::default(), s, 0),
+        100000,
+        Some(MsgCode::EH0008),
+    );
+}
+
+#[test]
+fn t7_6_bind_flag_not_head_or_default_is_107000_ee1003() {
+    let r = rt0(A2);
+    let m = model(&r);
+    let s = persistent(&r);
+    for flag in [1, 5, 0x7FFF_FFFE, 0x8000_0000, u32::MAX] {
+        assert_err(
+            r.mdl_ri_bind_stream(m, s, flag),
+            107000,
+            Some(MsgCode::EE1003),
+        );
+    }
+    // Checked before the handles.
+    assert_code(r.mdl_ri_bind_stream(RawModel(0xdead), GARBAGE, 5), 107000);
+    ok(r.mdl_ri_bind_stream(m, s, 0x7FFF_FFFF));
+}
+
+#[test]
+fn t7_6_bind_invalid_model_or_stream_handle_is_107017() {
+    let r = rt0(A2);
+    let m = model(&r);
+    let s = persistent(&r);
+    assert_err(
+        r.mdl_ri_bind_stream(RawModel(0xdead), s, 0),
+        107017,
+        Some(MsgCode::EE1017),
+    );
+    for bad in bad_streams(&r) {
+        assert_err(
+            r.mdl_ri_bind_stream(m, bad, 0),
+            107017,
+            Some(MsgCode::EE1017),
+        );
+    }
+}
+
+#[test]
+fn t7_6_bind_non_persistent_stream_is_107000_ee1017() {
+    let r = rt0(A2);
+    let m = model(&r);
+    for flag in [
+        0,
+        stream_flag::FAST_SYNC,
+        stream_flag::HUGE,
+        stream_flag::CPU_SCHEDULE,
+        stream_flag::DEVICE_USE_ONLY,
+    ] {
+        let s = stream_with(&r, flag);
+        assert_err(r.mdl_ri_bind_stream(m, s, 0), 107000, Some(MsgCode::EE1017));
+    }
+}
+
+#[test]
+fn t7_6_bind_null_stream_is_107000() {
+    // The spec gives EE1004 on chips without a device control SQ and leaves the others
+    // [UNVERIFIED]; only the code is checked.
+    let r = rt0(A2);
+    let m = model(&r);
+    assert_code(r.mdl_ri_bind_stream(m, RawStream::NULL, 0), 107000);
+}
+
+#[test]
+fn t7_6_second_bind_is_107005_ee1007() {
+    let r = rt0(A2);
+    let (m, s) = bound(&r);
+    assert_err(r.mdl_ri_bind_stream(m, s, 0), 107005, Some(MsgCode::EE1007));
+    let m2 = model(&r);
+    assert_err(
+        r.mdl_ri_bind_stream(m2, s, 0),
+        107005,
+        Some(MsgCode::EE1007),
+    );
+    // Unbound, it can be bound again.
+    ok(r.mdl_ri_unbind_stream(m, s));
+    ok(r.mdl_ri_bind_stream(m2, s, 0));
+}
+
+#[test]
+fn t7_6_bind_fast_launch_persistent_stream_is_207000_ee1011() {
+    let r = rt0(A2);
+    let m = model(&r);
+    let s = stream_with(&r, stream_flag::PERSISTENT | stream_flag::FAST_LAUNCH);
+    assert_err(r.mdl_ri_bind_stream(m, s, 0), 207000, Some(MsgCode::EE1011));
+}
+
+#[test]
+fn t7_6_build_end_reserve_not_null_is_100000_eh0012() {
+    let r = rt0(A2);
+    let m = model(&r);
+    assert_err(
+        r.mdl_ri_build_end(m, Some(0x1)),
+        100000,
+        Some(MsgCode::EH0012),
+    );
+    assert_err(
+        r.mdl_ri_build_end(RawModel::default(), None),
+        100000,
+        Some(MsgCode::EH0008),
+    );
+    ok(r.mdl_ri_build_end(m, Some(0)));
+}
+
+#[test]
+fn t7_6_model_null_arguments_are_100000() {
+    let r = rt0(A2);
+    let s = persistent(&r);
+    let null = RawModel::default();
+    assert_code(r.mdl_ri_end_task(null, s), 100000);
+    assert_code(r.mdl_ri_unbind_stream(null, s), 100000);
+    assert_code(r.mdl_ri_execute(null, -1), 100000);
+    assert_code(r.mdl_ri_execute_async(null, RawStream::NULL), 100000);
+    assert_code(r.mdl_ri_destroy(null), 100000);
+}
+
+#[test]
+fn t7_6_execute_async_unsupported_on_310b_and_910() {
+    // The spec gives product support only (N on 200I/500 A2 and 910), not the code.
+    for soc in [MINI_V3, CLOUD] {
+        let r = rt0(soc);
+        let m = model(&r);
+        ok(r.mdl_ri_build_end(m, None));
+        assert!(r.mdl_ri_execute_async(m, RawStream::NULL).is_err(), "{soc}");
+    }
+}
+
+#[test]
+fn t7_4_stream_limit_counts_the_default_stream() {
+    // 512 streams per device on 200I/500 A2, default stream included (§7.4). The code for
+    // one too many is not given by the spec.
+    let r = rt0(MINI_V3);
+    for _ in 0..511 {
+        stream(&r);
+    }
+    let mut s = RawStream::NULL;
+    assert!(r.create_stream(Some(&mut s)).is_err());
+}
+
+#[test]
+fn t7_5_event_limit_on_310p_is_1023() {
+    // Max events per device: 1023 on 310P (§7.5); the code for one too many is not given.
+    let r = rt0(DC);
+    for _ in 0..1023 {
+        event(&r);
+    }
+    let mut e = RawEvent::default();
+    assert!(r.create_event(Some(&mut e)).is_err());
+}
+
+#[test]
+fn t7_6_tasks_on_a_bound_stream_run_when_the_model_executes() {
+    let r = rt0(A2);
+    let p = malloc(&r, 8);
+    ok(r.memset(p, 8, 0, 8));
+    let (m, b) = bound(&r);
+    ok(r.value_write(p, 42, 0, b));
+    ok(r.mdl_ri_end_task(m, b));
+    ok(r.mdl_ri_build_end(m, None));
+    let mut out = [0u8; 8];
+    ok(r.memcpy(MemDst::Host(&mut out), 8, MemSrc::Addr(p), 8, 2));
+    assert_eq!(u64::from_le_bytes(out), 0, "recorded, not run");
+    ok(r.mdl_ri_execute(m, -1));
+    ok(r.memcpy(MemDst::Host(&mut out), 8, MemSrc::Addr(p), 8, 2));
+    assert_eq!(u64::from_le_bytes(out), 42);
+}
