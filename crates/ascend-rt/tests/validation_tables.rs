@@ -1356,6 +1356,16 @@ fn rule_recent_error_message_eh0008_then_none_after_reading() {
 }
 
 #[test]
+fn rule_recent_error_messages_are_newest_first() {
+    let r = rt0(A2);
+    assert_code(r.value_write(Addr::NULL, 0, 0, RawStream::NULL), 100000);
+    assert_code(r.value_write(UNREGISTERED, 0, 1, RawStream::NULL), 107000);
+    let text = r.get_recent_err_msg().unwrap();
+    let (newer, older) = (text.find("EE1003").unwrap(), text.find("EH0008").unwrap());
+    assert!(newer < older, "{text}");
+}
+
+#[test]
 fn rule_recent_error_messages_are_per_thread() {
     let r = rt0(A2);
     assert_code(r.value_write(Addr::NULL, 0, 0, RawStream::NULL), 100000);
