@@ -45,6 +45,8 @@ error_codes! {
     Uninitialize = 100001, "ACL_ERROR_UNINITIALIZE";
     /// `ACL_ERROR_REPEAT_INITIALIZE`: `aclInit` while initialised.
     RepeatInitialize = 100002, "ACL_ERROR_REPEAT_INITIALIZE";
+    /// `ACL_ERROR_INVALID_FILE`: a version query found no such package.
+    InvalidFile = 100003, "ACL_ERROR_INVALID_FILE";
     /// `ACL_ERROR_REPEAT_FINALIZE`: `aclFinalize` while finalised.
     RepeatFinalize = 100037, "ACL_ERROR_REPEAT_FINALIZE";
     /// `ACL_ERROR_API_NOT_SUPPORT`.
@@ -69,12 +71,16 @@ error_codes! {
     RtModelContext = 107004, "ACL_ERROR_RT_MODEL_CONTEXT";
     /// `ACL_ERROR_RT_STREAM_MODEL`: stream/model relationship wrong, unknown barrier id.
     RtStreamModel = 107005, "ACL_ERROR_RT_STREAM_MODEL";
+    /// `ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID`: the event's record has no timestamp yet.
+    RtEventTimestampInvalid = 107006, "ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID";
     /// `ACL_ERROR_RT_ADDR_UNALIGNED`.
     RtAddrUnaligned = 107008, "ACL_ERROR_RT_ADDR_UNALIGNED";
     /// `ACL_ERROR_RT_INVALID_HANDLE`: destroyed or wrong-type handle.
     RtInvalidHandle = 107017, "ACL_ERROR_RT_INVALID_HANDLE";
     /// `ACL_ERROR_RT_WAIT_TIMEOUT`.
     RtWaitTimeout = 107019, "ACL_ERROR_RT_WAIT_TIMEOUT";
+    /// `ACL_ERROR_RT_TASK_TIMEOUT`: a task's own timeout expired (a notify wait).
+    RtTaskTimeout = 107020, "ACL_ERROR_RT_TASK_TIMEOUT";
     /// `ACL_ERROR_RT_DEVICE_TASK_ABORT`.
     RtDeviceTaskAbort = 107022, "ACL_ERROR_RT_DEVICE_TASK_ABORT";
     /// `ACL_ERROR_RT_STREAM_CAPTURED`.
@@ -93,6 +99,8 @@ error_codes! {
     RtNoEventResource = 207007, "ACL_ERROR_RT_NO_EVENT_RESOURCE";
     /// `ACL_ERROR_RT_NO_STREAM_RESOURCE`: too many streams.
     RtNoStreamResource = 207008, "ACL_ERROR_RT_NO_STREAM_RESOURCE";
+    /// `ACL_ERROR_RT_NO_NOTIFY_RESOURCE`: too many notifies.
+    RtNoNotifyResource = 207009, "ACL_ERROR_RT_NO_NOTIFY_RESOURCE";
     /// `ACL_ERROR_RT_NO_MODEL_RESOURCE`: too many models.
     RtNoModelResource = 207010, "ACL_ERROR_RT_NO_MODEL_RESOURCE";
     /// `ACL_ERROR_RT_INTERNAL_ERROR` (includes "stream not in a model").
@@ -179,6 +187,9 @@ pub struct AclError {
     pub msg_code: Option<MsgCode>,
     /// What was wrong.
     pub message: String,
+    /// CANN returns this failure on a path that does not store it as the thread's last error
+    /// (see [`AclError::sets_last_error`]).
+    pub(crate) skips_last_error: bool,
 }
 
 impl AclError {
@@ -188,7 +199,30 @@ impl AclError {
             kind,
             msg_code,
             message: message.into(),
+            skips_last_error: false,
         }
+    }
+
+    /// The same failure, returned on one of the few RT paths that bypass the last-error store
+    /// (e.g. `aclrtGetDevice` without a device).
+    pub(crate) fn without_last_error(mut self) -> Self {
+        self.skips_last_error = true;
+        self
+    }
+
+    /// Whether CANN stores this failure's code as the thread's last error (what
+    /// `aclrtGetLastError` returns). The RT C entry stores the external code of every failure
+    /// it returns through `GetRtExtErrCodeAndSetGlobalErr` (`src/runtime/api/api_global_err.cc`),
+    /// feature-gate warnings included; ACL-layer failures (the `EH` messages, codes 1000xx,
+    /// 2000xx, 5000xx) never reach it, and a few RT early returns bypass it.
+    pub fn sets_last_error(&self) -> bool {
+        let rt_code =
+            matches!(self.code(), 107_000..=107_999 | 207_000..=207_999 | 507_000..=507_999);
+        let acl_layer = matches!(
+            self.msg_code,
+            Some(MsgCode::EH0004 | MsgCode::EH0007 | MsgCode::EH0008 | MsgCode::EH0012)
+        );
+        rt_code && !acl_layer && !self.skips_last_error
     }
 
     /// CANN's numeric code.

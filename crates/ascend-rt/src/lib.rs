@@ -20,4 +20,5 @@ pub mod safe;
 
 pub use backend::Backend;
 pub use error::{AclError, AclResult, ErrorCode, MsgCode};
+pub use runtime::{CannPackageVersion, ACL_VERSION, SIM_PACKAGE_VERSION};
 pub use runtime::{HostBuffer, MemDst, MemSrc, RecentError, Runtime, RuntimeOptions};

@@ -182,3 +182,136 @@ pub struct RawBarrierTaskInfo {
     /// The entries; only the first `barrier_num` are read.
     pub cmo_info: [RawBarrierCmoInfo; CMO_MAX_BARRIER_NUM],
 }
+
+/// A nullable notify handle (`aclrtNotify`); 0 is NULL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct RawNotify(pub u64);
+
+/// Event creation flags (`aclrtCreateEventWithFlag`, `aclrtCreateEventExWithFlag`): the ACL
+/// values are passed to the runtime unchanged, so they share the runtime's bit positions.
+pub mod event_flag {
+    /// `ACL_EVENT_SYNC` (runtime `RT_EVENT_DDSYNC_NS`): the event can be used on model-bound
+    /// streams.
+    pub const SYNC: u32 = 0x1;
+    /// `ACL_EVENT_CAPTURE_STREAM_PROGRESS` (runtime `RT_EVENT_STREAM_MARK`).
+    pub const CAPTURE_STREAM_PROGRESS: u32 = 0x2;
+    /// Runtime `RT_EVENT_DDSYNC` (no ACL name).
+    pub const RT_DDSYNC: u32 = 0x4;
+    /// `ACL_EVENT_TIME_LINE` (runtime `RT_EVENT_TIME_LINE`).
+    pub const TIME_LINE: u32 = 0x8;
+    /// `ACL_EVENT_DEVICE_USE_ONLY` (runtime `RT_EVENT_MC2`); only alone.
+    pub const DEVICE_USE_ONLY: u32 = 0x10;
+    /// `ACL_EVENT_EXTERNAL` (runtime `RT_EVENT_EXTERNAL`); only alone.
+    pub const EXTERNAL: u32 = 0x20;
+    /// `ACL_EVENT_IPC` (runtime `RT_EVENT_IPC`); Ex mode only, alone.
+    pub const IPC: u32 = 0x40;
+    /// Runtime `RT_EVENT_DEFAULT`: what `aclrtCreateEvent` uses (DDSYNC | STREAM_MARK | TIME_LINE).
+    pub const RT_DEFAULT: u32 = 0x0E;
+    /// Runtime `RT_EVENT_FLAG_MAX`: every flag `aclrtCreateEventWithFlag` accepts.
+    pub const RT_FLAG_MAX: u32 = 0x3F;
+    /// The flags `aclrtCreateEventExWithFlag` accepts (the first four and IPC).
+    pub const RT_EX_FLAG_MAX: u32 = 0x4F;
+}
+
+/// `aclrtEventStatus` values (`aclrtQueryEvent`).
+pub mod event_status {
+    /// `ACL_EVENT_STATUS_COMPLETE`.
+    pub const COMPLETE: u32 = 0;
+    /// `ACL_EVENT_STATUS_NOT_READY`.
+    pub const NOT_READY: u32 = 1;
+}
+
+/// `aclrtCreateNotify` flags.
+pub mod notify_flag {
+    /// `ACL_NOTIFY_DEFAULT`.
+    pub const DEFAULT: u64 = 0;
+    /// `ACL_NOTIFY_DEVICE_USE_ONLY` (runtime `RT_NOTIFY_FLAG_DOWNLOAD_TO_DEV`).
+    pub const DEVICE_USE_ONLY: u64 = 1;
+}
+
+/// `aclrtWaitAndResetNotify` timeouts (seconds; cann docs `08_notify_management.md`).
+pub mod notify_timeout {
+    /// 0: wait forever.
+    pub const FOREVER: u32 = 0;
+    /// `UINT32_MAX`: the runtime's plain (untimed) notify wait.
+    pub const PLAIN_WAIT: u32 = u32::MAX;
+}
+
+/// `aclrtRunMode` values.
+pub mod run_mode {
+    /// `ACL_DEVICE`: the program runs on the device's own CPU.
+    pub const DEVICE: u32 = 0;
+    /// `ACL_HOST`: the program runs on a host that drives the device.
+    pub const HOST: u32 = 1;
+}
+
+/// `aclrtLastErrLevel` values.
+pub mod last_err_level {
+    /// `ACL_RT_THREAD_LEVEL`: the calling thread's last error (the only level ACL accepts).
+    pub const THREAD: u32 = 0;
+}
+
+/// `aclrtDevResLimitType` values.
+pub mod dev_res_limit_type {
+    /// `ACL_RT_DEV_RES_CUBE_CORE`.
+    pub const CUBE_CORE: u32 = 0;
+    /// `ACL_RT_DEV_RES_VECTOR_CORE`.
+    pub const VECTOR_CORE: u32 = 1;
+    /// The runtime's `RT_DEV_RES_TYPE_MAX`: first invalid type.
+    pub const MAX: u32 = 2;
+}
+
+/// `aclrtStreamConfigAttr` values (`aclrtSetStreamConfigOpt`) and the value size each takes.
+pub mod stream_config_attr {
+    /// `ACL_RT_STREAM_WORK_ADDR_PTR`: a `void*`.
+    pub const WORK_ADDR_PTR: u32 = 0;
+    /// `ACL_RT_STREAM_WORK_SIZE`: a `size_t`.
+    pub const WORK_SIZE: u32 = 1;
+    /// `ACL_RT_STREAM_FLAG`: a `size_t` of stream flags.
+    pub const FLAG: u32 = 2;
+    /// `ACL_RT_STREAM_PRIORITY`: a `uint32_t` in [0, 7].
+    pub const PRIORITY: u32 = 3;
+    /// Highest priority the option accepts (`ACL_RT_MAX_PRIORITY`).
+    pub const MAX_PRIORITY: u32 = 7;
+}
+
+/// `aclrtSetStreamFailureMode` values.
+pub mod stream_failure_mode {
+    /// `ACL_CONTINUE_ON_FAILURE`.
+    pub const CONTINUE_ON_FAILURE: u64 = 0;
+    /// `ACL_STOP_ON_FAILURE`.
+    pub const STOP_ON_FAILURE: u64 = 1;
+}
+
+/// `aclrtErrorType` values (`aclrtGetErrorVerbose`).
+pub mod error_type {
+    /// `ACL_RT_NO_ERROR`.
+    pub const NO_ERROR: u32 = 0;
+}
+
+/// `aclrtStreamConfigHandle`, raw: what `aclrtSetStreamConfigOpt` fills in and
+/// `aclrtCreateStreamV2` reads. A new handle is all zero.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RawStreamConfig {
+    /// `workptr`: a work area address (recorded, unused by the simulator).
+    pub work_ptr: u64,
+    /// `workSize`.
+    pub work_size: u64,
+    /// `flag`: stream flags (`ACL_STREAM_*`).
+    pub flag: u64,
+    /// `priority`.
+    pub priority: u32,
+}
+
+/// `aclrtErrorInfo`, raw: the fields `aclrtGetErrorVerbose` sets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RawErrorInfo {
+    /// `tryRepair`.
+    pub try_repair: u8,
+    /// `hasDetail`.
+    pub has_detail: u8,
+    /// `errorType` (`aclrtErrorType`).
+    pub error_type: u32,
+    /// `detail.aicoreErrType` (`aclrtAicoreErrorType`).
+    pub aicore_err_type: u32,
+}

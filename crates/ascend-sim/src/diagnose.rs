@@ -108,6 +108,27 @@ impl Engine {
                     .collect();
                 format!("barrier wait: {}", counts.join(", "))
             }
+            (Head::WaitNotify, Work::User(TaskKind::NotifyWait { notify, .. })) => {
+                let recorders: Vec<String> = self
+                    .streams
+                    .iter()
+                    .filter(|(_, o)| {
+                        o.queue.iter().any(|t| {
+                            matches!(&t.work, Work::User(TaskKind::NotifyRecord(x)) if x == notify)
+                        })
+                    })
+                    .map(|(os, _)| os.to_string())
+                    .collect();
+                let by = if recorders.is_empty() {
+                    "no record of it is queued on any stream".to_string()
+                } else {
+                    format!(
+                        "records queued behind blocked tasks on stream(s) {}",
+                        recorders.join(", ")
+                    )
+                };
+                format!("notify {} not set: {by}", notify.0)
+            }
             (Head::WaitModel(i), _) => {
                 let (m, rem) = self
                     .instances

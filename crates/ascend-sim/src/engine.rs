@@ -10,7 +10,7 @@ use ascend_chips::{ChipProfile, ChipType};
 use crate::cache::{CacheModel, NoCache};
 use crate::copy::Pool;
 use crate::memory::Memory;
-use crate::objects::{Event, Instance, Model};
+use crate::objects::{Event, Instance, Model, Notify};
 use crate::report::ReportData;
 use crate::stream::{Head, Stream, Task, Work};
 use crate::types::{SimConfig, SimError, TaskKind};
@@ -48,6 +48,15 @@ pub enum Ev {
         /// Stream generation.
         gen: u64,
     },
+    /// A notify wait's own timeout expires.
+    NotifyTimeout {
+        /// Stream.
+        s: u32,
+        /// Stream generation.
+        gen: u64,
+        /// The waiting task.
+        task: u64,
+    },
     /// The earliest job of an engine pool may have finished.
     PoolNext {
         /// Device.
@@ -82,6 +91,11 @@ pub struct Engine {
     pub events: BTreeMap<u32, Event>,
     next_event: u32,
     next_record: u64,
+    /// Notifies by id.
+    pub notifies: BTreeMap<u32, Notify>,
+    next_notify: u32,
+    /// Streams whose head notify wait is blocked on each notify.
+    pub notify_waiters: BTreeMap<u32, BTreeSet<u32>>,
     /// Models by id.
     pub models: BTreeMap<u32, Model>,
     next_model: u32,
@@ -145,6 +159,9 @@ impl Engine {
             events: BTreeMap::new(),
             next_event: 0,
             next_record: 1,
+            notifies: BTreeMap::new(),
+            next_notify: 0,
+            notify_waiters: BTreeMap::new(),
             models: BTreeMap::new(),
             next_model: 0,
             instances: BTreeMap::new(),
@@ -249,6 +266,25 @@ impl Engine {
                 kind: "event",
                 id: e as u64,
             })
+    }
+
+    /// The live notify `n`, or `Unknown`.
+    pub fn notify(&self, n: u32) -> Result<&Notify, SimError> {
+        self.notifies
+            .get(&n)
+            .filter(|x| !x.destroyed)
+            .ok_or(SimError::Unknown {
+                kind: "notify",
+                id: n as u64,
+            })
+    }
+
+    /// Creates a notify.
+    pub fn create_notify(&mut self) -> u32 {
+        let id = self.next_notify;
+        self.next_notify += 1;
+        self.notifies.insert(id, Notify::default());
+        id
     }
 
     /// The live model `m`, or `Unknown`.
@@ -448,6 +484,11 @@ impl Engine {
             }
             Head::WaitBarrier => {
                 self.barrier_waiters.remove(&s);
+            }
+            Head::WaitNotify => {
+                for set in self.notify_waiters.values_mut() {
+                    set.remove(&s);
+                }
             }
             _ => {}
         }

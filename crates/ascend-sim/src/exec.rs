@@ -47,6 +47,13 @@ impl Engine {
                     self.on_poll(s);
                 }
             }
+            Ev::NotifyTimeout { s, gen, task } => {
+                let waiting = self.head_is(s, gen, |h| matches!(h, Head::WaitNotify))
+                    && self.streams[&s].queue.front().is_some_and(|t| t.id == task);
+                if waiting {
+                    self.on_notify_timeout(s);
+                }
+            }
             Ev::SetupDone { s, gen } => {
                 if self.head_is(s, gen, |h| matches!(h, Head::CopySetup { .. })) {
                     self.on_setup_done(s);
@@ -114,6 +121,10 @@ impl Engine {
             TaskKind::ValueWrite { .. } => self.run_for(s, t.value_write_ns),
             TaskKind::EventRecord(_) => self.run_for(s, t.event_ns),
             TaskKind::EventReset(_) => self.run_for(s, 0),
+            TaskKind::NotifyRecord(_) => self.run_for(s, t.event_ns),
+            TaskKind::NotifyWait { notify, timeout_ms } => {
+                self.dispatch_notify_wait(s, id, notify.0, timeout_ms)
+            }
             TaskKind::EventWait(e) => {
                 let ready = match (event_seq, self.events.get(&e.0)) {
                     (Some(seq), Some(ev)) => ev.done(seq),
@@ -390,6 +401,7 @@ impl Engine {
                         ev.executed = None;
                     }
                 }
+                TaskKind::NotifyRecord(n) => self.notify_set(n.0),
                 _ => {}
             }
         }
@@ -429,6 +441,69 @@ impl Engine {
                 self.run_for(s, event_ns);
             }
         }
+    }
+
+    /// A notify wait reaches the scheduler: consume a set notify at once, or block (with the
+    /// wait's own timeout scheduled, if it has one).
+    fn dispatch_notify_wait(&mut self, s: u32, task: u64, n: u32, timeout_ms: Option<u64>) {
+        let event_ns = self.chip.timing.event_ns;
+        if let Some(x) = self.notifies.get_mut(&n).filter(|x| x.set) {
+            x.set = false;
+            self.run_for(s, event_ns);
+            return;
+        }
+        let gen = self.gen(s);
+        self.streams.get_mut(&s).expect("stream").head = Head::WaitNotify;
+        self.notify_waiters.entry(n).or_default().insert(s);
+        if let Some(ms) = timeout_ms {
+            let at = self.now.saturating_add(ms.saturating_mul(1_000_000));
+            self.schedule(at, Ev::NotifyTimeout { s, gen, task });
+        }
+    }
+
+    /// A notify record executed: set the notify and release one waiter (the lowest stream
+    /// number), which consumes it.
+    fn notify_set(&mut self, n: u32) {
+        let Some(x) = self.notifies.get_mut(&n) else {
+            return;
+        };
+        x.set = true;
+        let waiter = self
+            .notify_waiters
+            .get(&n)
+            .and_then(|w| w.iter().next().copied());
+        if let Some(s) = waiter {
+            if let Some(w) = self.notify_waiters.get_mut(&n) {
+                w.remove(&s);
+            }
+            if let Some(x) = self.notifies.get_mut(&n) {
+                x.set = false;
+            }
+            let event_ns = self.chip.timing.event_ns;
+            self.run_for(s, event_ns);
+        }
+    }
+
+    /// A blocked notify wait's timeout expired: the task completes with a timeout fault.
+    fn on_notify_timeout(&mut self, s: u32) {
+        let (id, work, ..) = self.head_work(s);
+        let Work::User(TaskKind::NotifyWait { notify, timeout_ms }) = work else {
+            return;
+        };
+        if let Some(w) = self.notify_waiters.get_mut(&notify.0) {
+            w.remove(&s);
+        }
+        let msg = format!(
+            "task {id}: notify wait on notify {} timed out after {} ms",
+            notify.0,
+            timeout_ms.unwrap_or(0)
+        );
+        if let Some(st) = self.streams.get_mut(&s) {
+            if st.fault.is_none() {
+                st.fault_is_timeout = true;
+            }
+        }
+        self.complete(s, Some(msg));
     }
 
     fn barriers_clear(&self, model: Option<u32>, ids: &[u32]) -> bool {

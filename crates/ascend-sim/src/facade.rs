@@ -308,14 +308,14 @@ impl Sim {
         });
         let mut fault = None;
         if r.is_ok() {
-            fault = g.streams.get_mut(&s).and_then(|st| st.fault.take());
+            fault = g.streams.get_mut(&s).and_then(|st| st.take_fault());
             self.observed(&mut g);
         }
         drop(g);
         self.changed.notify_all();
         r?;
         match fault {
-            Some(f) => Err(SimError::TaskFault(f)),
+            Some(f) => Err(f),
             None => Ok(()),
         }
     }
@@ -343,7 +343,7 @@ impl Sim {
         let mut fault = None;
         if r.is_ok() {
             for st in g.streams.values_mut().filter(|s| s.device == device) {
-                if let Some(f) = st.fault.take() {
+                if let Some(f) = st.take_fault() {
                     fault.get_or_insert(f);
                 }
             }
@@ -353,7 +353,7 @@ impl Sim {
         self.changed.notify_all();
         r?;
         match fault {
-            Some(f) => Err(SimError::TaskFault(f)),
+            Some(f) => Err(f),
             None => Ok(()),
         }
     }
@@ -424,6 +424,28 @@ impl Sim {
         })
     }
 
+    // ----- notifies -----
+
+    /// Creates a notify (clear) on `device`.
+    pub fn create_notify(&self, device: u32) -> Result<NotifyId, SimError> {
+        self.with(|e| {
+            e.check_device(device)?;
+            Ok(NotifyId(e.create_notify()))
+        })
+    }
+
+    /// Destroys a notify; a wait already blocked on it stays blocked (as on hardware, where the
+    /// program must not destroy a notify that tasks still use).
+    pub fn destroy_notify(&self, notify: NotifyId) -> Result<(), SimError> {
+        self.with(|e| {
+            e.notify(notify.0)?;
+            if let Some(n) = e.notifies.get_mut(&notify.0) {
+                n.destroyed = true;
+            }
+            Ok(())
+        })
+    }
+
     // ----- model running instances -----
 
     /// Creates an empty model running instance on `device`.
@@ -483,7 +505,7 @@ impl Sim {
             g.instances.remove(&i);
             let streams = g.models.get(&model.0).map(|m| m.streams.clone());
             for s in streams.unwrap_or_default() {
-                if let Some(f) = g.streams.get_mut(&s).and_then(|st| st.fault.take()) {
+                if let Some(f) = g.streams.get_mut(&s).and_then(|st| st.take_fault()) {
                     fault.get_or_insert(f);
                 }
             }
@@ -493,7 +515,7 @@ impl Sim {
         self.changed.notify_all();
         r?;
         match fault {
-            Some(f) => Err(SimError::TaskFault(f)),
+            Some(f) => Err(f),
             None => Ok(()),
         }
     }

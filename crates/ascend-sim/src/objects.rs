@@ -30,6 +30,15 @@ impl Event {
     }
 }
 
+/// One notify: a flag set by records and cleared by the wait that consumes it.
+#[derive(Debug, Default)]
+pub struct Notify {
+    /// Set by an executed record, not yet consumed by a wait.
+    pub set: bool,
+    /// Destroyed by the host.
+    pub destroyed: bool,
+}
+
 /// One model running instance.
 #[derive(Debug, Default)]
 pub struct Model {

@@ -4,7 +4,7 @@
 use std::collections::VecDeque;
 
 use crate::copy::Link;
-use crate::types::{ModelId, TaskKind};
+use crate::types::{ModelId, SimError, TaskKind};
 use crate::value_wait::PassClock;
 
 /// What a queued task does: a user task, or the internal marker of an asynchronous model run.
@@ -81,6 +81,8 @@ pub enum Head {
     WaitBarrier,
     /// A model run waiting for its instance.
     WaitModel(u64),
+    /// A notify wait blocked until the notify is set.
+    WaitNotify,
 }
 
 /// One stream.
@@ -110,6 +112,8 @@ pub struct Stream {
     pub recorded_slots: u32,
     /// A fault not yet reported by a synchronize.
     pub fault: Option<String>,
+    /// The pending fault is a task timeout (a notify wait that expired).
+    pub fault_is_timeout: bool,
     /// Tasks completed.
     pub tasks_done: u64,
     /// Sum of task execution times.
@@ -134,6 +138,7 @@ impl Stream {
             recorded: Vec::new(),
             recorded_slots: 0,
             fault: None,
+            fault_is_timeout: false,
             tasks_done: 0,
             busy_ns: 0,
             end_ns: 0,
@@ -143,6 +148,16 @@ impl Stream {
     /// True when no task is queued.
     pub fn idle(&self) -> bool {
         self.queue.is_empty()
+    }
+
+    /// Takes the pending fault, as the error a synchronize reports.
+    pub fn take_fault(&mut self) -> Option<SimError> {
+        let f = self.fault.take()?;
+        Some(if std::mem::take(&mut self.fault_is_timeout) {
+            SimError::TaskTimeout(f)
+        } else {
+            SimError::TaskFault(f)
+        })
     }
 }
 
@@ -162,6 +177,8 @@ pub fn work_name(w: &Work) -> &'static str {
             TaskKind::EventRecord(_) => "EventRecord",
             TaskKind::EventWait(_) => "EventWait",
             TaskKind::EventReset(_) => "EventReset",
+            TaskKind::NotifyRecord(_) => "NotifyRecord",
+            TaskKind::NotifyWait { .. } => "NotifyWait",
         },
     }
 }

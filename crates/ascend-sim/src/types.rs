@@ -16,6 +16,11 @@ pub struct StreamId(pub u32);
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct EventId(pub u32);
 
+/// A notify of the simulator: a one-bit flag a stream sets (record) and another stream waits
+/// for and clears (wait-and-reset).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NotifyId(pub u32);
+
 /// A model running instance of the simulator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ModelId(pub u32);
@@ -153,6 +158,17 @@ pub enum TaskKind {
     EventWait(EventId),
     /// Reset an event to not-recorded.
     EventReset(EventId),
+    /// Set a notify (`aclrtRecordNotify`); setting a set notify changes nothing.
+    NotifyRecord(NotifyId),
+    /// Block the stream until the notify is set, then clear it (`aclrtWaitAndResetNotify`).
+    /// With a timeout (simulated time) that expires first, the task completes with a timeout
+    /// fault ([`SimError::TaskTimeout`] at the next synchronize) and the notify stays clear.
+    NotifyWait {
+        /// The notify.
+        notify: NotifyId,
+        /// Timeout in ms of simulated time; `None` waits forever.
+        timeout_ms: Option<u64>,
+    },
 }
 
 /// What the simulator does when a host thread waits on a device that can make no progress.
@@ -251,10 +267,14 @@ pub enum SimError {
     /// A task faulted while executing; reported at the next synchronize.
     #[error("task fault: {0}")]
     TaskFault(String),
+    /// A task with a timeout of its own (a notify wait) expired; reported at the next
+    /// synchronize.
+    #[error("task timeout: {0}")]
+    TaskTimeout(String),
     /// An id that does not name a live object.
     #[error("unknown {kind} {id}")]
     Unknown {
-        /// "stream", "event", "model" or "device".
+        /// "stream", "event", "notify", "model" or "device".
         kind: &'static str,
         /// The id.
         id: u64,

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use ascend_chips::ChipProfile;
 
-use crate::error::AclResult;
+use crate::error::{fail, AclResult, ErrorCode};
 
 #[cfg(feature = "sim")]
 pub mod sim;
@@ -176,6 +176,25 @@ pub enum Task {
     EventWait(BHandle),
     /// `aclrtResetEvent`.
     EventReset(BHandle),
+    /// `aclrtRecordNotify`: sets the notify when the stream reaches the task.
+    NotifyRecord(BHandle),
+    /// `aclrtWaitAndResetNotify`: blocks the stream until the notify is set, then clears it.
+    /// A wait whose timeout expires first fails the stream: the next synchronize returns
+    /// `ACL_ERROR_RT_TASK_TIMEOUT` (107020).
+    NotifyWait {
+        /// The notify.
+        notify: BHandle,
+        /// Timeout in seconds; `None` waits forever (the API's 0 and `UINT32_MAX`).
+        timeout_s: Option<u32>,
+    },
+}
+
+/// What a [`Backend`] without a newer optional method returns from it.
+fn not_implemented(backend: &str, method: &str) -> crate::error::AclError {
+    fail::plain(
+        ErrorCode::RtFeatureNotSupport,
+        format!("the {backend} backend does not implement {method}"),
+    )
 }
 
 /// What a backend does. Every method is called on the host thread that made the ACL call,
@@ -275,6 +294,39 @@ pub trait Backend: Send + Sync + Debug {
 
     /// Writes a CMO descriptor (`aclrtCmoSetDesc`) for `src`/`size` at `desc`.
     fn cmo_set_desc(&self, desc: u64, src: u64, size: u64) -> AclResult<()>;
+
+    // ----- Added for the supporting calls (issue 4). Each has a default so that a backend
+    // written before them still compiles; a backend overrides the ones it supports. -----
+
+    /// `aclrtCreateContext`: opens an explicit context on `device` and returns the backend
+    /// handle of its default stream. The default creates a plain stream.
+    fn create_context(&self, device: u32) -> AclResult<BHandle> {
+        self.create_stream(device, 0, 0)
+    }
+
+    /// `aclrtDestroyContext`: releases an explicit context created by
+    /// [`Backend::create_context`], given its default stream, after its tasks complete. The
+    /// default destroys the stream.
+    fn destroy_context(&self, _device: u32, default_stream: BHandle) -> AclResult<()> {
+        self.destroy_stream(default_stream, false)
+    }
+
+    /// `aclrtCreateNotify`: creates a notify (clear) on `device`; `flag` is the validated ACL
+    /// flag. The default reports 207000.
+    fn create_notify(&self, _device: u32, _flag: u64) -> AclResult<BHandle> {
+        Err(not_implemented(self.name(), "create_notify"))
+    }
+
+    /// `aclrtDestroyNotify`. The default reports 207000.
+    fn destroy_notify(&self, _notify: BHandle) -> AclResult<()> {
+        Err(not_implemented(self.name(), "destroy_notify"))
+    }
+
+    /// `aclrtEventGetTimestamp`: the device clock, in µs, at which the event's latest record
+    /// executed; `None` while it has not. The default reports 207000.
+    fn event_timestamp_us(&self, _event: BHandle) -> AclResult<Option<u64>> {
+        Err(not_implemented(self.name(), "event_timestamp_us"))
+    }
 
     /// The run report as JSON, where the backend has one.
     fn report_json(&self) -> Option<String> {

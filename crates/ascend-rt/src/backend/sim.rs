@@ -4,7 +4,8 @@ use std::sync::{Arc, Mutex};
 
 use ascend_chips::ChipProfile;
 use ascend_sim::{
-    CmoOp as SimCmo, EventId, Loc, ModelId, Sim, SimConfig, SimError, StreamId, TaskKind, WaitMode,
+    CmoOp as SimCmo, EventId, Loc, ModelId, NotifyId, Sim, SimConfig, SimError, StreamId, TaskKind,
+    WaitMode,
 };
 
 use super::{AsyncLoc, BHandle, Backend, CmoOp, HostBuf, SyncDst, SyncSrc, Task, WaitCompare};
@@ -41,6 +42,7 @@ fn map(err: SimError, timeout_code: ErrorCode) -> AclError {
         SimError::Timeout(_) => timeout_code,
         SimError::Stalled(_) => timeout_code,
         SimError::TaskFault(_) => ErrorCode::RtInternalError,
+        SimError::TaskTimeout(_) => ErrorCode::RtTaskTimeout,
         SimError::Unknown { .. } => ErrorCode::RtInvalidHandle,
         _ => ErrorCode::RtInternalError,
     };
@@ -72,6 +74,9 @@ fn sid(h: BHandle) -> StreamId {
 }
 fn eid(h: BHandle) -> EventId {
     EventId(h as u32)
+}
+fn nid(h: BHandle) -> NotifyId {
+    NotifyId(h as u32)
 }
 fn mid(h: BHandle) -> ModelId {
     ModelId(h as u32)
@@ -192,6 +197,11 @@ impl Backend for SimBackend {
             Task::EventRecord(e) => TaskKind::EventRecord(eid(e)),
             Task::EventWait(e) => TaskKind::EventWait(eid(e)),
             Task::EventReset(e) => TaskKind::EventReset(eid(e)),
+            Task::NotifyRecord(n) => TaskKind::NotifyRecord(nid(n)),
+            Task::NotifyWait { notify, timeout_s } => TaskKind::NotifyWait {
+                notify: nid(notify),
+                timeout_ms: timeout_s.map(|s| s as u64 * 1000),
+            },
         };
         // The host pays the launch cost before the task reaches the queue.
         self.sim.charge_host(self.chip.timing.host_launch_ns);
@@ -290,5 +300,24 @@ impl Backend for SimBackend {
 
     fn report_json(&self) -> Option<String> {
         Some(self.sim.report_json())
+    }
+
+    fn create_notify(&self, device: u32, _flag: u64) -> AclResult<BHandle> {
+        Ok(self.sim.create_notify(device).map_err(m)?.0 as BHandle)
+    }
+
+    fn destroy_notify(&self, notify: BHandle) -> AclResult<()> {
+        self.sim.destroy_notify(nid(notify)).map_err(m)
+    }
+
+    fn event_timestamp_us(&self, event: BHandle) -> AclResult<Option<u64>> {
+        let Some(ns) = self.sim.event_time_ns(eid(event)).map_err(m)? else {
+            return Ok(None);
+        };
+        // CANN divides the counter by ticks per µs (`Event::GetTimeStamp`).
+        let per_ms = self.chip.timing.timestamp_ticks_per_ms.max(1);
+        let ticks = ns as u128 * per_ms as u128 / 1_000_000;
+        let per_us = (per_ms / 1000).max(1) as u128;
+        Ok(Some((ticks / per_us) as u64))
     }
 }

@@ -57,7 +57,7 @@ impl Runtime {
         self.backend.soc_name().ok()
     }
 
-    fn check_device_id(&self, api: &str, device: i32) -> AclResult<u32> {
+    pub(super) fn check_device_id(&self, api: &str, device: i32) -> AclResult<u32> {
         let count = self.backend.device_count()?;
         if device < 0 || device as u32 >= count {
             return Err(AclError::new(
@@ -103,6 +103,7 @@ impl Runtime {
                         ContextRec {
                             device: dev,
                             default_stream: stream,
+                            explicit: false,
                         },
                     );
                     st.devices.insert(dev, DeviceRec { refcount: 1, ctx });
@@ -166,11 +167,14 @@ impl Runtime {
         self.call(|| {
             let out = device_id.ok_or_else(|| fail::acl_null("aclrtGetDevice", "deviceId"))?;
             let st = self.lock();
+            // CANN returns this "special state" without a log and without storing it as the
+            // last error (`api_c_device.cc rtGetDevice`).
             let ctx = st.current_ctx(Self::thread()).ok_or_else(|| {
                 fail::plain(
                     ErrorCode::RtContextNull,
                     "aclrtGetDevice: no device is set for this thread",
                 )
+                .without_last_error()
             })?;
             *out = st.contexts[&ctx].device as i32;
             Ok(())

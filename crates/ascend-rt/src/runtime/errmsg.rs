@@ -3,6 +3,10 @@
 //! CANN's error manager keeps, per thread by default, the messages of recent failures; reading
 //! them clears them. Failures CANN only logs as warnings (feature-gate rejections) leave no
 //! message, which [`AclError::is_reported`] captures.
+//!
+//! Beside the messages, each thread has CANN's "global error": the code of the latest RT-level
+//! failure ([`AclError::sets_last_error`]), which `aclrtGetLastError` returns and clears and
+//! `aclrtPeekAtLastError` returns (`src/runtime/core/src/common/inner_thread_local.cpp`).
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -25,6 +29,7 @@ pub struct RecentError {
 #[derive(Debug, Default)]
 pub(crate) struct ErrorLog {
     by_thread: Mutex<HashMap<ThreadId, Vec<RecentError>>>,
+    last: Mutex<HashMap<ThreadId, i32>>,
 }
 
 /// Most messages kept per thread.
@@ -32,6 +37,10 @@ const KEEP: usize = 16;
 
 impl ErrorLog {
     pub fn record(&self, err: &AclError) {
+        if err.sets_last_error() {
+            let mut last = self.last.lock().unwrap_or_else(|p| p.into_inner());
+            last.insert(std::thread::current().id(), err.code());
+        }
         let Some(msg_code) = err.msg_code else {
             return;
         };
@@ -56,6 +65,17 @@ impl ErrorLog {
         }
         let excess = list.len().saturating_sub(KEEP);
         list.drain(..excess);
+    }
+
+    /// The calling thread's last error code (0 if none); `clear` resets it to 0.
+    pub fn last_error(&self, clear: bool) -> i32 {
+        let mut last = self.last.lock().unwrap_or_else(|p| p.into_inner());
+        let id = std::thread::current().id();
+        if clear {
+            last.remove(&id).unwrap_or(0)
+        } else {
+            last.get(&id).copied().unwrap_or(0)
+        }
     }
 
     pub fn take_text(&self) -> Option<String> {

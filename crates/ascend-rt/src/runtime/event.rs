@@ -5,42 +5,55 @@ use super::state::{EventRec, HandleKind};
 use super::Runtime;
 use crate::backend::Task;
 use crate::error::{fail, AclResult, ErrorCode};
-use crate::raw_types::{event_recorded_status, RawEvent, RawStream};
+use crate::raw_types::{event_flag, event_recorded_status, RawEvent, RawStream};
 
 impl Runtime {
-    /// `aclrtCreateEvent(&event)` in the current context.
+    /// `aclrtCreateEvent(&event)` in the current context (runtime flag `RT_EVENT_DEFAULT`).
     pub fn create_event(&self, event: Option<&mut RawEvent>) -> AclResult<()> {
         self.call(|| {
             let api = "aclrtCreateEvent";
             let out = event.ok_or_else(|| fail::acl_null(api, "event"))?;
-            let mut st = self.lock();
-            let (ctx, device) = Self::current_device(&st, api)?;
-            let count = st.events.values().filter(|e| e.ctx == ctx).count();
-            if count >= self.chip.limits.max_events as usize {
-                return Err(fail::plain(
-                    ErrorCode::RtNoEventResource,
-                    format!(
-                        "{api}: device {device} already has {count} events (limit {})",
-                        self.chip.limits.max_events
-                    ),
-                ));
-            }
-            let backend = self.backend.create_event(device, 0)?;
-            let handle = st.new_handle(HandleKind::Event);
-            st.events.insert(
-                handle,
-                EventRec {
-                    ctx,
-                    backend,
-                    flags: 0,
-                },
-            );
-            *out = RawEvent(handle);
+            *out = self.create_event_inner(api, event_flag::RT_DEFAULT, false)?;
             Ok(())
         })
     }
 
-    fn check_event(&self, api: &str, event: RawEvent) -> AclResult<EventRec> {
+    /// The impl step of event creation: a current context (107002), the per-device limit
+    /// (207007), then the backend.
+    pub(super) fn create_event_inner(
+        &self,
+        api: &str,
+        flags: u32,
+        ex_mode: bool,
+    ) -> AclResult<RawEvent> {
+        let mut st = self.lock();
+        let (ctx, device) = Self::current_device(&st, api)?;
+        let count = st.events.values().filter(|e| e.ctx == ctx).count();
+        if count >= self.chip.limits.max_events as usize {
+            return Err(fail::plain(
+                ErrorCode::RtNoEventResource,
+                format!(
+                    "{api}: device {device} already has {count} events (limit {})",
+                    self.chip.limits.max_events
+                ),
+            ));
+        }
+        let backend = self.backend.create_event(device, flags)?;
+        let handle = st.new_handle(HandleKind::Event);
+        st.events.insert(
+            handle,
+            EventRec {
+                ctx,
+                backend,
+                flags,
+                ex_mode,
+                recorded: false,
+            },
+        );
+        Ok(RawEvent(handle))
+    }
+
+    pub(super) fn check_event(&self, api: &str, event: RawEvent) -> AclResult<EventRec> {
         if event.0 == 0 {
             return Err(fail::acl_null(api, "event"));
         }
@@ -52,7 +65,9 @@ impl Runtime {
     }
 
     /// Shared by record and stream-wait: event and stream handles, context, and the rule that
-    /// a default-flag event cannot be used on a model-bound stream (207000).
+    /// an event created with the default flags (`RT_EVENT_DEFAULT`, as `aclrtCreateEvent`
+    /// makes) or in Ex mode cannot be used on a model-bound stream (207000); an event created
+    /// with other flags (e.g. `ACL_EVENT_SYNC`) can (`api_impl.cc ApiImpl::EventRecord`).
     fn event_task(
         &self,
         api: &str,
@@ -62,14 +77,18 @@ impl Runtime {
     ) -> AclResult<()> {
         let ev = self.check_event(api, event)?;
         let rec = self.task_stream(api, stream)?;
-        if rec.model.is_some() && ev.flags == 0 {
+        if rec.model.is_some() && (ev.ex_mode || ev.flags == event_flag::RT_DEFAULT) {
             return Err(fail::not_supported(
                 api,
                 &self.chip.soc_name,
-                "an event created with default flags cannot be used on a model-bound stream",
+                "an event created with default flags or in Ex mode cannot be used on a model-bound stream",
             ));
         }
-        self.backend.launch(rec.backend, task(ev.backend))
+        self.backend.launch(rec.backend, task(ev.backend))?;
+        if let Some(e) = self.lock().events.get_mut(&event.0) {
+            e.recorded = true;
+        }
+        Ok(())
     }
 
     /// `aclrtRecordEvent(event, stream)`.

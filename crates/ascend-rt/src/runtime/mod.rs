@@ -4,15 +4,23 @@
 //! Validation is written once, here, and serves every backend. Each method's body reads as
 //! the validation table of its API: one early return per row, in the table's order.
 
+mod chip_caps;
+mod context;
 mod device;
 mod errmsg;
+mod errors;
 mod event;
+mod event_flags;
 mod memory;
 mod model;
+mod notify;
 mod options;
 mod state;
 mod stream;
+mod stream_config;
+mod stream_info;
 mod tasks;
+mod version;
 
 use std::sync::{Mutex, MutexGuard};
 use std::thread::ThreadId;
@@ -25,6 +33,7 @@ use crate::raw_types::RawStream;
 
 pub use errmsg::RecentError;
 pub use memory::{HostBuffer, MemDst, MemSrc};
+pub use version::{CannPackageVersion, ACL_VERSION, SIM_PACKAGE_VERSION};
 pub use options::RuntimeOptions;
 pub(crate) use state::{State, StreamRec};
 

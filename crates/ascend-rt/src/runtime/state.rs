@@ -17,9 +17,10 @@ pub(crate) enum HandleKind {
     Stream = 0x57,
     Event = 0xE7,
     Model = 0x3D,
+    Notify = 0x4F,
 }
 
-const KIND_SHIFT: u32 = 40;
+pub(crate) const KIND_SHIFT: u32 = 40;
 
 /// Makes a handle value of `kind` with serial `serial`.
 pub(crate) fn make_handle(kind: HandleKind, serial: u64) -> u64 {
@@ -31,6 +32,9 @@ pub(crate) fn make_handle(kind: HandleKind, serial: u64) -> u64 {
 pub(crate) struct ContextRec {
     pub device: u32,
     pub default_stream: u64,
+    /// Created by `aclrtCreateContext` (only these may be destroyed explicitly); the default
+    /// (primary) context of `aclrtSetDevice` is not.
+    pub explicit: bool,
 }
 
 /// A stream.
@@ -40,7 +44,6 @@ pub(crate) struct StreamRec {
     pub device: u32,
     pub backend: BHandle,
     pub flags: u32,
-    #[allow(dead_code)] // kept for the stream priority query
     pub priority: u32,
     pub model: Option<u64>,
     pub is_default: bool,
@@ -51,7 +54,19 @@ pub(crate) struct StreamRec {
 pub(crate) struct EventRec {
     pub ctx: u64,
     pub backend: BHandle,
+    /// The runtime flag word (`aclrtCreateEvent` is `RT_EVENT_DEFAULT`, 0x0E).
     pub flags: u32,
+    /// Created by `aclrtCreateEventExWithFlag` (CANN's "new mode").
+    pub ex_mode: bool,
+    /// Recorded at least once.
+    pub recorded: bool,
+}
+
+/// A notify.
+#[derive(Debug, Clone)]
+pub(crate) struct NotifyRec {
+    pub device: u32,
+    pub backend: BHandle,
 }
 
 /// A model running instance.
@@ -114,6 +129,9 @@ pub(crate) struct State {
     pub current: HashMap<ThreadId, u64>,
     pub streams: HashMap<u64, StreamRec>,
     pub events: HashMap<u64, EventRec>,
+    pub notifies: HashMap<u64, NotifyRec>,
+    /// Failure mode per stream (`aclrtSetStreamFailureMode`), when set.
+    pub failure_modes: HashMap<u64, u64>,
     pub models: HashMap<u64, ModelRec>,
     pub allocs: BTreeMap<u64, Alloc>,
     next_serial: u64,

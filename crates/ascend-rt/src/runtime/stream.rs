@@ -28,12 +28,26 @@ impl Runtime {
         self.call(|| {
             let api = "aclrtCreateStreamWithConfig";
             let out = stream.ok_or_else(|| fail::acl_null(api, "stream"))?;
+            let flags = self.check_stream_flags(api, flag)?;
+            let priority = priority.min(self.chip.limits.priority_max);
+            *out = self.create_stream_inner(api, priority, flags)?;
+            Ok(())
+        })
+    }
+
+    /// The runtime's stream-flag checks (`ApiErrorDecorator::CheckStreamFlags`) on the ACL
+    /// flag word; returns the flags kept (the six ACL bits).
+    pub(super) fn check_stream_flags(&self, api: &str, flag: u32) -> AclResult<u32> {
+        {
             let flags = flag & stream_flag::ACL_MASK;
             if flags & stream_flag::HUGE != 0 && !self.chip.features.stream_huge {
                 return Err(AclError::new(
                     ErrorCode::RtFeatureNotSupport,
                     Some(MsgCode::EE1006),
-                    format!("{api} failed: ACL_STREAM_HUGE is not supported on {}", self.chip.soc_name),
+                    format!(
+                        "{api} failed: ACL_STREAM_HUGE is not supported on {}",
+                        self.chip.soc_name
+                    ),
                 ));
             }
             if flags & stream_flag::DEVICE_USE_ONLY != 0 && flags != stream_flag::DEVICE_USE_ONLY {
@@ -43,13 +57,16 @@ impl Runtime {
                     format!("{api} failed: ACL_STREAM_DEVICE_USE_ONLY cannot be combined with other flags (flag {flag:#x})"),
                 ));
             }
-            let priority = priority.min(self.chip.limits.priority_max);
-            *out = self.create_stream_inner(api, priority, flags)?;
-            Ok(())
-        })
+            Ok(flags)
+        }
     }
 
-    fn create_stream_inner(&self, api: &str, priority: u32, flags: u32) -> AclResult<RawStream> {
+    pub(super) fn create_stream_inner(
+        &self,
+        api: &str,
+        priority: u32,
+        flags: u32,
+    ) -> AclResult<RawStream> {
         let mut st = self.lock();
         let (ctx, device) = Self::current_device(&st, api)?;
         let on_device = st.streams.values().filter(|s| s.device == device).count();
