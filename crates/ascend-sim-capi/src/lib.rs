@@ -14,13 +14,18 @@
 //! Unsafe code is confined to turning C pointers into Rust references and slices; each block
 //! states what the ACL contract guarantees about the pointer.
 
+mod context;
 mod device;
+mod errors;
 mod event;
+mod event_ext;
 mod ffi;
 mod global;
 mod memory;
 mod model;
+mod notify;
 mod stream;
+mod stream_ext;
 mod tasks;
 
 pub use global::runtime;

@@ -146,6 +146,14 @@ fn error_paths_return_canns_codes() {
 }
 
 #[test]
+fn supporting_calls_from_c() {
+    let Some(exe) = build("supporting_calls.c", false) else {
+        return;
+    };
+    run(&exe, &[("ASCEND_SIM_SOC", "Ascend910B1")]);
+}
+
+#[test]
 fn headers_compile_as_cxx() {
     let Some(exe) = build("cxx_compile.cpp", true) else {
         return;

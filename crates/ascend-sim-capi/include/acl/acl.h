@@ -21,6 +21,14 @@ ACL_FUNC_VISIBILITY aclError aclFinalize(void);
 /* The calling thread's recent error messages, newest first, or NULL; reading clears them. */
 ACL_FUNC_VISIBILITY const char *aclGetRecentErrMsg(void);
 
+/* CANN package versions: the simulator reports one version string for every package. */
+ACL_FUNC_VISIBILITY aclError aclsysGetCANNVersion(aclCANNPackageName name, aclCANNPackageVersion *version);
+ACL_FUNC_VISIBILITY aclError aclsysGetVersionStr(char *pkgName, char *versionStr);
+
+/* The calling thread's last runtime error code: Get clears it, Peek keeps it. */
+ACL_FUNC_VISIBILITY aclError aclrtPeekAtLastError(aclrtLastErrLevel level);
+ACL_FUNC_VISIBILITY aclError aclrtGetLastError(aclrtLastErrLevel level);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,161 @@
+//! Exports: stream config handles and stream queries (`aclrtCreateStreamConfigHandle`,
+//! `aclrtSetStreamConfigOpt`, `aclrtCreateStreamV2`, `aclrtDestroyStreamConfigHandle`,
+//! `aclrtStreamGetPriority`, `aclrtStreamGetFlags`, `aclrtStreamGetId`,
+//! `aclrtSetStreamFailureMode`).
+#![allow(non_snake_case)]
+
+use std::ffi::c_void;
+
+use ascend_rt::raw_types::{RawStream, RawStreamConfig};
+
+use crate::ffi::{aclError, guard, handle_in, out_ref, write_handle};
+
+fn s(p: *mut c_void) -> RawStream {
+    RawStream(handle_in(p))
+}
+
+/// `aclrtStreamConfigHandle` as C lays it out.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct StreamConfigC {
+    workptr: *mut c_void,
+    work_size: usize,
+    flag: usize,
+    priority: u32,
+}
+
+impl StreamConfigC {
+    fn to_raw(self) -> RawStreamConfig {
+        RawStreamConfig {
+            work_ptr: self.workptr as usize as u64,
+            work_size: self.work_size as u64,
+            flag: self.flag as u64,
+            priority: self.priority,
+        }
+    }
+
+    fn from_raw(r: RawStreamConfig) -> StreamConfigC {
+        StreamConfigC {
+            workptr: r.work_ptr as usize as *mut c_void,
+            work_size: r.work_size as usize,
+            flag: r.flag as usize,
+            priority: r.priority,
+        }
+    }
+}
+
+/// `aclrtCreateStreamConfigHandle()`: a zeroed handle the caller releases with
+/// `aclrtDestroyStreamConfigHandle`; NULL only if the runtime cannot start.
+#[no_mangle]
+pub extern "C" fn aclrtCreateStreamConfigHandle() -> *mut StreamConfigC {
+    let mut raw = None;
+    if guard(|rt| {
+        raw = Some(rt.create_stream_config_handle());
+        Ok(())
+    }) != 0
+    {
+        return std::ptr::null_mut();
+    }
+    Box::into_raw(Box::new(StreamConfigC::from_raw(raw.unwrap_or_default())))
+}
+
+/// `aclrtDestroyStreamConfigHandle(handle)`.
+///
+/// # Safety
+/// `handle` is NULL or came from `aclrtCreateStreamConfigHandle` and was not destroyed.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtDestroyStreamConfigHandle(handle: *mut StreamConfigC) -> aclError {
+    guard(|rt| {
+        // SAFETY: NULL or a live handle of ours by the caller's contract.
+        let cfg = unsafe { handle.as_ref() }.map(|h| h.to_raw());
+        rt.destroy_stream_config_handle(cfg)?;
+        // SAFETY: non-NULL (checked above) and allocated by Box::into_raw in this crate.
+        drop(unsafe { Box::from_raw(handle) });
+        Ok(())
+    })
+}
+
+/// `aclrtSetStreamConfigOpt(handle, attr, attrValue, valueSize)`.
+///
+/// # Safety
+/// `handle` is NULL or a live handle; `attrValue` is NULL or readable for `valueSize` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtSetStreamConfigOpt(
+    handle: *mut StreamConfigC,
+    attr: u32,
+    attrValue: *const c_void,
+    valueSize: usize,
+) -> aclError {
+    guard(|rt| {
+        // SAFETY: NULL or readable for `valueSize` bytes by the caller's contract.
+        let value = (!attrValue.is_null())
+            .then(|| unsafe { std::slice::from_raw_parts(attrValue.cast::<u8>(), valueSize) });
+        // SAFETY: NULL or a live handle of ours by the caller's contract.
+        let h = unsafe { out_ref(handle) };
+        let mut raw = h.as_ref().map(|h| h.to_raw());
+        rt.set_stream_config_opt(raw.as_mut(), attr, value)?;
+        if let (Some(h), Some(r)) = (h, raw) {
+            *h = StreamConfigC::from_raw(r);
+        }
+        Ok(())
+    })
+}
+
+/// `aclrtCreateStreamV2(&stream, handle)`.
+///
+/// # Safety
+/// `stream` is NULL or valid for a write; `handle` is NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtCreateStreamV2(
+    stream: *mut *mut c_void,
+    handle: *const StreamConfigC,
+) -> aclError {
+    guard(|rt| {
+        // SAFETY: NULL or a live handle of ours by the caller's contract.
+        let cfg = unsafe { handle.as_ref() }.map(|h| h.to_raw());
+        let mut h = RawStream::NULL;
+        rt.create_stream_v2((!stream.is_null()).then_some(&mut h), cfg.as_ref())?;
+        // SAFETY: NULL or valid for writes by the caller's contract.
+        unsafe { write_handle(stream, h.0) };
+        Ok(())
+    })
+}
+
+/// `aclrtStreamGetPriority(stream, &priority)`.
+///
+/// # Safety
+/// `priority` is NULL or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtStreamGetPriority(
+    stream: *mut c_void,
+    priority: *mut u32,
+) -> aclError {
+    // SAFETY: NULL or valid for writes by the caller's contract.
+    guard(|rt| rt.stream_get_priority(s(stream), unsafe { out_ref(priority) }))
+}
+
+/// `aclrtStreamGetFlags(stream, &flags)`.
+///
+/// # Safety
+/// `flags` is NULL or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtStreamGetFlags(stream: *mut c_void, flags: *mut u32) -> aclError {
+    // SAFETY: NULL or valid for writes by the caller's contract.
+    guard(|rt| rt.stream_get_flags(s(stream), unsafe { out_ref(flags) }))
+}
+
+/// `aclrtStreamGetId(stream, &streamId)`.
+///
+/// # Safety
+/// `streamId` is NULL or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtStreamGetId(stream: *mut c_void, streamId: *mut i32) -> aclError {
+    // SAFETY: NULL or valid for writes by the caller's contract.
+    guard(|rt| rt.stream_get_id(s(stream), unsafe { out_ref(streamId) }))
+}
+
+/// `aclrtSetStreamFailureMode(stream, mode)`.
+#[no_mangle]
+pub extern "C" fn aclrtSetStreamFailureMode(stream: *mut c_void, mode: u64) -> aclError {
+    guard(|rt| rt.set_stream_failure_mode(s(stream), mode))
+}
