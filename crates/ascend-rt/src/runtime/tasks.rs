@@ -67,7 +67,7 @@ impl Runtime {
         // 7. RT decorator: location type must be DEVICE.
         self.require_device_memory(api, addr)?;
         // Documented only: 8-byte alignment.
-        if self.options.documented_rules && addr.0 % 8 != 0 {
+        if self.options.documented_rules && !addr.0.is_multiple_of(8) {
             return Err(documented(
                 api,
                 "devAddr",
