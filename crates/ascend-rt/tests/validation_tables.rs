@@ -1427,7 +1427,6 @@ fn t7_1_init_twice_is_100002_finalize_twice_is_100037() {
 }
 
 #[test]
-#[ignore = "front-end bug: aclInit ignores its configuration file; §7.1 says a later aclInit whose config content differs from the first-ever one returns 100000 (EH0004)"]
 fn t7_1_init_with_a_different_config_than_the_first_is_100000_eh0004() {
     let dir = std::env::temp_dir().join(format!("ascend-rt-vt-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

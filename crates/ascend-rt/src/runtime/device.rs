@@ -9,9 +9,24 @@ use crate::raw_types::RawContext;
 
 impl Runtime {
     /// `aclInit(configPath)`: a second call while initialised counts the reference and returns
-    /// `ACL_ERROR_REPEAT_INITIALIZE` (100002). The configuration path is not read.
-    pub fn init(&self, _config_path: Option<&str>) -> AclResult<()> {
+    /// `ACL_ERROR_REPEAT_INITIALIZE` (100002). A later call (after `aclFinalize`) whose
+    /// configuration file content differs from the first-ever call's is 100000 with EH0004. A
+    /// NULL or empty path processes no file; the file's settings themselves are not applied by
+    /// the simulator.
+    pub fn init(&self, config_path: Option<&str>) -> AclResult<()> {
         self.call(|| {
+            let api = "aclInit";
+            let path = config_path.filter(|p| !p.is_empty());
+            let content = match path {
+                None => String::new(),
+                Some(p) => std::fs::read_to_string(p).map_err(|e| {
+                    AclError::new(
+                        ErrorCode::InvalidParam,
+                        Some(MsgCode::EH0004),
+                        format!("{api}: file {p} is invalid. Reason: it cannot be read ({e})"),
+                    )
+                })?,
+            };
             let mut st = self.lock();
             if st.init_count > 0 {
                 st.init_count += 1;
@@ -19,6 +34,21 @@ impl Runtime {
                     ErrorCode::RepeatInitialize,
                     "aclInit: already initialised",
                 ));
+            }
+            match &st.first_config {
+                Some((first_path, first)) if *first != content => {
+                    return Err(AclError::new(
+                        ErrorCode::InvalidParam,
+                        Some(MsgCode::EH0004),
+                        format!(
+                            "{api}: file {} is invalid. Reason: config content differs from the first aclInit config file {}",
+                            path.unwrap_or("(none)"),
+                            first_path.as_deref().unwrap_or("(none)")
+                        ),
+                    ))
+                }
+                Some(_) => {}
+                None => st.first_config = Some((path.map(str::to_string), content)),
             }
             st.init_count = 1;
             st.finalized = false;

@@ -123,6 +123,8 @@ pub(crate) struct DeviceRec {
 #[derive(Debug, Default)]
 pub(crate) struct State {
     pub init_count: u32,
+    /// Path and content of the first-ever `aclInit` configuration (empty for none).
+    pub first_config: Option<(Option<String>, String)>,
     pub finalized: bool,
     pub devices: HashMap<u32, DeviceRec>,
     pub contexts: HashMap<u64, ContextRec>,
