@@ -14,6 +14,9 @@ macro_rules! error_codes {
         #[non_exhaustive]
         pub enum ErrorCode {
             $( $(#[$doc])* $variant = $num, )*
+            /// A code this crate does not know, returned by a backend (the real library);
+            /// [`AclError::code`] keeps its number. Not in [`ErrorCode::ALL`].
+            Other = -1,
         }
 
         impl ErrorCode {
@@ -27,7 +30,7 @@ macro_rules! error_codes {
 
             /// CANN's name for this code (`ACL_ERROR_RT_PARAM_INVALID`).
             pub fn name(self) -> &'static str {
-                match self { $( ErrorCode::$variant => $name, )* }
+                match self { $( ErrorCode::$variant => $name, )* ErrorCode::Other => "(unknown code)" }
             }
 
             /// The code with this number, if it is one this crate knows.
@@ -178,7 +181,7 @@ impl fmt::Display for MsgCode {
 /// assert_eq!(e.code(), 107000);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[error("{} ({}){}: {message}", kind.name(), kind.number(), msg_code.map(|m| format!(" [{m}]")).unwrap_or_default())]
+#[error("{} ({}){}: {message}", kind.name(), number.unwrap_or(kind.number()), msg_code.map(|m| format!(" [{m}]")).unwrap_or_default())]
 #[non_exhaustive]
 pub struct AclError {
     /// The CANN code.
@@ -190,6 +193,8 @@ pub struct AclError {
     /// CANN returns this failure on a path that does not store it as the thread's last error
     /// (see [`AclError::sets_last_error`]).
     pub(crate) skips_last_error: bool,
+    /// The number, when `kind` is [`ErrorCode::Other`] (a code this crate does not know).
+    pub number: Option<i32>,
 }
 
 impl AclError {
@@ -200,6 +205,19 @@ impl AclError {
             msg_code,
             message: message.into(),
             skips_last_error: false,
+            number: None,
+        }
+    }
+
+    /// The error for a code a backend returned: its [`ErrorCode`] if known, otherwise
+    /// [`ErrorCode::Other`] keeping the number.
+    pub fn from_code(code: i32, message: impl Into<String>) -> Self {
+        match ErrorCode::from_number(code) {
+            Some(kind) => AclError::new(kind, None, message),
+            None => AclError {
+                number: Some(code),
+                ..AclError::new(ErrorCode::Other, None, message)
+            },
         }
     }
 
@@ -227,7 +245,7 @@ impl AclError {
 
     /// CANN's numeric code.
     pub fn code(&self) -> i32 {
-        self.kind.number()
+        self.number.unwrap_or(self.kind.number())
     }
 
     /// Whether CANN stores this failure as the thread's recent error message. Feature-gate

@@ -12,6 +12,8 @@ use ascend_chips::ChipProfile;
 
 use crate::error::{fail, AclResult, ErrorCode};
 
+#[cfg(feature = "hw")]
+pub mod hw;
 #[cfg(feature = "sim")]
 pub mod sim;
 

@@ -1,0 +1,151 @@
+//! Instantiation (b): every conformance case through the `hw` backend.
+//!
+//! - Over the project's own `libascendcl.so` (built from `crates/ascend-sim-capi` in this
+//!   target directory): one child process per SoC, since the library reads `ASCEND_SIM_SOC`
+//!   once per process. The child is this test binary itself, running [`hw_child`] with
+//!   `ASCEND_RT_LIB` and `ASCEND_SIM_SOC` set.
+//! - On a real device ([`hw_on_device`]): when `ASCEND_RT_LIB` is set, or a toolkit root
+//!   (`ASCEND_TOOLKIT_HOME` / `ASCEND_HOME_PATH`) has `lib64/libascendcl.so`, or
+//!   `ASCEND_CONFORMANCE_DEVICE=1` asks for the loader path; otherwise it prints `SKIPPED`.
+#![cfg(feature = "hw")]
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use ascend_conformance::{assert_all_passed, run_suite, SIM_SOCS};
+use ascend_rt::Runtime;
+
+/// Set in the environment of a child run.
+const CHILD: &str = "ASCEND_CONFORMANCE_CHILD";
+
+/// The project's `libascendcl.so` next to this test binary (`<target>/<profile>/deps/..`).
+fn our_lib() -> Result<PathBuf, String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let deps = exe.parent().ok_or("test binary has no directory")?;
+    let profile = deps.parent().ok_or("test binary directory has no parent")?;
+    [profile.join("libascendcl.so"), deps.join("libascendcl.so")]
+        .into_iter()
+        .find(|p| p.is_file())
+        .ok_or_else(|| {
+            format!(
+                "libascendcl.so is not built in {} (run `cargo build -p ascend-sim-capi`)",
+                profile.display()
+            )
+        })
+}
+
+/// The suite in this process through the hw backend (library from the environment).
+#[test]
+fn hw_child() {
+    let Ok(soc) = std::env::var(CHILD) else {
+        return; // only runs as a child
+    };
+    let label = format!(
+        "hw over {}",
+        std::env::var("ASCEND_RT_LIB").unwrap_or_default()
+    );
+    let results = run_suite(
+        &format!("{label}, {soc}"),
+        &|| Runtime::hw().map_err(|e| e.to_string()),
+        None,
+    );
+    assert_all_passed(&label, &results);
+}
+
+fn over_our_lib(soc: &str) {
+    if std::env::var_os(CHILD).is_some() {
+        return;
+    }
+    let lib = match our_lib() {
+        Ok(lib) => lib,
+        Err(reason) => {
+            println!("SKIPPED: {reason}");
+            return;
+        }
+    };
+    let out = Command::new(std::env::current_exe().expect("test binary"))
+        .args(["hw_child", "--exact", "--nocapture", "--test-threads=1"])
+        .env(CHILD, soc)
+        .env("ASCEND_RT_LIB", &lib)
+        .env("ASCEND_SIM_SOC", soc)
+        .env("ASCEND_SIM_ON_STALL", "error")
+        .output()
+        .expect("run the child");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    print!("{stdout}");
+    assert!(
+        out.status.success(),
+        "the hw suite over {} failed on {soc}:\n{stdout}\n{stderr}",
+        lib.display()
+    );
+    assert!(
+        stdout.contains(": passed"),
+        "the child ran no case:\n{stdout}\n{stderr}"
+    );
+}
+
+macro_rules! per_soc {
+    ($($name:ident = $soc:literal),* $(,)?) => {
+        $( #[test] fn $name() { over_our_lib($soc); } )*
+
+        #[test]
+        fn every_sim_soc_is_instantiated() {
+            assert_eq!([$($soc),*].as_slice(), SIM_SOCS);
+        }
+    };
+}
+
+per_soc!(
+    over_our_lib_ascend910b1 = "Ascend910B1",
+    over_our_lib_ascend310b1 = "Ascend310B1",
+    over_our_lib_ascend950pr_9599 = "Ascend950PR_9599",
+    over_our_lib_ascend310p3 = "Ascend310P3",
+);
+
+/// Whether the environment names a real runtime library.
+fn device_library() -> Option<String> {
+    if let Some(p) = std::env::var_os("ASCEND_RT_LIB").filter(|p| !p.is_empty()) {
+        return Some(format!("ASCEND_RT_LIB={}", p.to_string_lossy()));
+    }
+    for var in ["ASCEND_TOOLKIT_HOME", "ASCEND_HOME_PATH"] {
+        if let Some(root) = std::env::var_os(var).filter(|p| !p.is_empty()) {
+            if PathBuf::from(&root).join("lib64/libascendcl.so").is_file() {
+                return Some(format!("{var}={}", root.to_string_lossy()));
+            }
+        }
+    }
+    (std::env::var("ASCEND_CONFORMANCE_DEVICE").as_deref() == Ok("1"))
+        .then(|| "libascendcl.so on the loader path".to_string())
+}
+
+/// The suite on a real device (the library the environment names).
+#[test]
+fn hw_on_device() {
+    if std::env::var_os(CHILD).is_some() {
+        return;
+    }
+    let Some(which) = device_library() else {
+        println!(
+            "SKIPPED: no Ascend toolkit (ASCEND_TOOLKIT_HOME / ASCEND_HOME_PATH with \
+             lib64/libascendcl.so) and ASCEND_RT_LIB unset: no device run"
+        );
+        return;
+    };
+    // Fail loudly if the library cannot be used: the environment says there is one.
+    let probe = Runtime::hw().unwrap_or_else(|e| panic!("{which}: {e}"));
+    let soc = probe.chip().soc_name.clone();
+    drop(probe);
+    let label = format!("hw on device ({which}, {soc})");
+    let results = run_suite(&label, &|| Runtime::hw().map_err(|e| e.to_string()), None);
+    assert_all_passed(&label, &results);
+}
+
+#[test]
+fn a_missing_library_is_a_typed_error() {
+    use ascend_rt::backend::hw::HwError;
+    match Runtime::hw_from("/nonexistent/dir/libascendcl.so") {
+        Err(HwError::Library(e)) => assert!(e.to_string().contains("/nonexistent/dir")),
+        other => panic!("expected a library error, got {other:?}"),
+    }
+}
