@@ -33,9 +33,9 @@ use crate::raw_types::RawStream;
 
 pub use errmsg::RecentError;
 pub use memory::{HostBuffer, MemDst, MemSrc};
-pub use version::{CannPackageVersion, ACL_VERSION, SIM_PACKAGE_VERSION};
 pub use options::RuntimeOptions;
 pub(crate) use state::{State, StreamRec};
+pub use version::{CannPackageVersion, ACL_VERSION, SIM_PACKAGE_VERSION};
 
 /// The ACL runtime of one process (in Rust, of one `Runtime` value): per-thread contexts,
 /// handle registries and allocations, over one backend.
