@@ -2,6 +2,8 @@
 //! through the `ascend-rt` raw API. Throughput is reported in simulated tasks per second of
 //! wall-clock time.
 
+#![allow(missing_docs)] // criterion_group! generates undocumented public functions
+
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
 use ascend_chips::ChipProfile;

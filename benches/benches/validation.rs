@@ -1,6 +1,8 @@
 //! Cost of the front end's validation: a rejected call (decided before the backend) and an
 //! accepted task launch.
 
+#![allow(missing_docs)] // criterion_group! generates undocumented public functions
+
 use criterion::{criterion_group, criterion_main, Criterion};
 
 use ascend_rt::raw_types::*;
@@ -27,7 +29,7 @@ fn validation(c: &mut Criterion) {
         b.iter(|| {
             n += 1;
             rt.value_write(x, n, 0, RawStream::NULL).unwrap();
-            if n % 1000 == 0 {
+            if n.is_multiple_of(1000) {
                 rt.synchronize_stream(RawStream::NULL).unwrap();
             }
         })
