@@ -32,10 +32,24 @@ extern "C" fn write_report_at_exit() {
     write_report();
 }
 
+/// Sends the simulator's logs (the watchdog's diagnosis among them) to standard error, at the
+/// level `ASCEND_SIM_LOG` names (`warn` by default), unless the host program installed its own
+/// logger.
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("ASCEND_SIM_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .try_init();
+}
+
 /// The process's runtime (or why it could not be created).
 pub fn runtime() -> Result<&'static Runtime, &'static str> {
     RUNTIME
         .get_or_init(|| {
+            init_logging();
             let soc = std::env::var("ASCEND_SIM_SOC")
                 .unwrap_or_else(|_| ascend_chips::BUILTIN_DEFAULT.to_string());
             let rt = Runtime::sim_with(&soc, config_from_env())

@@ -6,7 +6,9 @@
 //! - `ASCEND_SIM_SOC`: the SoC to simulate (a name from `sim-models/`, default `Ascend910B1`);
 //! - `ASCEND_SIM_REPORT=<path>`: write the run report as JSON at `aclFinalize` or at exit;
 //! - `ASCEND_SIM_ON_STALL=error|wait` and `ASCEND_SIM_WATCHDOG_MS=<ms>`: what a host thread
-//!   waiting on a stalled device does, and after how long.
+//!   waiting on a stalled device does, and after how long;
+//! - `ASCEND_SIM_LOG=<filter>`: what the simulator logs to standard error (default `warn`,
+//!   which includes the watchdog's explanation of a stalled device).
 //!
 //! No panic crosses the ABI: every entry point catches unwinding and returns
 //! `ACL_ERROR_INTERNAL_ERROR`; NULL or garbage handles get CANN's error codes.
