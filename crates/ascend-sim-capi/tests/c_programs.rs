@@ -6,19 +6,25 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The directory holding `libascendcl.so`: the test binary lives in `<target>/<profile>/deps`.
+/// The directory holding the `libascendcl.so` built for this test run. Cargo builds the
+/// library into `<target>/<profile>/deps` (next to this test binary) when it builds the tests;
+/// only `cargo build` also copies it up to `<target>/<profile>`, where it may be stale, so the
+/// `deps` copy is preferred.
 fn lib_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("test binary path");
-    let dir = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("target profile dir");
-    assert!(
-        dir.join("libascendcl.so").exists(),
-        "libascendcl.so not found in {} (build ascend-sim-capi first)",
-        dir.display()
-    );
-    dir.to_path_buf()
+    let deps = exe.parent().expect("deps dir").to_path_buf();
+    let profile = deps.parent().expect("target profile dir").to_path_buf();
+    [deps.clone(), profile.clone()]
+        .into_iter()
+        .find(|d| d.join("libascendcl.so").exists())
+        .unwrap_or_else(|| {
+            panic!(
+                "libascendcl.so not found in {} or {}",
+                deps.display(),
+                profile.display()
+            )
+        })
+        .to_path_buf()
 }
 
 fn compiler(name: &str) -> Option<String> {
