@@ -6,8 +6,10 @@
 //! derived from the chip's feature flags, so the same case checks a supported and an
 //! unsupported chip), the four compare modes of `aclrtValueWait`, a wait released by another
 //! host thread, event ordering, model execution, the barrier CMO pair (Ascend310B1), the
-//! descriptor CMO on a model-bound stream, and invalid handles. A case that needs what the
-//! chip lacks returns [`Outcome::Skipped`] with the reason.
+//! descriptor CMO on a model-bound stream, invalid handles, host-buffer copies, explicit
+//! contexts (on the creating thread, on another thread, and without `aclrtSetDevice`),
+//! notifies between two streams (and a wait that times out) and event timestamps. A case that
+//! needs what the chip lacks returns [`Outcome::Skipped`] with the reason.
 //!
 //! The instantiations are in `tests/`: `sim.rs` (the simulator, every built-in SoC of
 //! [`SIM_SOCS`]) and `hw.rs` (feature `hw`: the `hw` backend over the project's own
@@ -108,6 +110,18 @@ pub fn cases() -> &'static [Case] {
         Case {
             name: "host_buffer_copies",
             run: host_buffer_copies,
+        },
+        Case {
+            name: "explicit_contexts",
+            run: explicit_contexts,
+        },
+        Case {
+            name: "notify_record_and_wait",
+            run: notify_record_and_wait,
+        },
+        Case {
+            name: "event_timestamps",
+            run: event_timestamps,
         },
     ]
 }
@@ -297,8 +311,12 @@ const INVALID_PARAM: i32 = 100_000;
 const RT_PARAM: i32 = 107_000;
 const BAD_DEVICE: i32 = 107_001;
 const NO_CONTEXT: i32 = 107_002;
+const STREAM_CONTEXT: i32 = 107_003;
 const STREAM_MODEL: i32 = 107_005;
+const TIMESTAMP_NOT_READY: i32 = 107_006;
 const BAD_HANDLE: i32 = 107_017;
+const TASK_TIMEOUT: i32 = 107_020;
+const NO_NOTIFY: i32 = 207_009;
 const NOT_SUPPORTED: i32 = 207_000;
 const RT_INTERNAL: i32 = 507_000;
 
@@ -1225,5 +1243,414 @@ fn host_buffer_copies(rt: &Runtime) -> CaseResult {
     rt.destroy_stream(s).expect("destroy");
     rt.free_host(h1).expect("aclrtFreeHost");
     rt.free_host(h2).expect("aclrtFreeHost");
+    Ok(())
+}
+
+// ----- contexts, notifies, event timestamps -----
+
+/// Fills `len` bytes at `a` with `value` on `s`, then copies them to `b` on the same stream.
+fn fill_and_copy(rt: &Runtime, a: Addr, b: Addr, len: usize, value: i32, s: RawStream) {
+    rt.memset_async(a, len, value, len, s)
+        .expect("aclrtMemsetAsync");
+    rt.memcpy_async(
+        MemDst::Addr(b),
+        len,
+        MemSrc::Addr(a),
+        len,
+        memcpy_kind::DEVICE_TO_DEVICE,
+        s,
+    )
+    .expect("aclrtMemcpyAsync D2D");
+}
+
+fn read_bytes(rt: &Runtime, a: Addr, len: usize) -> Vec<u8> {
+    let mut v = vec![0u8; len];
+    rt.memcpy(
+        MemDst::Host(&mut v),
+        len,
+        MemSrc::Addr(a),
+        len,
+        memcpy_kind::DEVICE_TO_HOST,
+    )
+    .expect("aclrtMemcpy D2H");
+    v
+}
+
+/// Work in an explicit context: its default stream and a stream created in it, with device
+/// memory allocated while it is current. Leaves the context current.
+fn use_context(rt: &Runtime, ctx: RawContext, value: i32) {
+    let mut cur = RawContext::default();
+    rt.get_current_context(Some(&mut cur))
+        .expect("aclrtGetCurrentContext");
+    assert_eq!(cur, ctx, "the created context is current");
+    let mut ds = RawStream::NULL;
+    rt.ctx_get_current_default_stream(Some(&mut ds))
+        .expect("aclrtCtxGetCurrentDefaultStream");
+    assert_ne!(ds, RawStream::NULL, "the context's default stream");
+    let (a, b) = (malloc(rt, 256), malloc(rt, 256));
+    fill_and_copy(rt, a, b, 256, value, RawStream::NULL);
+    rt.synchronize_stream(RawStream::NULL)
+        .expect("sync the context's default stream (NULL)");
+    assert!(
+        read_bytes(rt, b, 256).iter().all(|&x| x == value as u8),
+        "copy on the context's default stream"
+    );
+    let s = stream(rt);
+    fill_and_copy(rt, a, b, 256, value + 1, s);
+    rt.synchronize_stream(s)
+        .expect("sync a stream of the context");
+    fill_and_copy(rt, b, a, 128, value + 2, ds);
+    rt.synchronize_stream(ds)
+        .expect("sync the context's default stream (handle)");
+    let got = read_bytes(rt, a, 256);
+    assert!(
+        got[..128].iter().all(|&x| x == (value + 2) as u8)
+            && got[128..].iter().all(|&x| x == (value + 1) as u8),
+        "copies on a stream of the context"
+    );
+    rt.destroy_stream(s).expect("aclrtDestroyStream");
+    rt.free(a).expect("aclrtFree");
+    rt.free(b).expect("aclrtFree");
+}
+
+fn explicit_contexts(rt: &Runtime) -> CaseResult {
+    let mut count = 0u32;
+    rt.get_device_count(Some(&mut count))
+        .expect("aclrtGetDeviceCount");
+    let mut c = RawContext::default();
+    expect(
+        "CreateContext NULL",
+        rt.create_context(None, 0),
+        INVALID_PARAM,
+    );
+    expect(
+        "CreateContext device -1",
+        rt.create_context(Some(&mut c), -1),
+        BAD_DEVICE,
+    );
+    expect(
+        "CreateContext device count",
+        rt.create_context(Some(&mut c), count as i32),
+        BAD_DEVICE,
+    );
+    // Without aclrtSetDevice: the context is the thread's only one.
+    expect(
+        "CreateContext before SetDevice",
+        rt.create_context(Some(&mut c), 0),
+        0,
+    );
+    use_context(rt, c, 0x21);
+    expect("DestroyContext (no SetDevice)", rt.destroy_context(c), 0);
+    expect(
+        "GetCurrentContext after its destruction",
+        rt.get_current_context(Some(&mut RawContext::default())),
+        NO_CONTEXT,
+    );
+    expect(
+        "CreateStream without a context",
+        rt.create_stream(Some(&mut RawStream::default())),
+        NO_CONTEXT,
+    );
+    // Next to the device's default context.
+    let _d = Dev::open(rt);
+    let mut primary = RawContext::default();
+    rt.get_current_context(Some(&mut primary))
+        .expect("aclrtGetCurrentContext");
+    let in_primary = stream(rt);
+    expect(
+        "CreateContext after SetDevice",
+        rt.create_context(Some(&mut c), 0),
+        0,
+    );
+    use_context(rt, c, 0x31);
+    let buf = malloc(rt, 64);
+    expect(
+        "MemsetAsync on a stream of another context",
+        rt.memset_async(buf, 64, 0, 64, in_primary),
+        STREAM_CONTEXT,
+    );
+    // Another thread with a context of its own while this one keeps `c`.
+    std::thread::scope(|sc| {
+        sc.spawn(|| {
+            let mut c2 = RawContext::default();
+            rt.create_context(Some(&mut c2), 0)
+                .expect("aclrtCreateContext on another thread");
+            use_context(rt, c2, 0x41);
+            rt.destroy_context(c2)
+                .expect("aclrtDestroyContext on another thread");
+        })
+        .join()
+        .expect("thread");
+    });
+    let mut cur = RawContext::default();
+    rt.get_current_context(Some(&mut cur))
+        .expect("aclrtGetCurrentContext");
+    assert_eq!(cur, c, "the other thread left this thread's context alone");
+    rt.memset_async(buf, 64, 0x51, 64, RawStream::NULL)
+        .expect("aclrtMemsetAsync in the context");
+    rt.synchronize_stream(RawStream::NULL).expect("sync");
+    assert!(read_bytes(rt, buf, 64).iter().all(|&x| x == 0x51));
+    // Back to the default context: its streams work, the other context's default stream does
+    // not belong to it.
+    rt.set_current_context(primary)
+        .expect("aclrtSetCurrentContext(primary)");
+    rt.memset_async(buf, 64, 0x61, 64, in_primary)
+        .expect("aclrtMemsetAsync in the default context");
+    rt.synchronize_stream(in_primary).expect("sync");
+    assert!(read_bytes(rt, buf, 64).iter().all(|&x| x == 0x61));
+    expect(
+        "DestroyContext of the default context",
+        rt.destroy_context(primary),
+        NO_CONTEXT,
+    );
+    expect(
+        "DestroyContext NULL",
+        rt.destroy_context(RawContext(0)),
+        INVALID_PARAM,
+    );
+    expect("DestroyContext", rt.destroy_context(c), 0);
+    expect("DestroyContext twice", rt.destroy_context(c), NO_CONTEXT);
+    expect(
+        "SetCurrentContext destroyed",
+        rt.set_current_context(c),
+        BAD_HANDLE,
+    );
+    rt.memset_async(buf, 64, 0x71, 64, RawStream::NULL)
+        .expect("the default context still works");
+    rt.synchronize_stream(RawStream::NULL).expect("sync");
+    assert!(read_bytes(rt, buf, 64).iter().all(|&x| x == 0x71));
+    rt.destroy_stream(in_primary).expect("aclrtDestroyStream");
+    Ok(())
+}
+
+/// The per-device notify limit of the docs (`aclrtCreateNotify` constraints).
+fn notify_limit(chip: &ascend_chips::ChipProfile) -> usize {
+    use ascend_chips::ChipType;
+    match chip.chip_type {
+        ChipType::David | ChipType::Ascend350 => 65535,
+        ChipType::Cloud910B93 => 8192,
+        ChipType::MiniV3 => 2048,
+        _ => 1024,
+    }
+}
+
+fn notify(rt: &Runtime) -> RawNotify {
+    let mut n = RawNotify::default();
+    rt.create_notify(Some(&mut n), notify_flag::DEFAULT)
+        .expect("aclrtCreateNotify");
+    n
+}
+
+fn notify_record_and_wait(rt: &Runtime) -> CaseResult {
+    let mut n = RawNotify::default();
+    expect(
+        "CreateNotify without a device",
+        rt.create_notify(Some(&mut n), notify_flag::DEFAULT),
+        NO_CONTEXT,
+    );
+    let _d = Dev::open(rt);
+    expect(
+        "CreateNotify NULL",
+        rt.create_notify(None, notify_flag::DEFAULT),
+        INVALID_PARAM,
+    );
+    expect(
+        "CreateNotify flag 2",
+        rt.create_notify(Some(&mut n), 2),
+        RT_PARAM,
+    );
+    expect(
+        "CreateNotify DEVICE_USE_ONLY",
+        rt.create_notify(Some(&mut n), notify_flag::DEVICE_USE_ONLY),
+        0,
+    );
+    rt.destroy_notify(n).expect("aclrtDestroyNotify");
+    let n = notify(rt);
+    let (a, b) = (stream(rt), stream(rt));
+    let (src, dst) = (malloc(rt, 4096), malloc(rt, 4096));
+    // a waits for b's record before its copy.
+    expect(
+        "WaitAndResetNotify forever",
+        rt.wait_and_reset_notify(n, a, 0),
+        0,
+    );
+    rt.memcpy_async(
+        MemDst::Addr(dst),
+        4096,
+        MemSrc::Addr(src),
+        4096,
+        memcpy_kind::DEVICE_TO_DEVICE,
+        a,
+    )
+    .expect("aclrtMemcpyAsync on the waiting stream");
+    assert_eq!(
+        query(rt, a),
+        stream_status::NOT_READY,
+        "a waits for the record"
+    );
+    rt.memset_async(src, 4096, 0x3C, 4096, b)
+        .expect("aclrtMemsetAsync");
+    expect("RecordNotify", rt.record_notify(n, b), 0);
+    rt.synchronize_stream(a)
+        .expect("the record releases the wait");
+    assert!(
+        read_bytes(rt, dst, 4096).iter().all(|&x| x == 0x3C),
+        "the copy after the wait saw the fill before the record"
+    );
+    // The wait consumed the record: a wait nobody records times out, reported at synchronize.
+    expect(
+        "WaitAndResetNotify 1 s (enqueue)",
+        rt.wait_and_reset_notify(n, a, 1),
+        0,
+    );
+    expect(
+        "SynchronizeStream after a notify wait timed out",
+        rt.synchronize_stream(a),
+        TASK_TIMEOUT,
+    );
+    rt.synchronize_stream(b).expect("sync b");
+    // A record before the wait is kept until a wait consumes it (UINT32_MAX: plain wait).
+    rt.record_notify(n, b).expect("aclrtRecordNotify");
+    rt.synchronize_stream(b).expect("sync b");
+    expect(
+        "WaitAndResetNotify UINT32_MAX after the record",
+        rt.wait_and_reset_notify(n, b, notify_timeout::PLAIN_WAIT),
+        0,
+    );
+    rt.synchronize_stream(b)
+        .expect("a recorded notify releases a later wait");
+    rt.destroy_stream(a).expect("aclrtDestroyStream");
+    rt.destroy_stream(b).expect("aclrtDestroyStream");
+    expect("DestroyNotify", rt.destroy_notify(n), 0);
+    expect("DestroyNotify twice", rt.destroy_notify(n), BAD_HANDLE);
+    expect(
+        "RecordNotify destroyed",
+        rt.record_notify(n, RawStream::NULL),
+        BAD_HANDLE,
+    );
+    // The per-device limit, where it is small enough to reach quickly.
+    let limit = notify_limit(rt.chip());
+    if limit <= 8192 {
+        let mut made = Vec::with_capacity(limit);
+        let mut last = 0;
+        for _ in 0..=limit {
+            let mut m = RawNotify::default();
+            last = code(rt.create_notify(Some(&mut m), notify_flag::DEFAULT));
+            if last != 0 {
+                break;
+            }
+            made.push(m);
+        }
+        let count = made.len();
+        for m in made {
+            rt.destroy_notify(m).expect("aclrtDestroyNotify");
+        }
+        assert_eq!(count, limit, "notifies created before the limit");
+        assert_eq!(last, NO_NOTIFY, "CreateNotify past the limit");
+    }
+    Ok(())
+}
+
+fn timestamp(rt: &Runtime, e: RawEvent) -> u64 {
+    let mut t = 0u64;
+    rt.event_get_timestamp(e, Some(&mut t))
+        .expect("aclrtEventGetTimestamp");
+    t
+}
+
+fn event_timestamps(rt: &Runtime) -> CaseResult {
+    let _d = Dev::open(rt);
+    let mut e0 = RawEvent::default();
+    rt.create_event(Some(&mut e0)).expect("aclrtCreateEvent");
+    let mut e1 = RawEvent::default();
+    rt.create_event_with_flag(Some(&mut e1), event_flag::TIME_LINE)
+        .expect("aclrtCreateEventWithFlag(TIME_LINE)");
+    let mut e2 = RawEvent::default();
+    rt.create_event(Some(&mut e2)).expect("aclrtCreateEvent");
+    let mut t = 0u64;
+    expect(
+        "EventGetTimestamp timestamp NULL",
+        rt.event_get_timestamp(e0, None),
+        INVALID_PARAM,
+    );
+    expect(
+        "EventGetTimestamp never recorded",
+        rt.event_get_timestamp(e0, Some(&mut t)),
+        RT_INTERNAL,
+    );
+    let (s, other) = (stream(rt), stream(rt));
+    let len = 16 << 20;
+    let buf = malloc(rt, len);
+    // A record held back by a notify wait has not executed.
+    let n = notify(rt);
+    rt.wait_and_reset_notify(n, s, 0)
+        .expect("aclrtWaitAndResetNotify");
+    rt.record_event(e0, s).expect("aclrtRecordEvent");
+    expect(
+        "EventGetTimestamp before the record executes",
+        rt.event_get_timestamp(e0, Some(&mut t)),
+        TIMESTAMP_NOT_READY,
+    );
+    rt.memset_async(buf, len, 1, len, s)
+        .expect("aclrtMemsetAsync");
+    rt.record_event(e1, s).expect("aclrtRecordEvent");
+    rt.memset_async(buf, len, 2, len, s)
+        .expect("aclrtMemsetAsync");
+    rt.record_event(e2, s).expect("aclrtRecordEvent");
+    rt.record_notify(n, other).expect("aclrtRecordNotify");
+    rt.synchronize_event(e2).expect("aclrtSynchronizeEvent");
+    let (t0, t1, t2) = (timestamp(rt, e0), timestamp(rt, e1), timestamp(rt, e2));
+    assert!(
+        t0 <= t1 && t1 <= t2 && t0 < t2,
+        "timestamps increase along the stream: {t0}, {t1}, {t2}"
+    );
+    let mut ms = 0f32;
+    rt.event_elapsed_time(Some(&mut ms), e0, e2)
+        .expect("aclrtEventElapsedTime");
+    let us = (t2 - t0) as f64;
+    let elapsed_us = ms as f64 * 1000.0;
+    assert!(
+        (elapsed_us - us).abs() <= 2.0 + us * 0.01,
+        "elapsed time {elapsed_us} µs agrees with the timestamps' {us} µs"
+    );
+    // Re-recording moves the timestamp on.
+    rt.record_event(e0, s).expect("aclrtRecordEvent");
+    rt.synchronize_stream(s).expect("sync");
+    assert!(timestamp(rt, e0) >= t2, "a later record, a later timestamp");
+    // External and IPC events have no timestamp; IPC events exist on some chips only.
+    let mut x = RawEvent::default();
+    rt.create_event_with_flag(Some(&mut x), event_flag::EXTERNAL)
+        .expect("aclrtCreateEventWithFlag(EXTERNAL)");
+    expect(
+        "EventGetTimestamp of an external event",
+        rt.event_get_timestamp(x, Some(&mut t)),
+        NOT_SUPPORTED,
+    );
+    rt.destroy_event(x).expect("aclrtDestroyEvent");
+    use ascend_chips::ChipType;
+    let ipc = matches!(
+        rt.chip().chip_type,
+        ChipType::Cloud910B93 | ChipType::David | ChipType::Ascend350
+    );
+    let mut x = RawEvent::default();
+    expect(
+        "CreateEventExWithFlag(IPC)",
+        rt.create_event_ex_with_flag(Some(&mut x), event_flag::IPC),
+        pick(ipc, 0, NOT_SUPPORTED),
+    );
+    if ipc {
+        expect(
+            "EventGetTimestamp of an IPC event",
+            rt.event_get_timestamp(x, Some(&mut t)),
+            NOT_SUPPORTED,
+        );
+        rt.destroy_event(x).expect("aclrtDestroyEvent");
+    }
+    rt.destroy_notify(n).expect("aclrtDestroyNotify");
+    for e in [e0, e1, e2] {
+        rt.destroy_event(e).expect("aclrtDestroyEvent");
+    }
+    rt.destroy_stream(s).expect("aclrtDestroyStream");
+    rt.destroy_stream(other).expect("aclrtDestroyStream");
     Ok(())
 }

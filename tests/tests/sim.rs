@@ -49,4 +49,7 @@ sim_cases!(
     desc_cmo_on_model_stream,
     bad_handles,
     host_buffer_copies,
+    explicit_contexts,
+    notify_record_and_wait,
+    event_timestamps,
 );

@@ -15,8 +15,18 @@
 //! (`aclrtSetCurrentContext`) if it is not already. `close_device` calls `aclrtResetDevice`
 //! (or `aclrtResetDeviceForce`).
 //!
-//! **Handles.** A stream, event or model handle is the library's own handle value. A device's
-//! default stream is a tagged value that maps to the NULL stream of that device's context.
+//! An explicit context ([`Backend::create_context`]) is a real `aclrtCreateContext`; its
+//! default stream is the NULL stream while that context is current. The [`Backend`] calls
+//! that create objects name only a device, not the front end's context, so streams, events,
+//! models and notifies are created in the device's default context, or, while the device has
+//! none (`aclrtCreateContext` without `aclrtSetDevice`), in an explicit context of the device
+//! (the calling thread's current one if it is one of them, else the newest). Each object
+//! remembers the context it was created in, and every later call on it makes that context
+//! current first. Destroying an explicit context releases, in the library, what was created
+//! in it; the backend forgets those objects too.
+//!
+//! **Handles.** A stream, event, model or notify handle is the library's own handle value. A
+//! context's default stream is a tagged value that maps to the NULL stream of that context.
 //!
 //! **Host buffers.** The front end's page-locked buffers ([`HostBuf`], an
 //! `Arc<Mutex<Vec<u8>>>`) are the host's view. [`Backend::malloc_host`] also allocates real
@@ -80,20 +90,30 @@ pub enum HwError {
 
 /// Tag of a device's default stream handle (never a user-space pointer).
 const DEFAULT_STREAM_TAG: u64 = 0xDEF0_0000_0000_0000;
+/// Tag of an explicit context's default stream handle (never a user-space pointer).
+const CONTEXT_STREAM_TAG: u64 = 0xDEF1_0000_0000_0000;
 const TAG_MASK: u64 = 0xFFFF_0000_0000_0000;
 
 fn default_stream(device: u32) -> BHandle {
     DEFAULT_STREAM_TAG | device as u64
 }
 
-/// The library's stream for a backend stream handle (NULL for a default stream).
+/// The library's stream for a backend stream handle (NULL for a context's default stream,
+/// which the caller has made current).
 fn raw_stream(h: BHandle) -> sys::aclrtStream {
-    if h & TAG_MASK == DEFAULT_STREAM_TAG {
+    if matches!(h & TAG_MASK, DEFAULT_STREAM_TAG | CONTEXT_STREAM_TAG) {
         std::ptr::null_mut()
     } else {
         h as usize as sys::aclrtStream
     }
 }
+
+/// `aclrtEventGetTimestamp`'s code for a record that has not executed.
+const TIMESTAMP_NOT_READY: i32 = ErrorCode::RtEventTimestampInvalid as i32;
+/// The runtime flag word of `aclrtCreateEvent` (`RT_EVENT_DEFAULT`).
+const EVENT_RT_DEFAULT: u32 = crate::raw_types::event_flag::RT_DEFAULT;
+/// The flags only `aclrtCreateEventExWithFlag` accepts (`ACL_EVENT_IPC`).
+const EVENT_EX_ONLY: u32 = !crate::raw_types::event_flag::RT_FLAG_MAX;
 
 fn ptr(addr: u64) -> *mut c_void {
     addr as usize as *mut c_void
@@ -141,20 +161,38 @@ fn missing(e: LoadError) -> AclError {
 #[derive(Debug, Clone, Copy)]
 struct StreamInfo {
     device: u32,
+    /// The library context it belongs to.
+    ctx: usize,
     persistent: bool,
 }
 
 #[derive(Debug, Clone, Copy)]
 struct EventInfo {
-    device: u32,
+    /// The library context it was created in.
+    ctx: usize,
     /// The stream and sequence number of its latest record.
     last_record: Option<(BHandle, u64)>,
 }
 
 #[derive(Debug, Clone)]
 struct ModelInfo {
-    device: u32,
+    /// The library context it was created in.
+    ctx: usize,
     streams: Vec<BHandle>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct NotifyInfo {
+    /// The library context it was created in.
+    ctx: usize,
+}
+
+/// An explicit context (`aclrtCreateContext`).
+#[derive(Debug, Clone, Copy)]
+struct ExplicitCtx {
+    device: u32,
+    /// Creation order (newest wins when one must be picked for a device).
+    serial: u64,
 }
 
 /// Pinned memory behind a host buffer the backend allocated.
@@ -193,9 +231,12 @@ struct Pending {
 struct HwState {
     /// Each open device's default context.
     contexts: HashMap<u32, usize>,
+    /// Live explicit contexts, by the library's context value.
+    explicit: HashMap<usize, ExplicitCtx>,
     streams: HashMap<BHandle, StreamInfo>,
     events: HashMap<BHandle, EventInfo>,
     models: HashMap<BHandle, ModelInfo>,
+    notifies: HashMap<BHandle, NotifyInfo>,
     /// Device allocations: base → (length, device).
     allocs: BTreeMap<u64, (u64, u32)>,
     /// Pinned memory of the host buffers, by the buffer's `Arc` address.
@@ -350,25 +391,64 @@ impl HwBackend {
         Err(AclError::from_code(rc, message))
     }
 
-    /// Makes `device`'s default context current on the calling thread.
-    fn enter(&self, device: u32) -> AclResult<()> {
-        let ctx = self.state().contexts.get(&device).copied().ok_or_else(|| {
+    /// The library context new objects of `device` go to: the device's default context;
+    /// while it has none, an explicit context of the device (the calling thread's current one
+    /// if it is one of them, else the newest).
+    fn device_ctx(&self, device: u32) -> AclResult<usize> {
+        let mine: Vec<(usize, u64)> = {
+            let st = self.state();
+            if let Some(&ctx) = st.contexts.get(&device) {
+                return Ok(ctx);
+            }
+            st.explicit
+                .iter()
+                .filter(|(_, e)| e.device == device)
+                .map(|(c, e)| (*c, e.serial))
+                .collect()
+        };
+        let current = self.current_ctx();
+        if let Some(cur) = current.filter(|cur| mine.iter().any(|(c, _)| c == cur)) {
+            return Ok(cur);
+        }
+        let newest = mine
+            .iter()
+            .max_by_key(|(_, serial)| *serial)
+            .map(|(c, _)| *c);
+        newest.ok_or_else(|| {
             AclError::new(
                 ErrorCode::RtContextNull,
                 None,
-                format!("hw backend: device {device} is not open"),
+                format!("hw backend: device {device} is not open and has no context"),
             )
-        })?;
+        })
+    }
+
+    /// The calling thread's current library context, if it has one.
+    fn current_ctx(&self) -> Option<usize> {
+        let get = acl_fn!(self.lib, aclrtGetCurrentContext).ok()?;
         let mut current: sys::aclrtContext = std::ptr::null_mut();
-        let get = acl_fn!(self.lib, aclrtGetCurrentContext).map_err(missing)?;
         // SAFETY: the out-pointer is a live local.
         let rc = unsafe { get(&mut current) };
-        if rc == 0 && current as usize == ctx {
+        (rc == 0 && !current.is_null()).then_some(current as usize)
+    }
+
+    /// Makes `ctx` current on the calling thread, if it is not already.
+    fn enter_ctx(&self, ctx: usize) -> AclResult<()> {
+        if self.current_ctx() == Some(ctx) {
             return Ok(());
         }
-        // SAFETY: `ctx` is the context aclrtGetCurrentContext returned after this device's
-        // aclrtSetDevice; it lives until the device's reset, which removes it from the table.
+        // SAFETY: `ctx` is a context of the library the backend still tracks: a device's
+        // default context (removed from the tables at the device's reset) or an explicit one
+        // (removed when it is destroyed), so it is live.
         acl!(self, aclrtSetCurrentContext(ctx as sys::aclrtContext))
+    }
+
+    /// Makes the context new objects of `device` go to current on the calling thread and
+    /// returns it.
+    fn enter(&self, device: u32) -> AclResult<usize> {
+        let ctx = self.device_ctx(device)?;
+        self.enter_ctx(ctx)?;
+        Ok(ctx)
     }
 
     fn stream_info(&self, stream: BHandle) -> AclResult<StreamInfo> {
@@ -381,45 +461,44 @@ impl HwBackend {
         })
     }
 
+    /// Makes the stream's context current on the calling thread.
     fn enter_stream(&self, stream: BHandle) -> AclResult<StreamInfo> {
         let info = self.stream_info(stream)?;
-        self.enter(info.device)?;
+        self.enter_ctx(info.ctx)?;
         Ok(info)
     }
 
-    fn event_device(&self, event: BHandle) -> AclResult<u32> {
-        self.state()
-            .events
-            .get(&event)
-            .map(|e| e.device)
-            .ok_or_else(|| {
-                AclError::new(
-                    ErrorCode::RtInvalidHandle,
-                    None,
-                    format!("hw backend: unknown event {event:#x}"),
-                )
-            })
+    fn unknown(kind: &str, h: BHandle) -> AclError {
+        AclError::new(
+            ErrorCode::RtInvalidHandle,
+            None,
+            format!("hw backend: unknown {kind} {h:#x}"),
+        )
     }
 
-    fn model_device(&self, model: BHandle) -> AclResult<u32> {
-        self.state()
-            .models
-            .get(&model)
-            .map(|m| m.device)
-            .ok_or_else(|| {
-                AclError::new(
-                    ErrorCode::RtInvalidHandle,
-                    None,
-                    format!("hw backend: unknown model {model:#x}"),
-                )
-            })
+    /// Makes the event's context current on the calling thread.
+    fn enter_event(&self, event: BHandle) -> AclResult<()> {
+        let ctx = self.state().events.get(&event).map(|e| e.ctx);
+        self.enter_ctx(ctx.ok_or_else(|| Self::unknown("event", event))?)
+    }
+
+    /// Makes the model's context current on the calling thread.
+    fn enter_model(&self, model: BHandle) -> AclResult<()> {
+        let ctx = self.state().models.get(&model).map(|m| m.ctx);
+        self.enter_ctx(ctx.ok_or_else(|| Self::unknown("model", model))?)
+    }
+
+    /// Makes the notify's context current on the calling thread.
+    fn enter_notify(&self, notify: BHandle) -> AclResult<()> {
+        let ctx = self.state().notifies.get(&notify).map(|n| n.ctx);
+        self.enter_ctx(ctx.ok_or_else(|| Self::unknown("notify", notify))?)
     }
 
     /// Enters the context of the device owning `addr`, if it is device memory.
     fn enter_addr(&self, addr: u64) -> AclResult<()> {
         let device = self.state().device_of_addr(addr);
         match device {
-            Some(d) => self.enter(d),
+            Some(d) => self.enter(d).map(|_| ()),
             None => Ok(()),
         }
     }
@@ -653,12 +732,19 @@ impl HwBackend {
             }
             // SAFETY: as above.
             Task::EventReset(e) => acl!(self, aclrtResetEvent(e as usize as sys::aclrtEvent, s)),
-            #[allow(unreachable_patterns)] // task kinds newer than this backend
-            other @ (Task::NotifyRecord(..) | Task::NotifyWait { .. }) => Err(AclError::new(
-                ErrorCode::RtFeatureNotSupport,
-                None,
-                format!("the hw backend does not implement {other:?}"),
-            )),
+            // SAFETY: `n` is a live notify handle of the library (front-end validated).
+            Task::NotifyRecord(n) => {
+                acl!(self, aclrtRecordNotify(n as usize as sys::aclrtNotify, s))
+            }
+            Task::NotifyWait { notify, timeout_s } => {
+                // The API's 0 waits forever.
+                let timeout = timeout_s.unwrap_or(0);
+                // SAFETY: as above.
+                acl!(
+                    self,
+                    aclrtWaitAndResetNotify(notify as usize as sys::aclrtNotify, s, timeout)
+                )
+            }
             Task::Memcpy { dst, src, len } => {
                 let n = len as usize;
                 let (d, finish, dtemp) = self.async_end(&dst, n, true)?;
@@ -749,6 +835,7 @@ impl Backend for HwBackend {
             h,
             StreamInfo {
                 device,
+                ctx: ctx as usize,
                 persistent: false,
             },
         );
@@ -763,16 +850,19 @@ impl Backend for HwBackend {
         };
         let streams: Vec<BHandle> = {
             let mut st = self.state();
-            st.contexts.remove(&device);
+            // The reset releases the default context and what was created in it; explicit
+            // contexts stay until they are destroyed.
+            let ctx = st.contexts.remove(&device);
             let streams = st
                 .streams
                 .iter()
-                .filter(|(_, s)| s.device == device)
+                .filter(|(_, s)| Some(s.ctx) == ctx)
                 .map(|(h, _)| *h)
                 .collect::<Vec<_>>();
-            st.streams.retain(|_, s| s.device != device);
-            st.events.retain(|_, e| e.device != device);
-            st.models.retain(|_, m| m.device != device);
+            st.streams.retain(|_, s| Some(s.ctx) != ctx);
+            st.events.retain(|_, e| Some(e.ctx) != ctx);
+            st.models.retain(|_, m| Some(m.ctx) != ctx);
+            st.notifies.retain(|_, n| Some(n.ctx) != ctx);
             st.allocs.retain(|_, (_, d)| *d != device);
             streams
         };
@@ -801,10 +891,15 @@ impl Backend for HwBackend {
 
     fn malloc_host(&self, bytes: usize) -> AclResult<HostBuf> {
         self.sweep_pinned();
-        // Page-locked memory needs a context on some runtimes: use any open device's.
-        let any = self.state().contexts.keys().next().copied();
-        if let Some(d) = any {
-            self.enter(d)?;
+        // Page-locked memory needs a context on some runtimes: use any open device's, else
+        // any explicit context.
+        let any = {
+            let st = self.state();
+            let default = st.contexts.values().next().copied();
+            default.or_else(|| st.explicit.keys().next().copied())
+        };
+        if let Some(ctx) = any {
+            self.enter_ctx(ctx)?;
         }
         let p = self.alloc_pinned(bytes)?;
         let buf: HostBuf = Arc::new(Mutex::new(vec![0u8; bytes]));
@@ -880,7 +975,7 @@ impl Backend for HwBackend {
     }
 
     fn create_stream(&self, device: u32, priority: u32, flags: u32) -> AclResult<BHandle> {
-        self.enter(device)?;
+        let ctx = self.enter(device)?;
         let mut s: sys::aclrtStream = std::ptr::null_mut();
         // SAFETY: the out-pointer is a live local.
         acl!(self, aclrtCreateStreamWithConfig(&mut s, priority, flags))?;
@@ -889,6 +984,7 @@ impl Backend for HwBackend {
             h,
             StreamInfo {
                 device,
+                ctx,
                 persistent: flags & sys::ACL_STREAM_PERSISTENT as u32 != 0,
             },
         );
@@ -955,16 +1051,26 @@ impl Backend for HwBackend {
         Ok(())
     }
 
-    fn create_event(&self, device: u32, _flags: u32) -> AclResult<BHandle> {
-        self.enter(device)?;
+    /// `flags` is the runtime flag word: `RT_EVENT_DEFAULT` is `aclrtCreateEvent`, a flag
+    /// only Ex mode has (`ACL_EVENT_IPC`) is `aclrtCreateEventExWithFlag`, any other is
+    /// `aclrtCreateEventWithFlag` (the trait does not say whether the front end's event is in
+    /// Ex mode; the front end enforces Ex mode's rules itself).
+    fn create_event(&self, device: u32, flags: u32) -> AclResult<BHandle> {
+        let ctx = self.enter(device)?;
         let mut e: sys::aclrtEvent = std::ptr::null_mut();
-        // SAFETY: the out-pointer is a live local.
-        acl!(self, aclrtCreateEvent(&mut e))?;
+        // SAFETY (all three): the out-pointer is a live local.
+        if flags == EVENT_RT_DEFAULT {
+            acl!(self, aclrtCreateEvent(&mut e))?;
+        } else if flags & EVENT_EX_ONLY != 0 {
+            acl!(self, aclrtCreateEventExWithFlag(&mut e, flags))?;
+        } else {
+            acl!(self, aclrtCreateEventWithFlag(&mut e, flags))?;
+        }
         let h = e as usize as BHandle;
         self.state().events.insert(
             h,
             EventInfo {
-                device,
+                ctx,
                 last_record: None,
             },
         );
@@ -972,7 +1078,7 @@ impl Backend for HwBackend {
     }
 
     fn destroy_event(&self, event: BHandle) -> AclResult<()> {
-        self.enter(self.event_device(event)?)?;
+        self.enter_event(event)?;
         // SAFETY: a live event handle of the library.
         acl!(self, aclrtDestroyEvent(event as usize as sys::aclrtEvent))?;
         self.state().events.remove(&event);
@@ -980,7 +1086,7 @@ impl Backend for HwBackend {
     }
 
     fn event_complete(&self, event: BHandle) -> AclResult<bool> {
-        self.enter(self.event_device(event)?)?;
+        self.enter_event(event)?;
         let mut status: sys::aclrtEventRecordedStatus = 0 as _;
         // SAFETY: a live event handle and a live out-pointer.
         acl!(
@@ -996,7 +1102,7 @@ impl Backend for HwBackend {
     }
 
     fn synchronize_event(&self, event: BHandle, timeout_ms: Option<u64>) -> AclResult<()> {
-        self.enter(self.event_device(event)?)?;
+        self.enter_event(event)?;
         let e = event as usize as sys::aclrtEvent;
         // SAFETY: a live event handle of the library.
         match timeout_ms {
@@ -1011,7 +1117,7 @@ impl Backend for HwBackend {
     }
 
     fn event_elapsed_ms(&self, start: BHandle, end: BHandle) -> AclResult<f32> {
-        self.enter(self.event_device(start)?)?;
+        self.enter_event(start)?;
         let mut ms = 0f32;
         // SAFETY: live event handles and a live out-pointer.
         acl!(
@@ -1026,7 +1132,7 @@ impl Backend for HwBackend {
     }
 
     fn create_model(&self, device: u32) -> AclResult<BHandle> {
-        self.enter(device)?;
+        let ctx = self.enter(device)?;
         let mut m: sys::aclmdlRI = std::ptr::null_mut();
         // SAFETY: the out-pointer is a live local.
         acl!(self, aclmdlRIBuildBegin(&mut m, 0))?;
@@ -1034,7 +1140,7 @@ impl Backend for HwBackend {
         self.state().models.insert(
             h,
             ModelInfo {
-                device,
+                ctx,
                 streams: Vec::new(),
             },
         );
@@ -1042,7 +1148,7 @@ impl Backend for HwBackend {
     }
 
     fn bind_stream(&self, model: BHandle, stream: BHandle, flag: u32) -> AclResult<()> {
-        self.enter(self.model_device(model)?)?;
+        self.enter_model(model)?;
         // SAFETY: live model and stream handles of the library.
         acl!(
             self,
@@ -1055,7 +1161,7 @@ impl Backend for HwBackend {
     }
 
     fn unbind_stream(&self, model: BHandle, stream: BHandle) -> AclResult<()> {
-        self.enter(self.model_device(model)?)?;
+        self.enter_model(model)?;
         // SAFETY: live model and stream handles of the library.
         acl!(
             self,
@@ -1068,7 +1174,7 @@ impl Backend for HwBackend {
     }
 
     fn end_task(&self, model: BHandle, stream: BHandle) -> AclResult<()> {
-        self.enter(self.model_device(model)?)?;
+        self.enter_model(model)?;
         // SAFETY: live model and stream handles of the library.
         acl!(
             self,
@@ -1077,7 +1183,7 @@ impl Backend for HwBackend {
     }
 
     fn build_end(&self, model: BHandle) -> AclResult<()> {
-        self.enter(self.model_device(model)?)?;
+        self.enter_model(model)?;
         // SAFETY: a live model handle; `reserve` must be NULL.
         acl!(
             self,
@@ -1086,7 +1192,7 @@ impl Backend for HwBackend {
     }
 
     fn execute_model(&self, model: BHandle, timeout_ms: Option<u64>) -> AclResult<()> {
-        self.enter(self.model_device(model)?)?;
+        self.enter_model(model)?;
         // SAFETY: a live model handle of the library.
         acl!(
             self,
@@ -1097,7 +1203,11 @@ impl Backend for HwBackend {
     }
 
     fn execute_model_async(&self, model: BHandle, stream: BHandle) -> AclResult<()> {
-        self.enter(self.model_device(model)?)?;
+        if !self.state().models.contains_key(&model) {
+            return Err(Self::unknown("model", model));
+        }
+        // The stream's context: a default stream is NULL in its own context.
+        self.enter_stream(stream)?;
         // SAFETY: live model and stream handles of the library.
         acl!(
             self,
@@ -1108,7 +1218,7 @@ impl Backend for HwBackend {
     }
 
     fn destroy_model(&self, model: BHandle) -> AclResult<()> {
-        self.enter(self.model_device(model)?)?;
+        self.enter_model(model)?;
         // SAFETY: a live model handle of the library.
         acl!(self, aclmdlRIDestroy(model as usize as sys::aclmdlRI))?;
         let streams = self
@@ -1126,6 +1236,106 @@ impl Backend for HwBackend {
         // SAFETY: `desc` is validated device memory with room for a descriptor; `src` is only
         // recorded in the descriptor, never dereferenced on the host.
         acl!(self, aclrtCmoSetDesc(ptr(desc), ptr(src), size as usize))
+    }
+
+    /// `aclrtCreateContext`, which also makes the new context current on the calling thread
+    /// (as the front end does); its default stream is the NULL stream in it.
+    fn create_context(&self, device: u32) -> AclResult<BHandle> {
+        let mut ctx: sys::aclrtContext = std::ptr::null_mut();
+        // SAFETY: the out-pointer is a live local.
+        acl!(self, aclrtCreateContext(&mut ctx, device as i32))?;
+        let ctx = ctx as usize;
+        let mut st = self.state();
+        st.seq += 1;
+        let serial = st.seq;
+        st.explicit.insert(ctx, ExplicitCtx { device, serial });
+        let h = CONTEXT_STREAM_TAG | (serial & !TAG_MASK);
+        st.streams.insert(
+            h,
+            StreamInfo {
+                device,
+                ctx,
+                persistent: false,
+            },
+        );
+        Ok(h)
+    }
+
+    /// Waits for the context's default stream, finishes its pending host copies, then
+    /// `aclrtDestroyContext`; forgets what the library released with the context.
+    fn destroy_context(&self, _device: u32, default_stream: BHandle) -> AclResult<()> {
+        let info = self.enter_stream(default_stream)?;
+        let ctx = info.ctx;
+        if !self.state().explicit.contains_key(&ctx) {
+            return Err(AclError::new(
+                ErrorCode::RtContextNull,
+                None,
+                format!("hw backend: {default_stream:#x} is not the stream of an explicit context"),
+            ));
+        }
+        // SAFETY: NULL is the current (explicit) context's default stream.
+        let synced = acl!(self, aclrtSynchronizeStream(std::ptr::null_mut()));
+        if let Err(e) = &synced {
+            tracing::debug!("hw backend: synchronising a context before its destruction: {e}");
+        }
+        // Copies into host buffers are finished while their pinned memory is surely alive.
+        let streams: Vec<BHandle> = {
+            let st = self.state();
+            st.streams
+                .iter()
+                .filter(|(_, s)| s.ctx == ctx)
+                .map(|(h, _)| *h)
+                .collect()
+        };
+        self.finish(|p| streams.contains(&p.stream), true);
+        // SAFETY: a live explicit context of the library, destroyed once (it leaves the table
+        // below, and the front end forgets it before calling).
+        let rc = acl!(self, aclrtDestroyContext(ctx as sys::aclrtContext));
+        let mut st = self.state();
+        st.explicit.remove(&ctx);
+        st.streams.retain(|_, s| s.ctx != ctx);
+        st.events.retain(|_, e| e.ctx != ctx);
+        st.models.retain(|_, m| m.ctx != ctx);
+        st.notifies.retain(|_, n| n.ctx != ctx);
+        rc
+    }
+
+    fn create_notify(&self, device: u32, flag: u64) -> AclResult<BHandle> {
+        let ctx = self.enter(device)?;
+        let mut n: sys::aclrtNotify = std::ptr::null_mut();
+        // SAFETY: the out-pointer is a live local.
+        acl!(self, aclrtCreateNotify(&mut n, flag))?;
+        let h = n as usize as BHandle;
+        self.state().notifies.insert(h, NotifyInfo { ctx });
+        Ok(h)
+    }
+
+    fn destroy_notify(&self, notify: BHandle) -> AclResult<()> {
+        self.enter_notify(notify)?;
+        // SAFETY: a live notify handle of the library (front-end validated).
+        acl!(
+            self,
+            aclrtDestroyNotify(notify as usize as sys::aclrtNotify)
+        )?;
+        self.state().notifies.remove(&notify);
+        Ok(())
+    }
+
+    /// `aclrtEventGetTimestamp`; its "not executed yet" code (107006) is `None`. A timestamp
+    /// means the record executed, so the work before it is finished on the host too.
+    fn event_timestamp_us(&self, event: BHandle) -> AclResult<Option<u64>> {
+        self.enter_event(event)?;
+        let f = acl_fn!(self.lib, aclrtEventGetTimestamp).map_err(missing)?;
+        let mut ts = 0u64;
+        // SAFETY: `f` is the library's aclrtEventGetTimestamp (declared by bindgen from the
+        // ACL header); a live event handle of the library and a live out-pointer.
+        let rc = unsafe { f(event as usize as sys::aclrtEvent, &mut ts) };
+        if rc as i32 == TIMESTAMP_NOT_READY {
+            return Ok(None);
+        }
+        self.check("aclrtEventGetTimestamp", rc)?;
+        self.finish_event(event);
+        Ok(Some(ts))
     }
 }
 
