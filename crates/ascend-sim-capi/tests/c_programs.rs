@@ -5,6 +5,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The directory holding the `libascendcl.so` built for this test run. Cargo builds the
 /// library into `<target>/<profile>/deps` (next to this test binary) when it builds the tests;
@@ -53,9 +54,12 @@ fn build(src: &str, cxx: bool) -> Option<PathBuf> {
     };
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
     let lib = lib_dir();
+    // One directory per build: tests run in parallel and several build the same source.
+    static BUILDS: AtomicUsize = AtomicUsize::new(0);
     let out_dir = std::env::temp_dir().join(format!(
-        "ascend-capi-{}-{}",
+        "ascend-capi-{}-{}-{}",
         std::process::id(),
+        BUILDS.fetch_add(1, Ordering::Relaxed),
         src.replace('.', "_")
     ));
     std::fs::create_dir_all(&out_dir).unwrap();
