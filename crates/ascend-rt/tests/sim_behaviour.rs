@@ -305,3 +305,54 @@ fn the_same_program_gives_the_same_timeline() {
     assert_eq!(one, two);
     assert!(one.contains("\"value_waits\""), "{one}");
 }
+
+#[test]
+fn the_last_reset_releases_the_devices_objects_and_memory() {
+    let rt = runtime("Ascend910B1");
+    rt.set_device(0).unwrap();
+    let mut buf = Addr::NULL;
+    rt.malloc(Some(&mut buf), 1 << 20, malloc_policy::NORMAL_ONLY)
+        .unwrap();
+    rt.memset(buf, 1 << 20, 1, 1 << 20).unwrap();
+    let (mut s, mut e, mut m) = (RawStream::NULL, RawEvent::default(), RawModel::default());
+    rt.create_stream(Some(&mut s)).unwrap();
+    rt.create_event(Some(&mut e)).unwrap();
+    rt.mdl_ri_build_begin(Some(&mut m), 0).unwrap();
+    rt.value_write(buf, 5, 0, s).unwrap();
+    rt.reset_device(0).unwrap();
+
+    rt.set_device(0).unwrap();
+    assert_eq!(
+        rt.value_write(buf, 1, 0, RawStream::NULL)
+            .unwrap_err()
+            .code(),
+        107000,
+        "memory is gone"
+    );
+    assert_eq!(rt.free(buf).unwrap_err().code(), 107000);
+    assert_eq!(rt.destroy_stream(s).unwrap_err().code(), 107017);
+    assert_eq!(rt.destroy_event(e).unwrap_err().code(), 107017);
+    assert_eq!(rt.mdl_ri_destroy(m).unwrap_err().code(), 107017);
+    // The device is usable again.
+    let mut again = Addr::NULL;
+    rt.malloc(Some(&mut again), 64, malloc_policy::NORMAL_ONLY)
+        .unwrap();
+    rt.value_write(again, 1, 0, RawStream::NULL).unwrap();
+    rt.synchronize_stream(RawStream::NULL).unwrap();
+}
+
+#[test]
+fn memory_outlives_the_default_context_while_an_explicit_context_remains() {
+    let rt = runtime("Ascend910B1");
+    rt.set_device(0).unwrap();
+    let mut ctx = RawContext::default();
+    rt.create_context(Some(&mut ctx), 0).unwrap();
+    let mut buf = Addr::NULL;
+    rt.malloc(Some(&mut buf), 64, malloc_policy::NORMAL_ONLY)
+        .unwrap();
+    rt.reset_device(0).unwrap();
+    rt.set_current_context(ctx).unwrap();
+    rt.value_write(buf, 1, 0, RawStream::NULL).unwrap();
+    rt.synchronize_stream(RawStream::NULL).unwrap();
+    rt.destroy_context(ctx).unwrap();
+}

@@ -82,29 +82,10 @@ impl Runtime {
                     ));
                 }
             };
-            let (streams, events, models) = st.objects_of_ctx(context.0);
-            let mut backend_streams = Vec::new();
-            for s in streams {
-                if let Some(r) = st.streams.remove(&s) {
-                    if s != rec.default_stream {
-                        backend_streams.push(r.backend);
-                    }
-                }
-            }
-            for e in events {
-                st.events.remove(&e);
-            }
-            for m in models {
-                st.models.remove(&m);
-            }
-            let default_backend = st.streams.get(&rec.default_stream).map(|r| r.backend);
-            st.contexts.remove(&context.0);
-            st.current.retain(|_, c| *c != context.0);
+            let objs = st.take_ctx_objects(context.0);
             drop(st);
-            for b in backend_streams {
-                self.backend.destroy_stream(b, false)?;
-            }
-            match default_backend {
+            self.release_ctx_objects(&objs, false);
+            match objs.default_stream {
                 Some(b) => self.backend.destroy_context(rec.device, b),
                 None => Ok(()),
             }

@@ -175,19 +175,18 @@ impl Runtime {
         }
         let ctx = rec.ctx;
         st.devices.remove(&dev);
-        let (streams, events, models) = st.objects_of_ctx(ctx);
-        for m in models {
-            st.models.remove(&m);
-        }
-        for e in events {
-            st.events.remove(&e);
-        }
-        for s in streams {
-            st.streams.remove(&s);
-        }
-        st.contexts.remove(&ctx);
-        st.current.retain(|_, c| *c != ctx);
+        let objs = st.take_ctx_objects(ctx);
+        // Device memory and notifies outlive the default context while an explicit context
+        // of the device remains.
+        let device_released = !st.contexts.values().any(|c| c.device == dev);
+        let (allocs, notifies) = if device_released {
+            st.take_device_objects(dev)
+        } else {
+            Default::default()
+        };
         drop(st);
+        self.release_ctx_objects(&objs, force);
+        self.release_device_objects(dev, &allocs, &notifies);
         self.backend.close_device(dev, force)
     }
 

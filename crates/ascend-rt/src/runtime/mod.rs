@@ -180,6 +180,41 @@ impl Runtime {
         Ok(Self::impl_stream(&st, api, stream)?.1)
     }
 
+    /// Releases a context's objects in the backend in the documented order (models, events,
+    /// then streams; the default stream goes with the context). Failures are logged: the
+    /// objects are gone from the bookkeeping either way.
+    fn release_ctx_objects(&self, objs: &state::CtxObjects, force: bool) {
+        for &m in &objs.models {
+            if let Err(e) = self.backend.destroy_model(m) {
+                tracing::warn!("releasing model {m:#x}: {e}");
+            }
+        }
+        for &ev in &objs.events {
+            if let Err(e) = self.backend.destroy_event(ev) {
+                tracing::warn!("releasing event {ev:#x}: {e}");
+            }
+        }
+        for &s in &objs.streams {
+            if let Err(e) = self.backend.destroy_stream(s, force) {
+                tracing::warn!("releasing stream {s:#x}: {e}");
+            }
+        }
+    }
+
+    /// Frees a released device's memory and notifies in the backend.
+    fn release_device_objects(&self, device: u32, allocs: &[u64], notifies: &[u64]) {
+        for &a in allocs {
+            if let Err(e) = self.backend.free(device, a) {
+                tracing::warn!("freeing device memory {a:#x} of device {device}: {e}");
+            }
+        }
+        for &n in notifies {
+            if let Err(e) = self.backend.destroy_notify(n) {
+                tracing::warn!("releasing notify {n:#x}: {e}");
+            }
+        }
+    }
+
     /// The current context's device, or 107002.
     fn current_device(st: &State, api: &str) -> AclResult<(u64, u32)> {
         let ctx = st

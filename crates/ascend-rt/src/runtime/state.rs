@@ -175,26 +175,78 @@ impl State {
             .filter(|c| self.contexts.contains_key(c))
     }
 
-    /// Streams, events and models of a context, for release.
-    pub fn objects_of_ctx(&self, ctx: u64) -> (Vec<u64>, Vec<u64>, Vec<u64>) {
-        let streams = self
+    /// Removes the streams, events and models of a context from the registries and returns
+    /// their backend handles, for the caller to release outside the lock.
+    pub fn take_ctx_objects(&mut self, ctx: u64) -> CtxObjects {
+        let mut objs = CtxObjects::default();
+        let streams: Vec<u64> = self
             .streams
             .iter()
             .filter(|(_, s)| s.ctx == ctx)
             .map(|(h, _)| *h)
             .collect();
-        let events = self
-            .events
-            .iter()
-            .filter(|(_, e)| e.ctx == ctx)
-            .map(|(h, _)| *h)
-            .collect();
-        let models = self
-            .models
-            .iter()
-            .filter(|(_, m)| m.ctx == ctx)
-            .map(|(h, _)| *h)
-            .collect();
-        (streams, events, models)
+        for h in streams {
+            if let Some(rec) = self.streams.remove(&h) {
+                self.failure_modes.remove(&h);
+                if rec.is_default {
+                    objs.default_stream = Some(rec.backend);
+                } else {
+                    objs.streams.push(rec.backend);
+                }
+            }
+        }
+        self.events.retain(|_, e| {
+            let keep = e.ctx != ctx;
+            if !keep {
+                objs.events.push(e.backend);
+            }
+            keep
+        });
+        self.models.retain(|_, m| {
+            let keep = m.ctx != ctx;
+            if !keep {
+                objs.models.push(m.backend);
+            }
+            keep
+        });
+        self.current.retain(|_, c| *c != ctx);
+        self.contexts.remove(&ctx);
+        objs
     }
+
+    /// Removes the device allocations and notifies of a device, returning what the backend
+    /// must free.
+    pub fn take_device_objects(&mut self, device: u32) -> (Vec<u64>, Vec<BHandle>) {
+        let allocs: Vec<u64> = self
+            .allocs
+            .iter()
+            .filter(|(_, a)| matches!(a.kind, AllocKind::Device(d) if d == device))
+            .map(|(base, _)| *base)
+            .collect();
+        for base in &allocs {
+            self.allocs.remove(base);
+        }
+        let mut notifies = Vec::new();
+        self.notifies.retain(|_, n| {
+            let keep = n.device != device;
+            if !keep {
+                notifies.push(n.backend);
+            }
+            keep
+        });
+        (allocs, notifies)
+    }
+}
+
+/// Backend handles of a released context's objects.
+#[derive(Debug, Default)]
+pub(crate) struct CtxObjects {
+    /// The context's default stream.
+    pub default_stream: Option<BHandle>,
+    /// Streams created in the context.
+    pub streams: Vec<BHandle>,
+    /// Events created in the context.
+    pub events: Vec<BHandle>,
+    /// Models created in the context.
+    pub models: Vec<BHandle>,
 }
