@@ -6,7 +6,6 @@
 //! `src/runtime/api/impl/api_error.cc` and `api_impl.cc` (`ContextCreate`, `ContextDestroy`,
 //! `GetResInCurrentThread`, `GetRunMode`).
 
-use super::state::{ContextRec, HandleKind, StreamRec};
 use super::Runtime;
 use crate::error::{fail, AclError, AclResult, ErrorCode, MsgCode};
 use crate::raw_types::{dev_res_limit_type, run_mode, RawContext, RawStream};
@@ -23,28 +22,7 @@ impl Runtime {
             let dev = self.check_device_id(api, device)?;
             let backend_stream = self.backend.create_context(dev)?;
             let mut st = self.lock();
-            let ctx = st.new_handle(HandleKind::Context);
-            let stream = st.new_handle(HandleKind::Stream);
-            st.streams.insert(
-                stream,
-                StreamRec {
-                    ctx,
-                    device: dev,
-                    backend: backend_stream,
-                    flags: 0,
-                    priority: 0,
-                    model: None,
-                    is_default: true,
-                },
-            );
-            st.contexts.insert(
-                ctx,
-                ContextRec {
-                    device: dev,
-                    default_stream: stream,
-                    explicit: true,
-                },
-            );
+            let ctx = st.register_context(dev, backend_stream, true);
             st.current.insert(Self::thread(), ctx);
             *out = RawContext(ctx);
             Ok(())

@@ -2,7 +2,7 @@
 //! (+`Force`), `aclrtGetDevice`, `aclrtGetSocName`, `aclrtGetDeviceCount`,
 //! `aclrtSynchronizeDevice` (cann-api-facts §7.1, §7.2).
 
-use super::state::{ContextRec, DeviceRec, HandleKind, StreamRec};
+use super::state::DeviceRec;
 use super::Runtime;
 use crate::error::{fail, AclError, AclResult, ErrorCode, MsgCode};
 use crate::raw_types::RawContext;
@@ -114,28 +114,7 @@ impl Runtime {
                 }
                 _ => {
                     let backend_stream = self.backend.open_device(dev)?;
-                    let ctx = st.new_handle(HandleKind::Context);
-                    let stream = st.new_handle(HandleKind::Stream);
-                    st.streams.insert(
-                        stream,
-                        StreamRec {
-                            ctx,
-                            device: dev,
-                            backend: backend_stream,
-                            flags: 0,
-                            priority: 0,
-                            model: None,
-                            is_default: true,
-                        },
-                    );
-                    st.contexts.insert(
-                        ctx,
-                        ContextRec {
-                            device: dev,
-                            default_stream: stream,
-                            explicit: false,
-                        },
-                    );
+                    let ctx = st.register_context(dev, backend_stream, false);
                     st.devices.insert(dev, DeviceRec { refcount: 1, ctx });
                     ctx
                 }

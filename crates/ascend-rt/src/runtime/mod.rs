@@ -150,6 +150,11 @@ impl Runtime {
         Ok(())
     }
 
+    /// [`Self::check_stream_handle`] under the lock.
+    fn require_stream_handle(&self, api: &str, stream: RawStream) -> AclResult<()> {
+        Self::check_stream_handle(&self.lock(), api, stream)
+    }
+
     /// The impl step of a task API: a current context (107002), NULL resolved to its default
     /// stream, and the stream in that context (107003).
     fn impl_stream(st: &State, api: &str, stream: RawStream) -> AclResult<(u64, StreamRec)> {

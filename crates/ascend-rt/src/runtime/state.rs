@@ -145,6 +145,39 @@ impl State {
         make_handle(kind, self.next_serial)
     }
 
+    /// Records a new context of `device` whose default stream is the backend's
+    /// `default_stream`; returns the context handle.
+    pub fn register_context(
+        &mut self,
+        device: u32,
+        default_stream: BHandle,
+        explicit: bool,
+    ) -> u64 {
+        let ctx = self.new_handle(HandleKind::Context);
+        let stream = self.new_handle(HandleKind::Stream);
+        self.streams.insert(
+            stream,
+            StreamRec {
+                ctx,
+                device,
+                backend: default_stream,
+                flags: 0,
+                priority: 0,
+                model: None,
+                is_default: true,
+            },
+        );
+        self.contexts.insert(
+            ctx,
+            ContextRec {
+                device,
+                default_stream: stream,
+                explicit,
+            },
+        );
+        ctx
+    }
+
     /// Where `addr` lies among live allocations.
     pub fn locate(&self, addr: u64) -> Location {
         if let Some((&base, alloc)) = self.allocs.range(..=addr).next_back() {

@@ -56,10 +56,7 @@ impl Runtime {
             ));
         }
         // 3. RT: stream handle.
-        {
-            let st = self.lock();
-            Self::check_stream_handle(&st, api, stream)?;
-        }
+        self.require_stream_handle(api, stream)?;
         // 5. RT decorator: flag.
         if !flag_ok {
             return Err(flag_err);
@@ -418,10 +415,7 @@ impl Runtime {
                 ));
             }
             // 3. RT: stream handle.
-            {
-                let st = self.lock();
-                Self::check_stream_handle(&st, api, stream)?;
-            }
+            self.require_stream_handle(api, stream)?;
             // 4-5. RT decorator: descriptor NULL, opcode range.
             if cmo_desc.is_null() {
                 return Err(fail::rt_null(api, "cmoDesc"));
