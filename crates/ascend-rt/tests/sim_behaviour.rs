@@ -356,3 +356,31 @@ fn memory_outlives_the_default_context_while_an_explicit_context_remains() {
     rt.synchronize_stream(RawStream::NULL).unwrap();
     rt.destroy_context(ctx).unwrap();
 }
+
+#[test]
+fn with_on_stall_wait_the_watchdog_speaks_and_the_host_keeps_waiting() {
+    let cfg = SimConfig {
+        on_stall: OnStall::Wait,
+        watchdog_grace: Duration::from_millis(50),
+        ..SimConfig::default()
+    };
+    let rt = runtime_with("Ascend910B1", cfg);
+    let dev = Device::open(&rt, 0).unwrap();
+    let flag = Arc::new(dev.malloc(8, MallocPolicy::NormalOnly).unwrap());
+    flag.fill(0).unwrap();
+    let s = dev.stream().unwrap();
+    s.value_wait(flag.ptr(), 1, WaitMode::Eq).unwrap();
+    let releaser = {
+        let (dev, flag) = (dev.clone(), flag.clone());
+        std::thread::spawn(move || {
+            // Well past the grace period: the watchdog has spoken (on stderr, as this test
+            // installs no logger) and the waiter is still waiting.
+            std::thread::sleep(Duration::from_millis(400));
+            let w = dev.stream().unwrap();
+            w.value_write(flag.ptr(), 1).unwrap();
+            w.synchronize().unwrap();
+        })
+    };
+    s.synchronize().unwrap();
+    releaser.join().unwrap();
+}

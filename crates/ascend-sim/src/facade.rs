@@ -121,10 +121,7 @@ impl Sim {
                     OnStall::Wait => {
                         if !logged {
                             logged = true;
-                            tracing::warn!(
-                                "watchdog (still waiting): {}",
-                                stall_diagnosis(&g).text
-                            );
+                            speak_up(&stall_diagnosis(&g).text);
                         }
                         sleep = Duration::from_millis(200);
                     }
@@ -593,4 +590,14 @@ fn stall_diagnosis(e: &Engine) -> Diagnosis {
             e.now
         ),
     })
+}
+
+/// Says that a host thread keeps waiting on a stalled device: through `tracing` when the
+/// program has a logger, else on standard error, so that a hang is never silent.
+fn speak_up(diagnosis: &str) {
+    if tracing::dispatcher::has_been_set() {
+        tracing::warn!("watchdog (still waiting): {diagnosis}");
+    } else {
+        eprintln!("ascend-sim watchdog: a host thread is waiting on a stalled device (still waiting):\n{diagnosis}");
+    }
 }

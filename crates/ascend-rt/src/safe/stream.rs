@@ -12,7 +12,9 @@ use crate::raw_types::{
     Addr, RawBarrierCmoInfo, RawBarrierTaskInfo, RawStream, CMO_MAX_BARRIER_NUM,
 };
 
-/// A stream; destroyed (after its tasks finish) on drop, unless it is a default stream.
+/// A stream. Dropping it destroys it without waiting (`aclrtDestroyStreamForce`: queued tasks
+/// that have not run are dropped), unless it is a default stream; call
+/// [`Stream::synchronize`] first to wait for them.
 #[derive(Debug)]
 pub struct Stream {
     dev: Arc<DeviceGuard>,
