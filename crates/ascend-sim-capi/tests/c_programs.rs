@@ -194,3 +194,11 @@ fn unknown_soc_fails_cleanly() {
         "calls must return ACL_ERROR_INTERNAL_ERROR"
     );
 }
+
+#[test]
+fn a_cxx_program_with_std_thread_runs() {
+    let Some(exe) = build("multistream_sync.cpp", true) else {
+        return;
+    };
+    run(&exe, &[("ASCEND_SIM_SOC", "Ascend910_9391")]);
+}
