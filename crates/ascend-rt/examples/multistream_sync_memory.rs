@@ -3,7 +3,8 @@
 //! synchronizes it; a second later a writer thread enqueues `aclrtValueWrite(buf, 100)` on
 //! stream B, which releases A. The waiter must still be blocked when the writer starts.
 //!
-//! Run: `cargo run -p ascend-rt --example multistream_sync_memory [SoC]`
+//! Run: `cargo run -p ascend-rt --example multistream_sync_memory [SoC]`; set
+//! `ASCEND_SIM_REPORT=<path>` to keep the full run report as JSON.
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
@@ -72,8 +73,12 @@ fn main() -> AclResult<()> {
     rt.free(buf)?;
     rt.reset_device_force(0)?;
     rt.finalize()?;
-    if let Some(report) = rt.report_json() {
-        println!("run report: {report}");
+    if let Some(json) = rt.report_json() {
+        summarize(&json);
+        if let Some(path) = std::env::var_os("ASCEND_SIM_REPORT") {
+            std::fs::write(&path, &json).expect("write the run report");
+            println!("full run report written to {}", path.to_string_lossy());
+        }
     }
     if seen == 123 {
         println!("SUCCESS");
@@ -81,5 +86,41 @@ fn main() -> AclResult<()> {
     } else {
         println!("FAILURE");
         std::process::exit(1)
+    }
+}
+
+/// Prints the parts of the run report this sample is about: the value wait and the timeline.
+fn summarize(json: &str) {
+    let report: serde_json::Value = serde_json::from_str(json).expect("the run report is JSON");
+    println!(
+        "simulated on {}: device idle at {} ns",
+        report["chip"].as_str().unwrap_or("?"),
+        report["end_ns"]
+    );
+    for w in report["value_waits"].as_array().into_iter().flatten() {
+        println!(
+            "  value wait on stream {} ({} {}): {} ns, {} polling pass(es)",
+            w["stream"],
+            w["mode"].as_str().unwrap_or("?"),
+            w["value"],
+            w["duration_ns"],
+            w["passes"]
+        );
+    }
+    let mut spans: Vec<&serde_json::Value> = report["timeline"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .collect();
+    spans.sort_by_key(|s| s["start_ns"].as_u64());
+    for s in spans {
+        println!(
+            "  stream {} task {:>2} {:<10} {:>6} ns .. {:>6} ns",
+            s["stream"],
+            s["task"],
+            s["kind"].as_str().unwrap_or("?"),
+            s["start_ns"],
+            s["end_ns"]
+        );
     }
 }
