@@ -1,0 +1,136 @@
+//! Devices and explicit contexts: opening and resetting a device (its default context), and
+//! creating and destroying explicit contexts, with what the backend forgets when the library
+//! releases them.
+
+use ascend_rt_sys as sys;
+
+use super::handles::{default_stream, CONTEXT_STREAM_TAG, TAG_MASK};
+use super::state::{ExplicitCtx, StreamInfo};
+use super::HwBackend;
+use crate::backend::BHandle;
+use crate::error::{AclError, AclResult, ErrorCode};
+
+impl HwBackend {
+    /// `aclrtGetDeviceCount`.
+    pub(super) fn device_count(&self) -> AclResult<u32> {
+        let mut n = 0u32;
+        // SAFETY: the out-pointer is a live local.
+        acl!(self, aclrtGetDeviceCount(&mut n))?;
+        Ok(n)
+    }
+
+    /// `aclrtSetDevice` (a device's first), remembering the default context it created;
+    /// returns the handle of the device's default stream.
+    pub(super) fn open_device(&self, device: u32) -> AclResult<BHandle> {
+        acl!(self, aclrtSetDevice(device as i32))?;
+        let mut ctx: sys::aclrtContext = std::ptr::null_mut();
+        // SAFETY: the out-pointer is a live local.
+        acl!(self, aclrtGetCurrentContext(&mut ctx))?;
+        let mut st = self.state();
+        st.contexts.insert(device, ctx as usize);
+        let h = default_stream(device);
+        st.streams.insert(
+            h,
+            StreamInfo {
+                device,
+                ctx: ctx as usize,
+                persistent: false,
+            },
+        );
+        Ok(h)
+    }
+
+    /// `aclrtResetDevice` (or `aclrtResetDeviceForce`); forgets what the reset released with
+    /// the default context, finishes its streams' pending host copies and frees the pinned
+    /// memory of dropped host buffers.
+    pub(super) fn close_device(&self, device: u32, force: bool) -> AclResult<()> {
+        let rc = if force {
+            acl!(self, aclrtResetDeviceForce(device as i32))
+        } else {
+            acl!(self, aclrtResetDevice(device as i32))
+        };
+        let streams: Vec<BHandle> = {
+            let mut st = self.state();
+            // The reset releases the default context and what was created in it; explicit
+            // contexts stay until they are destroyed.
+            let ctx = st.contexts.remove(&device);
+            let streams = st
+                .streams
+                .iter()
+                .filter(|(_, s)| Some(s.ctx) == ctx)
+                .map(|(h, _)| *h)
+                .collect::<Vec<_>>();
+            st.streams.retain(|_, s| Some(s.ctx) != ctx);
+            st.events.retain(|_, e| Some(e.ctx) != ctx);
+            st.models.retain(|_, m| Some(m.ctx) != ctx);
+            st.notifies.retain(|_, n| Some(n.ctx) != ctx);
+            st.allocs.retain(|_, (_, d)| *d != device);
+            streams
+        };
+        self.finish(|p| streams.contains(&p.stream), true);
+        self.sweep_pinned();
+        rc
+    }
+
+    /// `aclrtCreateContext`, which also makes the new context current on the calling thread
+    /// (as the front end does); its default stream is the NULL stream in it.
+    pub(super) fn create_context(&self, device: u32) -> AclResult<BHandle> {
+        let mut ctx: sys::aclrtContext = std::ptr::null_mut();
+        // SAFETY: the out-pointer is a live local.
+        acl!(self, aclrtCreateContext(&mut ctx, device as i32))?;
+        let ctx = ctx as usize;
+        let mut st = self.state();
+        st.seq += 1;
+        let serial = st.seq;
+        st.explicit.insert(ctx, ExplicitCtx { device, serial });
+        let h = CONTEXT_STREAM_TAG | (serial & !TAG_MASK);
+        st.streams.insert(
+            h,
+            StreamInfo {
+                device,
+                ctx,
+                persistent: false,
+            },
+        );
+        Ok(h)
+    }
+
+    /// Waits for the context's default stream, finishes its pending host copies, then
+    /// `aclrtDestroyContext`; forgets what the library released with the context.
+    pub(super) fn destroy_context(&self, _device: u32, default_stream: BHandle) -> AclResult<()> {
+        let info = self.enter_stream(default_stream)?;
+        let ctx = info.ctx;
+        if !self.state().explicit.contains_key(&ctx) {
+            return Err(AclError::new(
+                ErrorCode::RtContextNull,
+                None,
+                format!("hw backend: {default_stream:#x} is not the stream of an explicit context"),
+            ));
+        }
+        // SAFETY: NULL is the current (explicit) context's default stream.
+        let synced = acl!(self, aclrtSynchronizeStream(std::ptr::null_mut()));
+        if let Err(e) = &synced {
+            tracing::debug!("hw backend: synchronising a context before its destruction: {e}");
+        }
+        // Copies into host buffers are finished while their pinned memory is surely alive.
+        let streams: Vec<BHandle> = {
+            let st = self.state();
+            st.streams
+                .iter()
+                .filter(|(_, s)| s.ctx == ctx)
+                .map(|(h, _)| *h)
+                .collect()
+        };
+        self.finish(|p| streams.contains(&p.stream), true);
+        // SAFETY: a live explicit context of the library, destroyed once (it leaves the table
+        // below, and the front end forgets it before calling).
+        let rc = acl!(self, aclrtDestroyContext(ctx as sys::aclrtContext));
+        let mut st = self.state();
+        st.explicit.remove(&ctx);
+        st.streams.retain(|_, s| s.ctx != ctx);
+        st.events.retain(|_, e| e.ctx != ctx);
+        st.models.retain(|_, m| m.ctx != ctx);
+        st.notifies.retain(|_, n| n.ctx != ctx);
+        rc
+    }
+}

@@ -1,0 +1,127 @@
+//! Events: creation with the flag word's matching ACL call, queries, synchronisation,
+//! elapsed time and timestamps. Observing an event complete finishes the host copies
+//! enqueued before its latest record.
+
+use ascend_rt_sys::{self as sys, acl_fn};
+
+use super::errors::missing;
+use super::handles::timeout_arg;
+use super::state::EventInfo;
+use super::HwBackend;
+use crate::backend::BHandle;
+use crate::error::{AclResult, ErrorCode};
+
+/// `aclrtEventGetTimestamp`'s code for a record that has not executed.
+const TIMESTAMP_NOT_READY: i32 = ErrorCode::RtEventTimestampInvalid as i32;
+/// The runtime flag word of `aclrtCreateEvent` (`RT_EVENT_DEFAULT`).
+const EVENT_RT_DEFAULT: u32 = crate::raw_types::event_flag::RT_DEFAULT;
+/// The flags only `aclrtCreateEventExWithFlag` accepts (`ACL_EVENT_IPC`).
+const EVENT_EX_ONLY: u32 = !crate::raw_types::event_flag::RT_FLAG_MAX;
+
+impl HwBackend {
+    /// `flags` is the runtime flag word: `RT_EVENT_DEFAULT` is `aclrtCreateEvent`, a flag
+    /// only Ex mode has (`ACL_EVENT_IPC`) is `aclrtCreateEventExWithFlag`, any other is
+    /// `aclrtCreateEventWithFlag` (the trait does not say whether the front end's event is in
+    /// Ex mode; the front end enforces Ex mode's rules itself).
+    pub(super) fn create_event(&self, device: u32, flags: u32) -> AclResult<BHandle> {
+        let ctx = self.enter(device)?;
+        let mut e: sys::aclrtEvent = std::ptr::null_mut();
+        // SAFETY (all three): the out-pointer is a live local.
+        if flags == EVENT_RT_DEFAULT {
+            acl!(self, aclrtCreateEvent(&mut e))?;
+        } else if flags & EVENT_EX_ONLY != 0 {
+            acl!(self, aclrtCreateEventExWithFlag(&mut e, flags))?;
+        } else {
+            acl!(self, aclrtCreateEventWithFlag(&mut e, flags))?;
+        }
+        let h = e as usize as BHandle;
+        self.state().events.insert(
+            h,
+            EventInfo {
+                ctx,
+                last_record: None,
+            },
+        );
+        Ok(h)
+    }
+
+    /// `aclrtDestroyEvent` in the event's context.
+    pub(super) fn destroy_event(&self, event: BHandle) -> AclResult<()> {
+        self.enter_event(event)?;
+        // SAFETY: a live event handle of the library.
+        acl!(self, aclrtDestroyEvent(event as usize as sys::aclrtEvent))?;
+        self.state().events.remove(&event);
+        Ok(())
+    }
+
+    /// `aclrtQueryEventStatus`; a complete event finishes the work before its latest record.
+    pub(super) fn event_complete(&self, event: BHandle) -> AclResult<bool> {
+        self.enter_event(event)?;
+        let mut status: sys::aclrtEventRecordedStatus = 0 as _;
+        // SAFETY: a live event handle and a live out-pointer.
+        acl!(
+            self,
+            aclrtQueryEventStatus(event as usize as sys::aclrtEvent, &mut status)
+        )?;
+        let done = status as u32
+            == sys::aclrtEventRecordedStatus_ACL_EVENT_RECORDED_STATUS_COMPLETE as u32;
+        if done {
+            self.finish_event(event);
+        }
+        Ok(done)
+    }
+
+    /// `aclrtSynchronizeEvent` (or its timeout form); then finishes the work before the
+    /// event's latest record.
+    pub(super) fn synchronize_event(
+        &self,
+        event: BHandle,
+        timeout_ms: Option<u64>,
+    ) -> AclResult<()> {
+        self.enter_event(event)?;
+        let e = event as usize as sys::aclrtEvent;
+        // SAFETY: a live event handle of the library.
+        match timeout_ms {
+            None => acl!(self, aclrtSynchronizeEvent(e))?,
+            Some(_) => acl!(
+                self,
+                aclrtSynchronizeEventWithTimeout(e, timeout_arg(timeout_ms))
+            )?,
+        }
+        self.finish_event(event);
+        Ok(())
+    }
+
+    /// `aclrtEventElapsedTime`, in the start event's context.
+    pub(super) fn event_elapsed_ms(&self, start: BHandle, end: BHandle) -> AclResult<f32> {
+        self.enter_event(start)?;
+        let mut ms = 0f32;
+        // SAFETY: live event handles and a live out-pointer.
+        acl!(
+            self,
+            aclrtEventElapsedTime(
+                &mut ms,
+                start as usize as sys::aclrtEvent,
+                end as usize as sys::aclrtEvent
+            )
+        )?;
+        Ok(ms)
+    }
+
+    /// `aclrtEventGetTimestamp`; its "not executed yet" code (107006) is `None`. A timestamp
+    /// means the record executed, so the work before it is finished on the host too.
+    pub(super) fn event_timestamp_us(&self, event: BHandle) -> AclResult<Option<u64>> {
+        self.enter_event(event)?;
+        let f = acl_fn!(self.lib, aclrtEventGetTimestamp).map_err(missing)?;
+        let mut ts = 0u64;
+        // SAFETY: `f` is the library's aclrtEventGetTimestamp (declared by bindgen from the
+        // ACL header); a live event handle of the library and a live out-pointer.
+        let rc = unsafe { f(event as usize as sys::aclrtEvent, &mut ts) };
+        if rc as i32 == TIMESTAMP_NOT_READY {
+            return Ok(None);
+        }
+        self.check("aclrtEventGetTimestamp", rc)?;
+        self.finish_event(event);
+        Ok(Some(ts))
+    }
+}

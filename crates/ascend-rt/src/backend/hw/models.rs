@@ -1,0 +1,122 @@
+//! Models (`aclmdlRI*`): building, binding streams, executing and destroying. A model run
+//! refreshes the host destinations of the copies on its bound streams.
+
+use ascend_rt_sys as sys;
+
+use super::handles::{raw_stream, timeout_arg};
+use super::host_staging::Finish;
+use super::state::ModelInfo;
+use super::HwBackend;
+use crate::backend::BHandle;
+use crate::error::AclResult;
+
+impl HwBackend {
+    /// `aclmdlRIBuildBegin` in the context of the device's new objects.
+    pub(super) fn create_model(&self, device: u32) -> AclResult<BHandle> {
+        let ctx = self.enter(device)?;
+        let mut m: sys::aclmdlRI = std::ptr::null_mut();
+        // SAFETY: the out-pointer is a live local.
+        acl!(self, aclmdlRIBuildBegin(&mut m, 0))?;
+        let h = m as usize as BHandle;
+        self.state().models.insert(
+            h,
+            ModelInfo {
+                ctx,
+                streams: Vec::new(),
+            },
+        );
+        Ok(h)
+    }
+
+    /// `aclmdlRIBindStream`; the model remembers the stream.
+    pub(super) fn bind_stream(&self, model: BHandle, stream: BHandle, flag: u32) -> AclResult<()> {
+        self.enter_model(model)?;
+        // SAFETY: live model and stream handles of the library.
+        acl!(
+            self,
+            aclmdlRIBindStream(model as usize as sys::aclmdlRI, raw_stream(stream), flag)
+        )?;
+        if let Some(m) = self.state().models.get_mut(&model) {
+            m.streams.push(stream);
+        }
+        Ok(())
+    }
+
+    /// `aclmdlRIUnbindStream`; the model forgets the stream.
+    pub(super) fn unbind_stream(&self, model: BHandle, stream: BHandle) -> AclResult<()> {
+        self.enter_model(model)?;
+        // SAFETY: live model and stream handles of the library.
+        acl!(
+            self,
+            aclmdlRIUnbindStream(model as usize as sys::aclmdlRI, raw_stream(stream))
+        )?;
+        if let Some(m) = self.state().models.get_mut(&model) {
+            m.streams.retain(|s| *s != stream);
+        }
+        Ok(())
+    }
+
+    /// `aclmdlRIEndTask`.
+    pub(super) fn end_task(&self, model: BHandle, stream: BHandle) -> AclResult<()> {
+        self.enter_model(model)?;
+        // SAFETY: live model and stream handles of the library.
+        acl!(
+            self,
+            aclmdlRIEndTask(model as usize as sys::aclmdlRI, raw_stream(stream))
+        )
+    }
+
+    /// `aclmdlRIBuildEnd`.
+    pub(super) fn build_end(&self, model: BHandle) -> AclResult<()> {
+        self.enter_model(model)?;
+        // SAFETY: a live model handle; `reserve` must be NULL.
+        acl!(
+            self,
+            aclmdlRIBuildEnd(model as usize as sys::aclmdlRI, std::ptr::null_mut())
+        )
+    }
+
+    /// `aclmdlRIExecute`; then refreshes the host destinations of the model's copies.
+    pub(super) fn execute_model(&self, model: BHandle, timeout_ms: Option<u64>) -> AclResult<()> {
+        self.enter_model(model)?;
+        // SAFETY: a live model handle of the library.
+        acl!(
+            self,
+            aclmdlRIExecute(model as usize as sys::aclmdlRI, timeout_arg(timeout_ms))
+        )?;
+        self.refresh_model(model);
+        Ok(())
+    }
+
+    /// `aclmdlRIExecuteAsync` on `stream`; the model's copies are refreshed when the stream
+    /// is observed complete.
+    pub(super) fn execute_model_async(&self, model: BHandle, stream: BHandle) -> AclResult<()> {
+        if !self.state().models.contains_key(&model) {
+            return Err(Self::unknown("model", model));
+        }
+        // The stream's context: a default stream is NULL in its own context.
+        self.enter_stream(stream)?;
+        // SAFETY: live model and stream handles of the library.
+        acl!(
+            self,
+            aclmdlRIExecuteAsync(model as usize as sys::aclmdlRI, raw_stream(stream))
+        )?;
+        self.push_pending(stream, false, Some(Finish::ModelRun(model)), None);
+        Ok(())
+    }
+
+    /// `aclmdlRIDestroy`; finishes and drops the pending host work of its streams.
+    pub(super) fn destroy_model(&self, model: BHandle) -> AclResult<()> {
+        self.enter_model(model)?;
+        // SAFETY: a live model handle of the library.
+        acl!(self, aclmdlRIDestroy(model as usize as sys::aclmdlRI))?;
+        let streams = self
+            .state()
+            .models
+            .remove(&model)
+            .map(|m| m.streams)
+            .unwrap_or_default();
+        self.finish(|p| streams.contains(&p.stream), true);
+        Ok(())
+    }
+}

@@ -1,0 +1,159 @@
+//! Launching tasks: each [`Task`] the front end enqueues on a stream becomes its ACL call
+//! (value write/wait, memset, the CMO family, event and notify records and waits,
+//! asynchronous copies, whose host ends are staged through `host_staging`).
+
+use ascend_rt_sys as sys;
+
+use super::handles::{ptr, raw_stream};
+use super::state::StreamInfo;
+use super::HwBackend;
+use crate::backend::{AsyncLoc, BHandle, CmoOp, Task, WaitCompare};
+use crate::error::AclResult;
+
+/// The library's CMO type of an operation.
+fn cmo_type(op: CmoOp) -> sys::aclrtCmoType {
+    (match op {
+        CmoOp::Prefetch => sys::aclrtCmoType_ACL_RT_CMO_TYPE_PREFETCH,
+        CmoOp::Writeback => sys::aclrtCmoType_ACL_RT_CMO_TYPE_WRITEBACK,
+        CmoOp::Invalid => sys::aclrtCmoType_ACL_RT_CMO_TYPE_INVALID,
+        CmoOp::Flush => sys::aclrtCmoType_ACL_RT_CMO_TYPE_FLUSH,
+    }) as _
+}
+
+/// The `aclrtValueWait` flag of a compare mode.
+fn wait_flag(c: WaitCompare) -> u32 {
+    (match c {
+        WaitCompare::Geq => sys::ACL_STREAM_WAIT_VALUE_GEQ,
+        WaitCompare::Eq => sys::ACL_STREAM_WAIT_VALUE_EQ,
+        WaitCompare::And => sys::ACL_STREAM_WAIT_VALUE_AND,
+        WaitCompare::Nor => sys::ACL_STREAM_WAIT_VALUE_NOR,
+    }) as u32
+}
+
+impl HwBackend {
+    /// Enqueues `task` on `stream` (whose context the caller has made current).
+    pub(super) fn launch_inner(
+        &self,
+        stream: BHandle,
+        info: StreamInfo,
+        task: Task,
+    ) -> AclResult<()> {
+        let s = raw_stream(stream);
+        match task {
+            // SAFETY (all value and CMO tasks): addresses are device addresses the front end
+            // validated; the library does not dereference them on the host.
+            Task::ValueWrite { addr, value } => acl!(self, aclrtValueWrite(ptr(addr), value, 0, s)),
+            Task::ValueWait {
+                addr,
+                value,
+                compare,
+            } => acl!(
+                self,
+                aclrtValueWait(ptr(addr), value, wait_flag(compare), s)
+            ),
+            Task::Memset { addr, value, len } => acl!(
+                self,
+                aclrtMemsetAsync(ptr(addr), len as usize, value as i32, len as usize, s)
+            ),
+            Task::Cmo { op, addr, len } => acl!(
+                self,
+                aclrtCmoAsync(ptr(addr), len as usize, cmo_type(op), s)
+            ),
+            Task::CmoWithBarrier {
+                op,
+                addr,
+                len,
+                barrier_id,
+            } => acl!(
+                self,
+                aclrtCmoAsyncWithBarrier(ptr(addr), len as usize, cmo_type(op), barrier_id, s)
+            ),
+            Task::CmoWaitBarrier { barrier_ids } => {
+                let mut info = sys::aclrtBarrierTaskInfo {
+                    barrierNum: barrier_ids.len() as _,
+                    ..Default::default()
+                };
+                for (slot, id) in info.cmoInfo.iter_mut().zip(&barrier_ids) {
+                    slot.cmoType = cmo_type(CmoOp::Invalid);
+                    slot.barrierId = *id;
+                }
+                // SAFETY: `info` is a live local the call only reads.
+                acl!(self, aclrtCmoWaitBarrier(&mut info, s, 0))
+            }
+            Task::CmoWithDesc { desc, op } => acl!(
+                self,
+                aclrtCmoAsyncWithDesc(ptr(desc), cmo_type(op), s, std::ptr::null())
+            ),
+            Task::EventRecord(e) => {
+                // SAFETY: `e` is a live event handle of the library (front-end validated).
+                acl!(self, aclrtRecordEvent(e as usize as sys::aclrtEvent, s))?;
+                let mut st = self.state();
+                st.seq += 1;
+                let seq = st.seq;
+                if let Some(ev) = st.events.get_mut(&e) {
+                    ev.last_record = Some((stream, seq));
+                }
+                Ok(())
+            }
+            // SAFETY: `e` is a live event handle of the library (front-end validated).
+            Task::EventWait(e) => {
+                acl!(self, aclrtStreamWaitEvent(s, e as usize as sys::aclrtEvent))
+            }
+            // SAFETY: as above.
+            Task::EventReset(e) => acl!(self, aclrtResetEvent(e as usize as sys::aclrtEvent, s)),
+            // SAFETY: `n` is a live notify handle of the library (front-end validated).
+            Task::NotifyRecord(n) => {
+                acl!(self, aclrtRecordNotify(n as usize as sys::aclrtNotify, s))
+            }
+            Task::NotifyWait { notify, timeout_s } => {
+                // The API's 0 waits forever.
+                let timeout = timeout_s.unwrap_or(0);
+                // SAFETY: as above.
+                acl!(
+                    self,
+                    aclrtWaitAndResetNotify(notify as usize as sys::aclrtNotify, s, timeout)
+                )
+            }
+            Task::Memcpy { dst, src, len } => {
+                let n = len as usize;
+                let (d, finish, dtemp) = self.async_end(&dst, n, true)?;
+                let (sp, _, stemp) = match self.async_end(&src, n, false) {
+                    Ok(v) => v,
+                    Err(e) => {
+                        if let Some(t) = dtemp {
+                            self.free_pinned(t);
+                        }
+                        return Err(e);
+                    }
+                };
+                let kind = match (&dst, &src) {
+                    (AsyncLoc::Device(_), AsyncLoc::Host(..)) => {
+                        sys::aclrtMemcpyKind_ACL_MEMCPY_HOST_TO_DEVICE
+                    }
+                    (AsyncLoc::Host(..), AsyncLoc::Device(_)) => {
+                        sys::aclrtMemcpyKind_ACL_MEMCPY_DEVICE_TO_HOST
+                    }
+                    (AsyncLoc::Device(_), AsyncLoc::Device(_)) => {
+                        sys::aclrtMemcpyKind_ACL_MEMCPY_DEVICE_TO_DEVICE
+                    }
+                    (AsyncLoc::Host(..), AsyncLoc::Host(..)) => {
+                        sys::aclrtMemcpyKind_ACL_MEMCPY_HOST_TO_HOST
+                    }
+                };
+                // SAFETY: host ends are pinned memory of at least `n` bytes that stays
+                // allocated until the copy's completion is observed (see `finish`); device
+                // ends are front-end validated device ranges.
+                let rc = acl!(self, aclrtMemcpyAsync(d, n, sp, n, kind as _, s));
+                if rc.is_err() {
+                    for t in [stemp, dtemp].into_iter().flatten() {
+                        self.free_pinned(t);
+                    }
+                    return rc;
+                }
+                self.push_pending(stream, info.persistent, None, stemp);
+                self.push_pending(stream, info.persistent, finish, dtemp);
+                Ok(())
+            }
+        }
+    }
+}
