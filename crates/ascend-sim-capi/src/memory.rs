@@ -14,30 +14,50 @@ fn addr(p: *const c_void) -> Addr {
     Addr(p as usize as u64)
 }
 
-/// A copy source.
+/// Calls `body` with the two ends of a copy as the front end takes them.
+///
+/// Runtime memory (and NULL) is passed as an address. Other pointers are pageable host memory,
+/// passed as slices of `min(count, destMax)` bytes: a count beyond `destMax` is rejected by the
+/// front end before any byte is touched, and a length no real memory can have (over
+/// `isize::MAX`) is passed as an empty slice, which the front end rejects as out of range.
+/// When both ends are pageable the source is first copied out, so that no `&mut` slice ever
+/// overlaps a `&` slice (the buffers may overlap or be the same).
 ///
 /// # Safety
-/// If `p` is neither NULL nor runtime memory, it is valid for reads of `count` bytes for the
-/// duration of the call (the ACL contract on `src`).
-unsafe fn src_of<'a>(rt: &Runtime, p: *const c_void, count: usize) -> MemSrc<'a> {
-    if p.is_null() || rt.is_registered(addr(p)) {
-        return MemSrc::Addr(addr(p));
-    }
-    // SAFETY: a non-NULL host pointer valid for `count` bytes by the caller's contract.
-    MemSrc::Host(unsafe { std::slice::from_raw_parts(p as *const u8, count) })
-}
-
-/// A copy destination.
-///
-/// # Safety
-/// If `p` is neither NULL nor runtime memory, it is valid for writes of `len` bytes for the
-/// duration of the call and not otherwise accessed meanwhile (the ACL contract on `dst`).
-unsafe fn dst_of<'a>(rt: &Runtime, p: *mut c_void, len: usize) -> MemDst<'a> {
-    if p.is_null() || rt.is_registered(addr(p)) {
-        return MemDst::Addr(addr(p));
-    }
-    // SAFETY: a non-NULL host pointer valid for `len` bytes of writes by the caller's contract.
-    MemDst::Host(unsafe { std::slice::from_raw_parts_mut(p as *mut u8, len) })
+/// A pageable `src` is valid for reads, and a pageable `dst` for writes, of `count` bytes for
+/// the duration of the call, and `dst` is not otherwise accessed meanwhile (the ACL contract).
+unsafe fn with_copy_ends<T>(
+    rt: &Runtime,
+    dst: *mut c_void,
+    dest_max: usize,
+    src: *const c_void,
+    count: usize,
+    body: impl FnOnce(MemDst<'_>, MemSrc<'_>) -> T,
+) -> T {
+    let len = count.min(dest_max);
+    let len = if len > isize::MAX as usize { 0 } else { len };
+    let runtime_memory = |p: *const c_void| p.is_null() || rt.is_registered(addr(p));
+    let (dst_runtime, src_runtime) = (runtime_memory(dst), runtime_memory(src));
+    let staged: Vec<u8>;
+    let s = if src_runtime {
+        MemSrc::Addr(addr(src))
+    } else if !dst_runtime {
+        // SAFETY: a pageable source valid for `len <= count` bytes by the caller's contract;
+        // the slice ends with this statement, before the destination slice exists.
+        staged = unsafe { std::slice::from_raw_parts(src as *const u8, len) }.to_vec();
+        MemSrc::Host(&staged)
+    } else {
+        // SAFETY: as above; the destination is runtime memory, so no slice aliases this one.
+        MemSrc::Host(unsafe { std::slice::from_raw_parts(src as *const u8, len) })
+    };
+    let d = if dst_runtime {
+        MemDst::Addr(addr(dst))
+    } else {
+        // SAFETY: a pageable destination valid for `len <= count` bytes of writes by the
+        // caller's contract; no other slice of it exists (a pageable source was copied out).
+        MemDst::Host(unsafe { std::slice::from_raw_parts_mut(dst as *mut u8, len) })
+    };
+    body(d, s)
 }
 
 /// `aclrtMalloc(&devPtr, size, policy)`.
@@ -101,8 +121,11 @@ pub unsafe extern "C" fn aclrtMemcpy(
 ) -> aclError {
     guard(|rt| {
         // SAFETY: the caller's contract on dst and src (see above).
-        let (d, s) = unsafe { (dst_of(rt, dst, count.min(destMax)), src_of(rt, src, count)) };
-        rt.memcpy(d, destMax, s, count, kind)
+        unsafe {
+            with_copy_ends(rt, dst, destMax, src, count, |d, s| {
+                rt.memcpy(d, destMax, s, count, kind)
+            })
+        }
     })
 }
 
@@ -121,8 +144,11 @@ pub unsafe extern "C" fn aclrtMemcpyAsync(
 ) -> aclError {
     guard(|rt| {
         // SAFETY: the caller's contract on dst and src (see above).
-        let (d, s) = unsafe { (dst_of(rt, dst, count.min(destMax)), src_of(rt, src, count)) };
-        rt.memcpy_async(d, destMax, s, count, kind, RawStream(handle_in(stream)))
+        unsafe {
+            with_copy_ends(rt, dst, destMax, src, count, |d, s| {
+                rt.memcpy_async(d, destMax, s, count, kind, RawStream(handle_in(stream)))
+            })
+        }
     })
 }
 

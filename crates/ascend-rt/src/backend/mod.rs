@@ -146,8 +146,9 @@ pub enum Task {
         op: CmoOp,
         /// Start.
         addr: u64,
-        /// Bytes, narrowed to 32 bits.
-        len: u32,
+        /// Bytes as the caller gave them; the runtime narrows this to its 32-bit length field
+        /// (the simulator does so; the `hw` backend passes it to the library unchanged).
+        len: u64,
     },
     /// `aclrtCmoAsyncWithBarrier`.
     CmoWithBarrier {
@@ -155,8 +156,9 @@ pub enum Task {
         op: CmoOp,
         /// Start.
         addr: u64,
-        /// Bytes, narrowed to 32 bits.
-        len: u32,
+        /// Bytes as the caller gave them; the runtime narrows this to its 32-bit length field
+        /// (the simulator does so; the `hw` backend passes it to the library unchanged).
+        len: u64,
         /// Logical barrier id.
         barrier_id: u32,
     },

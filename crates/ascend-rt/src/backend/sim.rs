@@ -1,5 +1,6 @@
 //! The `sim` backend: [`Backend`] over [`ascend_sim::Sim`].
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use ascend_chips::ChipProfile;
@@ -16,6 +17,8 @@ use crate::error::{fail, AclError, AclResult, ErrorCode};
 pub struct SimBackend {
     sim: Arc<Sim>,
     chip: ChipProfile,
+    /// The default stream of each open device, released with the device.
+    default_streams: Mutex<HashMap<u32, BHandle>>,
 }
 
 impl SimBackend {
@@ -24,6 +27,7 @@ impl SimBackend {
         SimBackend {
             sim: Arc::new(Sim::new(chip.clone(), config)),
             chip,
+            default_streams: Mutex::new(HashMap::new()),
         }
     }
 
@@ -58,6 +62,11 @@ fn loc(l: AsyncLoc) -> Loc {
         AsyncLoc::Device(a) => Loc::Device(a),
         AsyncLoc::Host(buf, offset) => Loc::Host { buf, offset },
     }
+}
+
+/// The runtime's 32-bit CMO length field: sizes of 4 GiB and more wrap (cann-api-facts §5.1).
+fn narrow(len: u64) -> u64 {
+    len as u32 as u64
 }
 
 fn op(o: CmoOp) -> SimCmo {
@@ -101,14 +110,26 @@ impl Backend for SimBackend {
 
     fn open_device(&self, device: u32) -> AclResult<BHandle> {
         let s = self.sim.create_stream(device, 0, false).map_err(m)?;
+        self.default_streams
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(device, s.0 as BHandle);
         Ok(s.0 as BHandle)
     }
 
     fn close_device(&self, device: u32, force: bool) -> AclResult<()> {
-        if force {
-            return Ok(());
+        if !force {
+            self.sim.synchronize_device(device, None).map_err(m)?;
         }
-        self.sim.synchronize_device(device, None).map_err(m)
+        let default = self
+            .default_streams
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&device);
+        match default {
+            Some(s) => self.sim.destroy_stream(sid(s), true).map_err(m),
+            None => Ok(()),
+        }
     }
 
     fn malloc(&self, device: u32, bytes: u64, _policy: u32) -> AclResult<u64> {
@@ -120,7 +141,15 @@ impl Backend for SimBackend {
     }
 
     fn malloc_host(&self, bytes: usize) -> AclResult<HostBuf> {
-        Ok(Arc::new(Mutex::new(vec![0u8; bytes])))
+        let mut v = Vec::new();
+        v.try_reserve_exact(bytes).map_err(|e| {
+            fail::plain(
+                ErrorCode::RtMemoryAllocation,
+                format!("aclrtMallocHost: cannot allocate {bytes} bytes of host memory: {e}"),
+            )
+        })?;
+        v.resize(bytes, 0);
+        Ok(Arc::new(Mutex::new(v)))
     }
 
     fn memcpy(&self, dst: SyncDst<'_>, src: SyncSrc<'_>, count: u64) -> AclResult<()> {
@@ -179,7 +208,7 @@ impl Backend for SimBackend {
             Task::Cmo { op: o, addr, len } => TaskKind::Cmo {
                 op: op(o),
                 addr,
-                len: len as u64,
+                len: narrow(len),
             },
             Task::CmoWithBarrier {
                 op: o,
@@ -189,7 +218,7 @@ impl Backend for SimBackend {
             } => TaskKind::CmoWithBarrier {
                 op: op(o),
                 addr,
-                len: len as u64,
+                len: narrow(len),
                 barrier_id,
             },
             Task::CmoWaitBarrier { barrier_ids } => TaskKind::CmoWaitBarrier { barrier_ids },

@@ -17,6 +17,14 @@ impl Runtime {
         self.call(|| {
             let api = "aclInit";
             let path = config_path.filter(|p| !p.is_empty());
+            let mut st = self.lock();
+            if st.init_count > 0 {
+                st.init_count += 1;
+                return Err(fail::plain(
+                    ErrorCode::RepeatInitialize,
+                    "aclInit: already initialised",
+                ));
+            }
             let content = match path {
                 None => String::new(),
                 Some(p) => std::fs::read_to_string(p).map_err(|e| {
@@ -27,14 +35,6 @@ impl Runtime {
                     )
                 })?,
             };
-            let mut st = self.lock();
-            if st.init_count > 0 {
-                st.init_count += 1;
-                return Err(fail::plain(
-                    ErrorCode::RepeatInitialize,
-                    "aclInit: already initialised",
-                ));
-            }
             match &st.first_config {
                 Some((first_path, first)) if *first != content => {
                     return Err(AclError::new(

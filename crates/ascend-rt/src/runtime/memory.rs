@@ -171,35 +171,31 @@ impl Runtime {
         })
     }
 
-    /// `aclrtFree(devPtr)`: frees at once, without synchronisation.
+    /// `aclrtFree(devPtr)`: frees at once, without synchronisation. The allocation stays in
+    /// the bookkeeping if the backend fails to free it.
     pub fn free(&self, dev_ptr: Addr) -> AclResult<()> {
         self.call(|| {
             let api = "aclrtFree";
             if dev_ptr.is_null() {
                 return Err(fail::acl_null(api, "devPtr"));
             }
-            let dev = {
-                let mut st = self.lock();
-                match st.allocs.get(&dev_ptr.0) {
-                    Some(Alloc {
-                        kind: AllocKind::Device(dev),
-                        ..
-                    }) => {
-                        let dev = *dev;
-                        st.allocs.remove(&dev_ptr.0);
-                        dev
-                    }
-                    _ => {
-                        return Err(fail::rt_value(
-                            api,
-                            "devPtr",
-                            format!("{:#x}", dev_ptr.0),
-                            "the base address of a live aclrtMalloc allocation",
-                        ))
-                    }
+            let dev = match self.lock().allocs.get(&dev_ptr.0) {
+                Some(Alloc {
+                    kind: AllocKind::Device(dev),
+                    ..
+                }) => *dev,
+                _ => {
+                    return Err(fail::rt_value(
+                        api,
+                        "devPtr",
+                        format!("{:#x}", dev_ptr.0),
+                        "the base address of a live aclrtMalloc allocation",
+                    ))
                 }
             };
-            self.backend.free(dev, dev_ptr.0)
+            self.backend.free(dev, dev_ptr.0)?;
+            self.lock().allocs.remove(&dev_ptr.0);
+            Ok(())
         })
     }
 
@@ -366,18 +362,22 @@ impl Runtime {
                         .memcpy(SyncDst::Device(d), SyncSrc::Host(&s[..c]), n)
                 }
                 (DSide::Device(d), Side::Pinned(b, o)) => {
-                    let g = b.lock().unwrap_or_else(|p| p.into_inner());
+                    // Never call the backend while holding a host buffer's lock: a queued
+                    // copy touching the same buffer may be running inside the backend.
+                    let data = b.lock().unwrap_or_else(|p| p.into_inner())[o..o + c].to_vec();
                     self.backend
-                        .memcpy(SyncDst::Device(d), SyncSrc::Host(&g[o..o + c]), n)
+                        .memcpy(SyncDst::Device(d), SyncSrc::Host(&data), n)
                 }
                 (DSide::Slice(d), Side::Device(s)) => {
                     self.backend
                         .memcpy(SyncDst::Host(&mut d[..c]), SyncSrc::Device(s), n)
                 }
                 (DSide::Pinned(b, o), Side::Device(s)) => {
-                    let mut g = b.lock().unwrap_or_else(|p| p.into_inner());
+                    let mut data = vec![0u8; c];
                     self.backend
-                        .memcpy(SyncDst::Host(&mut g[o..o + c]), SyncSrc::Device(s), n)
+                        .memcpy(SyncDst::Host(&mut data), SyncSrc::Device(s), n)?;
+                    b.lock().unwrap_or_else(|p| p.into_inner())[o..o + c].copy_from_slice(&data);
+                    Ok(())
                 }
                 (dst, src) => {
                     // Host to host: through a temporary, so one buffer may be both ends.

@@ -100,11 +100,36 @@ impl Runtime {
                     format!("{api} failed: value {:#x} for stream is invalid, reason: ACL_STREAM_FAST_LAUNCH streams cannot be bound", stream.0),
                 ));
             }
-            self.backend.bind_stream(mdl.backend, rec.backend, flag)?;
-            let mut st = self.lock();
-            if let Some(s) = st.streams.get_mut(&stream.0) {
-                s.model = Some(model.0);
+            // Reserve the binding under the lock first, so that two threads binding the same
+            // stream cannot both pass the "already bound" row; undo it if the backend fails.
+            {
+                let mut st = self.lock();
+                match st.streams.get_mut(&stream.0) {
+                    Some(s) if s.model.is_none() => s.model = Some(model.0),
+                    Some(s) => {
+                        let other = s.model.unwrap_or_default();
+                        return Err(AclError::new(
+                            ErrorCode::RtStreamModel,
+                            Some(MsgCode::EE1007),
+                            format!("failed to bind stream {:#x}, reason: it is already bound to model {other:#x}", stream.0),
+                        ));
+                    }
+                    None => return Err(fail::invalid_handle(api, "stream", stream.0)),
+                }
+                if !st.models.contains_key(&model.0) {
+                    if let Some(s) = st.streams.get_mut(&stream.0) {
+                        s.model = None;
+                    }
+                    return Err(fail::invalid_handle(api, "modelRI", model.0));
+                }
             }
+            if let Err(e) = self.backend.bind_stream(mdl.backend, rec.backend, flag) {
+                if let Some(s) = self.lock().streams.get_mut(&stream.0) {
+                    s.model = None;
+                }
+                return Err(e);
+            }
+            let mut st = self.lock();
             if let Some(m) = st.models.get_mut(&model.0) {
                 m.streams.insert(stream.0);
             }
@@ -235,13 +260,7 @@ impl Runtime {
         self.call(|| {
             let mdl = self.check_model("aclmdlRIDestroy", model)?;
             self.backend.destroy_model(mdl.backend)?;
-            let mut st = self.lock();
-            for s in &mdl.streams {
-                if let Some(rec) = st.streams.get_mut(s) {
-                    rec.model = None;
-                }
-            }
-            st.models.remove(&model.0);
+            self.lock().forget_model(model.0);
             Ok(())
         })
     }

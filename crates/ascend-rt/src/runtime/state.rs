@@ -235,16 +235,31 @@ impl State {
             }
             keep
         });
-        self.models.retain(|_, m| {
-            let keep = m.ctx != ctx;
-            if !keep {
+        let models: Vec<u64> = self
+            .models
+            .iter()
+            .filter(|(_, m)| m.ctx == ctx)
+            .map(|(h, _)| *h)
+            .collect();
+        for h in models {
+            if let Some(m) = self.forget_model(h) {
                 objs.models.push(m.backend);
             }
-            keep
-        });
+        }
         self.current.retain(|_, c| *c != ctx);
         self.contexts.remove(&ctx);
         objs
+    }
+
+    /// Removes a model and unbinds every stream that names it (streams of any context).
+    pub fn forget_model(&mut self, model: u64) -> Option<ModelRec> {
+        let rec = self.models.remove(&model)?;
+        for s in self.streams.values_mut() {
+            if s.model == Some(model) {
+                s.model = None;
+            }
+        }
+        Some(rec)
     }
 
     /// Removes the device allocations and notifies of a device, returning what the backend

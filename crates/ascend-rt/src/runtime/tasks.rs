@@ -146,11 +146,13 @@ impl Runtime {
             if size == 0 {
                 return Err(fail::acl_range(api, "size", 0, "greater than 0"));
             }
-            // 3. RT: feature gate.
+            // 3. RT: feature gate (a warning only: not stored as the last error).
             if !self.chip.features.task_cmo {
-                return Err(fail::not_supported(api, soc, "the chip has no CMO tasks"));
+                return Err(
+                    fail::not_supported(api, soc, "the chip has no CMO tasks").without_last_error()
+                );
             }
-            // 4. RT: opcode in 6..=9.
+            // 4. RT: opcode in 6..=9 (the same early return: not stored either).
             let Some(op) = CmoOp::from_acl(cmo) else {
                 return Err(fail::not_supported(
                     api,
@@ -159,7 +161,8 @@ impl Runtime {
                         "cmoType {cmo} (opcode {}) is not a CMO operation",
                         opcode(cmo)
                     ),
-                ));
+                )
+                .without_last_error());
             };
             if self.options.documented_rules && op != CmoOp::Prefetch {
                 return Err(documented(api, "cmoType", cmo, "ACL_RT_CMO_TYPE_PREFETCH"));
@@ -180,7 +183,7 @@ impl Runtime {
                 Task::Cmo {
                     op,
                     addr: src.0,
-                    len: size as u32,
+                    len: size as u64,
                 },
             )
         })
@@ -258,7 +261,7 @@ impl Runtime {
                 Task::CmoWithBarrier {
                     op,
                     addr: src.0,
-                    len: size as u32,
+                    len: size as u64,
                     barrier_id,
                 },
             )?;
@@ -313,7 +316,9 @@ impl Runtime {
             let ids: Vec<u32> = info.cmo_info[..n].iter().map(|e| e.barrier_id).collect();
             if self.chip.features.model_cmo_barrier {
                 let st = self.lock();
-                let known = &st.models[&model].barrier_ids;
+                let Some(known) = st.models.get(&model).map(|m| &m.barrier_ids) else {
+                    return Err(fail::not_in_model(api, stream.0));
+                };
                 if let Some(id) = ids.iter().find(|id| !known.contains(id)) {
                     return Err(fail::plain(
                         ErrorCode::RtStreamModel,
