@@ -233,6 +233,13 @@ pub trait Backend: Send + Sync + Debug {
     /// Allocates page-locked host memory.
     fn malloc_host(&self, bytes: usize) -> AclResult<HostBuf>;
 
+    /// Frees page-locked host memory from [`Backend::malloc_host`] at once (the front end has
+    /// already forgotten it; clones of the buffer may still be alive). The default does
+    /// nothing: the buffer is freed when its last clone goes.
+    fn free_host(&self, _buf: &HostBuf) -> AclResult<()> {
+        Ok(())
+    }
+
     /// Synchronous copy of `count` bytes.
     fn memcpy(&self, dst: SyncDst<'_>, src: SyncSrc<'_>, count: u64) -> AclResult<()>;
 

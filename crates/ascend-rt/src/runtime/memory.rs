@@ -238,29 +238,30 @@ impl Runtime {
         }
     }
 
-    /// `aclrtFreeHost(hostPtr)`.
+    /// `aclrtFreeHost(hostPtr)`: the runtime forgets the buffer and the backend frees it.
     pub fn free_host(&self, host_ptr: Addr) -> AclResult<()> {
         self.call(|| {
             let api = "aclrtFreeHost";
             if host_ptr.is_null() {
                 return Err(fail::acl_null(api, "hostPtr"));
             }
-            let mut st = self.lock();
-            match st.allocs.get(&host_ptr.0) {
+            let buf = match self.lock().allocs.get(&host_ptr.0) {
                 Some(Alloc {
-                    kind: AllocKind::Host(_),
+                    kind: AllocKind::Host(buf),
                     ..
-                }) => {
-                    st.allocs.remove(&host_ptr.0);
-                    Ok(())
+                }) => buf.clone(),
+                _ => {
+                    return Err(fail::rt_value(
+                        api,
+                        "hostPtr",
+                        format!("{:#x}", host_ptr.0),
+                        "the address of a live aclrtMallocHost allocation",
+                    ))
                 }
-                _ => Err(fail::rt_value(
-                    api,
-                    "hostPtr",
-                    format!("{:#x}", host_ptr.0),
-                    "the address of a live aclrtMallocHost allocation",
-                )),
-            }
+            };
+            self.backend.free_host(&buf)?;
+            self.lock().allocs.remove(&host_ptr.0);
+            Ok(())
         })
     }
 

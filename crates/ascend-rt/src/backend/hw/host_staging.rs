@@ -86,6 +86,17 @@ impl HwBackend {
         Ok(buf)
     }
 
+    /// `aclrtFreeHost` of the pinned memory behind a host buffer, now.
+    pub(super) fn free_host(&self, buf: &HostBuf) -> AclResult<()> {
+        let p = self.state().pinned.remove(&(Arc::as_ptr(buf) as usize));
+        if let Some(p) = p {
+            // SAFETY: `p.ptr` came from aclrtMallocHost and just left the table, so it is
+            // freed once.
+            acl!(self, aclrtFreeHost(p.ptr as *mut c_void))?;
+        }
+        Ok(())
+    }
+
     /// `aclrtMallocHost` of `bytes` bytes.
     pub(super) fn alloc_pinned(&self, bytes: usize) -> AclResult<usize> {
         let mut p: *mut c_void = std::ptr::null_mut();

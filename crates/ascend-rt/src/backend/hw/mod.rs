@@ -169,6 +169,10 @@ impl Backend for HwBackend {
         HwBackend::malloc_host(self, bytes)
     }
 
+    fn free_host(&self, buf: &HostBuf) -> AclResult<()> {
+        HwBackend::free_host(self, buf)
+    }
+
     fn memcpy(&self, dst: SyncDst<'_>, src: SyncSrc<'_>, count: u64) -> AclResult<()> {
         HwBackend::memcpy(self, dst, src, count)
     }
