@@ -56,9 +56,8 @@ impl HwBackend {
         if self.current_ctx() == Some(ctx) {
             return Ok(());
         }
-        // SAFETY: `ctx` is a context of the library the backend still tracks: a device's
-        // default context (removed from the tables at the device's reset) or an explicit one
-        // (removed when it is destroyed), so it is live.
+        // SAFETY: the call only passes `ctx` by value; the library validates it. It was live
+        // when looked up; if another thread reset the device meanwhile, the library rejects it.
         acl!(self, aclrtSetCurrentContext(ctx as sys::aclrtContext))
     }
 
