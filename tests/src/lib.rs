@@ -19,8 +19,12 @@
 //! supporting API, invalid handles and host buffers (`supporting`), events (`events`),
 //! models (`models`), explicit contexts (`contexts`) and notifies (`notifies`), over shared
 //! helpers (`helpers`); `harness` runs them. [`cases`] lists them all.
+//!
+//! With feature `hw`, [`probe`] adds the raw probe: invalid (and some valid) calls made
+//! directly on a loaded runtime library, each compared with the front end's prediction.
 
-#![forbid(unsafe_code)]
+// Denied rather than forbidden so that the raw probe's call module alone can allow it.
+#![deny(unsafe_code)]
 
 mod cmo;
 mod contexts;
@@ -29,6 +33,8 @@ mod harness;
 mod helpers;
 mod models;
 mod notifies;
+#[cfg(feature = "hw")]
+pub mod probe;
 mod supporting;
 mod value;
 

@@ -7,11 +7,17 @@
 //! - On a real device ([`hw_on_device`]): when `ASCEND_RT_LIB` is set, or a toolkit root
 //!   (`ASCEND_TOOLKIT_HOME` / `ASCEND_HOME_PATH`) has `lib64/libascendcl.so`, or
 //!   `ASCEND_CONFORMANCE_DEVICE=1` asks for the loader path; otherwise it prints `SKIPPED`.
+//!
+//! Both also run the raw probe ([`ascend_conformance::probe`]): invalid and valid calls made
+//! on the library directly, compared with the front end's predictions. Over our library it is
+//! its own child process per SoC ([`probe_child`]); on a device it follows the suite, and
+//! `ASCEND_PROBE_REPORT_ONLY=1` prints its mismatches instead of failing on them.
 #![cfg(feature = "hw")]
 
 use std::path::PathBuf;
 use std::process::Command;
 
+use ascend_conformance::probe::{probe_library, ProbeReport};
 use ascend_conformance::{assert_all_passed, run_suite, SIM_SOCS};
 use ascend_rt::Runtime;
 
@@ -54,9 +60,38 @@ fn hw_child() {
     assert_all_passed(&label, &results);
 }
 
-fn over_our_lib(soc: &str) {
+/// The raw probe in this process on the library the environment names, its table printed
+/// (every row with `ASCEND_PROBE_VERBOSE=1`).
+fn run_probe() -> ProbeReport {
+    let lib = ascend_rt_sys::Library::load().unwrap_or_else(|e| panic!("raw probe: {e}"));
+    // Never unloaded, like the hw backend's libraries: a runtime library keeps threads and
+    // thread-local destructors that must not outlive its code (unloading our own Rust
+    // libascendcl.so crashes at thread exit).
+    let lib: &'static ascend_rt_sys::Library = Box::leak(Box::new(lib));
+    let report = probe_library(lib).unwrap_or_else(|e| panic!("raw probe: {e}"));
+    if std::env::var("ASCEND_PROBE_VERBOSE").as_deref() == Ok("1") {
+        print!("{}", report.full_table());
+    } else {
+        print!("{}", report.table());
+    }
+    report
+}
+
+/// The raw probe in this process (a child run of [`probe_over_our_lib`]).
+#[test]
+fn probe_child() {
+    let Ok(soc) = std::env::var(CHILD) else {
+        return; // only runs as a child
+    };
+    run_probe().assert_agrees(&format!("raw probe over our library, {soc}"));
+}
+
+/// Runs `test` of this binary as a child with our library for `soc`, checks that it passed
+/// and returns its output, or `None` when not to run it (in a child; the library not built
+/// outside CI).
+fn child_over_our_lib(test: &str, soc: &str) -> Option<String> {
     if std::env::var_os(CHILD).is_some() {
-        return;
+        return None;
     }
     let lib = match our_lib() {
         Ok(lib) => lib,
@@ -65,34 +100,52 @@ fn over_our_lib(soc: &str) {
         Err(reason) if std::env::var_os("CI").is_some() => panic!("{reason}"),
         Err(reason) => {
             println!("SKIPPED: {reason}");
-            return;
+            return None;
         }
     };
     let out = Command::new(std::env::current_exe().expect("test binary"))
-        .args(["hw_child", "--exact", "--nocapture", "--test-threads=1"])
+        .args([test, "--exact", "--nocapture", "--test-threads=1"])
         .env(CHILD, soc)
         .env("ASCEND_RT_LIB", &lib)
         .env("ASCEND_SIM_SOC", soc)
         .env("ASCEND_SIM_ON_STALL", "error")
         .output()
         .expect("run the child");
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&out.stderr);
     print!("{stdout}");
     assert!(
         out.status.success(),
-        "the hw suite over {} failed on {soc}:\n{stdout}\n{stderr}",
+        "{test} over {} failed on {soc}:\n{stdout}\n{stderr}",
         lib.display()
     );
-    assert!(
-        stdout.contains(": passed"),
-        "the child ran no case:\n{stdout}\n{stderr}"
-    );
+    Some(stdout)
+}
+
+fn over_our_lib(soc: &str) {
+    if let Some(stdout) = child_over_our_lib("hw_child", soc) {
+        assert!(
+            stdout.contains(": passed"),
+            "the child ran no case:\n{stdout}"
+        );
+    }
+}
+
+fn probe_over_our_lib(soc: &str) {
+    if let Some(stdout) = child_over_our_lib("probe_child", soc) {
+        assert!(
+            stdout.contains("raw probe on"),
+            "the child ran no probe:\n{stdout}"
+        );
+    }
 }
 
 macro_rules! per_soc {
-    ($($name:ident = $soc:literal),* $(,)?) => {
-        $( #[test] fn $name() { over_our_lib($soc); } )*
+    ($([$name:ident, $probe:ident] = $soc:literal),* $(,)?) => {
+        $(
+            #[test] fn $name() { over_our_lib($soc); }
+            #[test] fn $probe() { probe_over_our_lib($soc); }
+        )*
 
         #[test]
         fn every_sim_soc_is_instantiated() {
@@ -102,10 +155,13 @@ macro_rules! per_soc {
 }
 
 per_soc!(
-    over_our_lib_ascend910b1 = "Ascend910B1",
-    over_our_lib_ascend310b1 = "Ascend310B1",
-    over_our_lib_ascend950pr_9599 = "Ascend950PR_9599",
-    over_our_lib_ascend310p3 = "Ascend310P3",
+    [over_our_lib_ascend910b1, probe_over_our_lib_ascend910b1] = "Ascend910B1",
+    [over_our_lib_ascend310b1, probe_over_our_lib_ascend310b1] = "Ascend310B1",
+    [
+        over_our_lib_ascend950pr_9599,
+        probe_over_our_lib_ascend950pr_9599
+    ] = "Ascend950PR_9599",
+    [over_our_lib_ascend310p3, probe_over_our_lib_ascend310p3] = "Ascend310P3",
 );
 
 /// Whether the environment names a real runtime library.
@@ -143,7 +199,14 @@ fn hw_on_device() {
     drop(probe);
     let label = format!("hw on device ({which}, {soc})");
     let results = run_suite(&label, &|| Runtime::hw().map_err(|e| e.to_string()), None);
+    // The raw probe: the real conformance check of the front end's validation.
+    let raw_probe = run_probe();
     assert_all_passed(&label, &results);
+    if std::env::var("ASCEND_PROBE_REPORT_ONLY").as_deref() == Ok("1") {
+        println!("ASCEND_PROBE_REPORT_ONLY=1: the raw probe's mismatches are reported, not failed");
+    } else {
+        raw_probe.assert_agrees(&format!("raw probe on device ({which}, {soc})"));
+    }
 }
 
 #[test]

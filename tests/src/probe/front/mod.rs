@@ -1,0 +1,214 @@
+//! The front end's side of the probe: each [`Call`] made through the raw Rust API of a
+//! [`Runtime`] over the simulator of the library's SoC, on state built like the library's
+//! (device 0 set, the same buffers, streams, event and model). Its result is the front end's
+//! prediction of the library's return code.
+
+use std::sync::{Mutex, MutexGuard};
+
+use ascend_rt::raw_types::*;
+use ascend_rt::{AclResult, MemDst, MemSrc, Runtime};
+
+mod exec;
+
+use super::call::{Barrier, Call, Evt, Mdl, Ptr, Strm};
+use super::{Fixture, Outcome, Side};
+
+/// The front end and the objects of the probe's state, by their front-end handles.
+pub(crate) struct FrontSide {
+    rt: Runtime,
+    fx: Fixture<Addr, RawStream, RawEvent, RawModel>,
+    /// The pageable host buffer (512 bytes).
+    pageable: Mutex<Vec<u8>>,
+    /// The zero-filled block whose address is the garbage stream handle.
+    garbage: Box<[u64; 64]>,
+}
+
+/// The code of a result.
+fn code<T>(r: AclResult<T>) -> i32 {
+    r.err().map_or(0, |e| e.code())
+}
+
+/// Unwraps a setup step, naming it.
+fn step(what: &str, r: AclResult<()>) -> Result<(), String> {
+    r.map_err(|e| format!("front end: {what}: {e}"))
+}
+
+impl FrontSide {
+    /// A runtime over the simulator of `soc`, with the probe's state built on it.
+    pub(crate) fn new(soc: &str) -> Result<FrontSide, String> {
+        let rt = Runtime::sim(soc).map_err(|e| format!("front end for {soc}: {e}"))?;
+        if let Err(e) = rt.init(None) {
+            if e.code() != ascend_rt::ErrorCode::RepeatInitialize.number() {
+                return Err(format!("front end: aclInit: {e}"));
+            }
+        }
+        step("aclrtSetDevice(0)", rt.set_device(0))?;
+        let malloc = |size| -> Result<Addr, String> {
+            let mut a = Addr::NULL;
+            step(
+                "aclrtMalloc",
+                rt.malloc(Some(&mut a), size, malloc_policy::HUGE_FIRST),
+            )?;
+            step("aclrtMemset", rt.memset(a, size, 0, size))?;
+            Ok(a)
+        };
+        let (dev, desc) = (malloc(256)?, malloc(128)?);
+        let mut pinned = Addr::NULL;
+        step("aclrtMallocHost", rt.malloc_host(Some(&mut pinned), 64))?;
+        let stream = |flag| -> Result<RawStream, String> {
+            let mut s = RawStream::NULL;
+            step(
+                "aclrtCreateStreamWithConfig",
+                rt.create_stream_with_config(Some(&mut s), 0, flag),
+            )?;
+            Ok(s)
+        };
+        let (plain, persistent, bound) = (
+            stream(0)?,
+            stream(stream_flag::PERSISTENT)?,
+            stream(stream_flag::PERSISTENT)?,
+        );
+        let mut model = RawModel::default();
+        step(
+            "aclmdlRIBuildBegin",
+            rt.mdl_ri_build_begin(Some(&mut model), 0),
+        )?;
+        step("aclmdlRIBindStream", rt.mdl_ri_bind_stream(model, bound, 0))?;
+        let mut event = RawEvent::default();
+        step("aclrtCreateEvent", rt.create_event(Some(&mut event)))?;
+        let destroyed = stream(0)?;
+        step("aclrtDestroyStream", rt.destroy_stream(destroyed))?;
+        let fx = Fixture {
+            dev,
+            desc,
+            pinned,
+            plain,
+            persistent,
+            bound,
+            destroyed,
+            event,
+            model,
+        };
+        Ok(FrontSide {
+            rt,
+            fx,
+            pageable: Mutex::new(vec![0; 512]),
+            garbage: Box::new([0; 64]),
+        })
+    }
+
+    fn pageable(&self) -> MutexGuard<'_, Vec<u8>> {
+        self.pageable.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// An address argument (pageable memory by its real host address).
+    fn addr(&self, p: Ptr) -> Addr {
+        match p {
+            Ptr::Null => Addr::NULL,
+            Ptr::Dev => self.fx.dev,
+            Ptr::Desc => self.fx.desc,
+            Ptr::Pinned => self.fx.pinned,
+            Ptr::Pageable => Addr(self.pageable().as_ptr() as u64),
+        }
+    }
+
+    fn stream(&self, s: Strm) -> RawStream {
+        self.fx
+            .stream(s, RawStream::NULL, RawStream(self.garbage.as_ptr() as u64))
+    }
+
+    fn event(&self, e: Evt) -> RawEvent {
+        match e {
+            Evt::Null => RawEvent::default(),
+            Evt::Live => self.fx.event,
+        }
+    }
+
+    fn model(&self, m: Mdl) -> RawModel {
+        match m {
+            Mdl::Null => RawModel::default(),
+            Mdl::Live => self.fx.model,
+        }
+    }
+
+    /// A copy: pageable ends as slices of the whole buffer (one copy, so a pageable source
+    /// and destination never coexist as `&` and `&mut`), others as addresses.
+    fn copy(
+        &self,
+        dst: Ptr,
+        src: Ptr,
+        f: impl FnOnce(MemDst<'_>, MemSrc<'_>) -> AclResult<()>,
+    ) -> i32 {
+        let mut page = self.pageable();
+        let staged = page.clone();
+        let s = match src {
+            Ptr::Pageable => MemSrc::Host(&staged),
+            p => MemSrc::Addr(self.addr(p)),
+        };
+        let d = match dst {
+            Ptr::Pageable => MemDst::Host(&mut page),
+            p => MemDst::Addr(self.addr(p)),
+        };
+        code(f(d, s))
+    }
+
+    fn barrier(b: &Barrier) -> RawBarrierTaskInfo {
+        let mut info = RawBarrierTaskInfo {
+            barrier_num: b.num,
+            ..Default::default()
+        };
+        for (slot, &(cmo_type, barrier_id)) in info.cmo_info.iter_mut().zip(&b.entries) {
+            *slot = RawBarrierCmoInfo {
+                cmo_type,
+                barrier_id,
+            };
+        }
+        info
+    }
+
+    /// Releases what a call created (it was expected to fail).
+    fn release<T: Default + PartialEq>(
+        &self,
+        r: AclResult<()>,
+        obj: T,
+        drop: impl FnOnce(T) -> AclResult<()>,
+    ) -> i32 {
+        let c = code(r);
+        if c == 0 && obj != T::default() {
+            let _ = drop(obj);
+        }
+        c
+    }
+}
+
+impl Side for FrontSide {
+    fn exec(&self, call: &Call) -> Result<Outcome, String> {
+        self.exec_call(call)
+    }
+
+    fn teardown(&self) -> Vec<String> {
+        let (rt, fx) = (&self.rt, &self.fx);
+        let steps: [(&str, AclResult<()>); 10] = [
+            ("aclrtDestroyEvent", rt.destroy_event(fx.event)),
+            (
+                "aclmdlRIUnbindStream",
+                rt.mdl_ri_unbind_stream(fx.model, fx.bound),
+            ),
+            ("aclmdlRIDestroy", rt.mdl_ri_destroy(fx.model)),
+            ("aclrtDestroyStream(bound)", rt.destroy_stream(fx.bound)),
+            (
+                "aclrtDestroyStream(persistent)",
+                rt.destroy_stream(fx.persistent),
+            ),
+            ("aclrtDestroyStream(plain)", rt.destroy_stream(fx.plain)),
+            ("aclrtFreeHost", rt.free_host(fx.pinned)),
+            ("aclrtFree(desc)", rt.free(fx.desc)),
+            ("aclrtFree(dev)", rt.free(fx.dev)),
+            ("aclrtResetDevice(0)", rt.reset_device(0)),
+        ];
+        steps
+            .into_iter()
+            .filter_map(|(what, r)| r.err().map(|e| format!("{what}: {e}")))
+            .collect()
+    }
+}
