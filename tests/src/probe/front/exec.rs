@@ -1,5 +1,5 @@
-//! The front end's calls: each [`Call`] through the raw method of [`ascend_rt::Runtime`] of the same
-//! name; an object a call creates unexpectedly is released at once.
+//! The front end's calls: each [`Call`] through the raw method of [`ascend_rt::Runtime`] of
+//! the same name; an object a call creates unexpectedly is released at once.
 
 use ascend_rt::raw_types::*;
 
