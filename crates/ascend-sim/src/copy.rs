@@ -96,7 +96,7 @@ impl Pool {
     fn release(&mut self, now: u64) {
         self.occupancy -= 1;
         if self.occupancy == 0 {
-            self.busy_ns += now - self.busy_since;
+            self.busy_ns = self.busy_ns.saturating_add(now - self.busy_since);
         }
         self.tasks += 1;
         self.end_ns = self.end_ns.max(now);
@@ -142,18 +142,20 @@ impl Pool {
             .values()
             .map(|j| {
                 let rate = self.bandwidth[idx(j.link)] / c[idx(j.link)] as f64;
-                self.last + (j.remaining / rate).ceil() as u64
+                // The cast saturates; so does the sum (the engine clamps it to its horizon).
+                self.last.saturating_add((j.remaining / rate).ceil() as u64)
             })
             .min()
     }
 
-    /// Advances to `now` and removes every job that has finished, in key order.
-    pub fn take_finished(&mut self, now: u64) -> Vec<u64> {
+    /// Advances to `now` and removes every job that has finished (every job, with `all`), in
+    /// key order.
+    pub fn take_finished(&mut self, now: u64, all: bool) -> Vec<u64> {
         self.advance(now);
         let done: Vec<u64> = self
             .jobs
             .iter()
-            .filter(|(_, j)| j.remaining <= 1e-6)
+            .filter(|(_, j)| all || j.remaining <= 1e-6)
             .map(|(&k, _)| k)
             .collect();
         for k in &done {
@@ -181,10 +183,10 @@ mod tests {
         p.start(50, 2, Link::H2d, 1000);
         // 500 bytes left each at 5 B/ns → job 1 at 150.
         assert_eq!(p.next_finish(), Some(150));
-        assert_eq!(p.take_finished(150), vec![1]);
+        assert_eq!(p.take_finished(150, false), vec![1]);
         // job 2: 500 left at 150 → full rate → 200.
         assert_eq!(p.next_finish(), Some(200));
-        assert_eq!(p.take_finished(200), vec![2]);
+        assert_eq!(p.take_finished(200, false), vec![2]);
         assert_eq!(p.busy_ns, 200);
         assert_eq!(p.tasks, 2);
     }

@@ -15,6 +15,18 @@ use crate::report::ReportData;
 use crate::stream::{Head, Stream, Task, Work};
 use crate::types::{SimConfig, SimError, TaskKind};
 
+/// The latest simulated time the engine ever reaches (2^62 ns, about 146 years): every
+/// scheduled time and deadline is clamped to it, so that no addition of simulated time can
+/// overflow, and a timeout that ends beyond it counts as no timeout.
+pub const HORIZON_NS: u64 = 1 << 62;
+
+/// The simulated time `ms` milliseconds after `now`, if it is before [`HORIZON_NS`].
+pub fn deadline_after(now: u64, ms: u64) -> Option<u64> {
+    ms.checked_mul(1_000_000)
+        .and_then(|d| now.checked_add(d))
+        .filter(|&t| t <= HORIZON_NS)
+}
+
 /// Something scheduled to happen at a simulated time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ev {
@@ -188,9 +200,9 @@ impl Engine {
 
     // ----- the event heap -----
 
-    /// Schedules `ev` at `at` (never before now).
+    /// Schedules `ev` at `at` (never before now, never after [`HORIZON_NS`]).
     pub fn schedule(&mut self, at: u64, ev: Ev) {
-        let at = at.max(self.now);
+        let at = at.min(HORIZON_NS).max(self.now);
         self.seq += 1;
         self.heap.push(Reverse((at, self.seq)));
         self.evs.insert(self.seq, ev);
@@ -221,8 +233,10 @@ impl Engine {
         true
     }
 
-    /// Processes every event up to `t` and sets the clock to `t` (if later).
+    /// Processes every event up to `t` and sets the clock to `t` (if later); `t` is clamped
+    /// to [`HORIZON_NS`].
     pub fn run_until(&mut self, t: u64) {
+        let t = t.min(HORIZON_NS);
         while self.next_time().is_some_and(|n| n <= t) {
             self.step();
         }
@@ -270,13 +284,10 @@ impl Engine {
 
     /// The live notify `n`, or `Unknown`.
     pub fn notify(&self, n: u32) -> Result<&Notify, SimError> {
-        self.notifies
-            .get(&n)
-            .filter(|x| !x.destroyed)
-            .ok_or(SimError::Unknown {
-                kind: "notify",
-                id: n as u64,
-            })
+        self.notifies.get(&n).ok_or(SimError::Unknown {
+            kind: "notify",
+            id: n as u64,
+        })
     }
 
     /// Creates a notify.
@@ -289,13 +300,10 @@ impl Engine {
 
     /// The live model `m`, or `Unknown`.
     pub fn model(&self, m: u32) -> Result<&Model, SimError> {
-        self.models
-            .get(&m)
-            .filter(|md| !md.destroyed)
-            .ok_or(SimError::Unknown {
-                kind: "model",
-                id: m as u64,
-            })
+        self.models.get(&m).ok_or(SimError::Unknown {
+            kind: "model",
+            id: m as u64,
+        })
     }
 
     /// Creates a stream.
@@ -355,9 +363,11 @@ impl Engine {
             return Err(SimError::QueueFull(s));
         }
         st.recorded_slots += slots;
-        st.recorded.push((kind, slots));
+        self.next_task += 1;
+        let id = self.next_task;
+        st.recorded.push((kind, slots, id));
         self.progress += 1;
-        Ok(self.new_task_id())
+        Ok(id)
     }
 
     /// Enqueues a task on a plain stream (room has been checked).
@@ -416,20 +426,26 @@ impl Engine {
         let streams = self
             .models
             .get(&model)
-            .filter(|m| !m.destroyed)
             .map(|m| m.streams.clone())
             .unwrap_or_default();
-        // First the records of the whole instance, then the waits see them.
-        let mut plan: Vec<(u32, TaskKind, Option<u64>)> = Vec::new();
+        // Event records and waits are numbered in the host's submission order across the
+        // model's streams: a wait waits for the latest record submitted before it (one of this
+        // instance, or an earlier one), never for a record submitted after it.
+        let mut plan: Vec<(u32, TaskKind, u64)> = Vec::new();
         for &s in &streams {
-            let recorded = self.streams.get(&s).map(|st| st.recorded.clone());
-            for (kind, _) in recorded.unwrap_or_default() {
-                let seq = match &kind {
-                    TaskKind::EventRecord(e) => self.new_record(e.0),
-                    _ => None,
-                };
-                plan.push((s, kind, seq));
+            if let Some(st) = self.streams.get(&s) {
+                plan.extend(st.recorded.iter().map(|(k, _, id)| (s, k.clone(), *id)));
             }
+        }
+        let mut order: Vec<usize> = (0..plan.len()).collect();
+        order.sort_by_key(|&i| plan[i].2);
+        let mut seqs: Vec<Option<u64>> = vec![None; plan.len()];
+        for i in order {
+            seqs[i] = match &plan[i].1 {
+                TaskKind::EventRecord(e) => self.new_record(e.0),
+                TaskKind::EventWait(e) => self.events.get(&e.0).and_then(|ev| ev.latest),
+                _ => None,
+            };
         }
         self.instances.insert(
             id,
@@ -437,13 +453,11 @@ impl Engine {
                 model,
                 remaining: plan.len() as u64,
                 run_stream,
+                fault: None,
+                abandoned: false,
             },
         );
-        for (s, kind, seq) in plan {
-            let event_seq = match &kind {
-                TaskKind::EventWait(e) => self.events.get(&e.0).and_then(|ev| ev.latest),
-                _ => seq,
-            };
+        for ((s, kind, _), event_seq) in plan.into_iter().zip(seqs) {
             let task = Task {
                 id: self.new_task_id(),
                 work: Work::User(kind),
@@ -463,6 +477,8 @@ impl Engine {
         let Some(mut st) = self.streams.remove(&s) else {
             return;
         };
+        let limit = self.config.max_timeline_entries;
+        self.report.keep_destroyed_stream(s, &st, limit);
         let now = self.now;
         let head_dispatched = matches!(st.head, Head::CopySetup { .. } | Head::Copying { .. });
         match std::mem::replace(&mut st.head, Head::Idle) {
@@ -481,6 +497,7 @@ impl Engine {
                 for set in self.event_waiters.values_mut() {
                     set.remove(&s);
                 }
+                self.event_waiters.retain(|_, set| !set.is_empty());
             }
             Head::WaitBarrier => {
                 self.barrier_waiters.remove(&s);
@@ -489,6 +506,7 @@ impl Engine {
                 for set in self.notify_waiters.values_mut() {
                     set.remove(&s);
                 }
+                self.notify_waiters.retain(|_, set| !set.is_empty());
             }
             _ => {}
         }

@@ -87,17 +87,17 @@ impl Engine {
         let start = now.max(self.sched_free[dev]);
         st.head_start = start;
         let gen = st.gen;
-        self.sched_free[dev] = start + d;
+        self.sched_free[dev] = start.saturating_add(d);
         self.sched_stats[dev].0 += 1;
-        self.sched_stats[dev].1 += d;
+        self.sched_stats[dev].1 = self.sched_stats[dev].1.saturating_add(d);
         tracing::trace!(stream = s, at_ns = start, "dispatch");
-        self.schedule(start + d, Ev::Dispatched { s, gen });
+        self.schedule(start.saturating_add(d), Ev::Dispatched { s, gen });
     }
 
     fn run_for(&mut self, s: u32, ns: u64) {
         let gen = self.gen(s);
         self.streams.get_mut(&s).expect("stream").head = Head::Running;
-        let at = self.now + ns;
+        let at = self.now.saturating_add(ns);
         self.schedule(at, Ev::Complete { s, gen });
     }
 
@@ -164,7 +164,17 @@ impl Engine {
                     self.barrier_waiters.insert(s);
                 }
             }
+            // Transfers check their ranges when dispatched (and again when they finish, in
+            // case memory was freed meanwhile): a bad range faults at once, so no transfer is
+            // ever sized by a length that no memory backs.
             TaskKind::Memcpy { dst, src, len } => {
+                if let Err(e) = self
+                    .check_loc(&src, len)
+                    .and_then(|()| self.check_loc(&dst, len))
+                {
+                    self.complete(s, Some(format!("task {id}: {e}")));
+                    return;
+                }
                 let link = match (&src, &dst) {
                     (Loc::Device(_), Loc::Device(_)) => Link::Hbm,
                     (Loc::Device(_), Loc::Host { .. }) => Link::D2h,
@@ -172,17 +182,31 @@ impl Engine {
                 };
                 self.start_copy(s, 0, link, len, t.dma_setup_ns);
             }
-            TaskKind::Memset { len, .. } => self.start_copy(s, 0, Link::Hbm, len, t.dma_setup_ns),
-            TaskKind::Cmo { op, len, .. } => {
+            TaskKind::Memset { addr, len, .. } => {
+                if let Err(e) = self.mem.check(addr, len) {
+                    self.complete(s, Some(format!("task {id}: {e}")));
+                    return;
+                }
+                self.start_copy(s, 0, Link::Hbm, len, t.dma_setup_ns)
+            }
+            TaskKind::Cmo { op, addr, len } => {
+                if let Err(e) = self.mem.check(addr, len) {
+                    self.complete(s, Some(format!("task {id}: {e}")));
+                    return;
+                }
                 let (engine, link) = self.cmo_route(op);
                 self.start_copy(s, engine, link, len, t.dma_setup_ns);
             }
             TaskKind::CmoWithBarrier {
                 op,
+                addr,
                 len,
                 barrier_id,
-                ..
             } => {
+                if let Err(e) = self.mem.check(addr, len) {
+                    self.complete(s, Some(format!("task {id}: {e}")));
+                    return;
+                }
                 if op == CmoOp::Invalid {
                     *self.barriers.entry((model, barrier_id)).or_default() += 1;
                 }
@@ -190,15 +214,40 @@ impl Engine {
                 self.start_copy(s, engine, link, len, t.dma_setup_ns);
             }
             TaskKind::CmoWithDesc { desc, op } => match self.read_desc(desc) {
-                Ok((_, len)) => {
-                    let (engine, link) = self.cmo_route(op);
-                    self.start_copy(s, engine, link, len, t.dma_setup_ns + t.hbm_latency_ns);
-                }
+                Ok((addr, len)) => match self.mem.check(addr, len) {
+                    Ok(()) => {
+                        let (engine, link) = self.cmo_route(op);
+                        let setup = t.dma_setup_ns + t.hbm_latency_ns;
+                        self.start_copy(s, engine, link, len, setup);
+                    }
+                    Err(e) => self.complete(s, Some(format!("task {id}: {e}"))),
+                },
                 Err(e) => {
                     let msg = format!("task {id}: CMO descriptor read: {e}");
                     self.complete(s, Some(msg));
                 }
             },
+        }
+    }
+
+    /// Checks one end of a copy: live device memory, or inside the host buffer.
+    fn check_loc(&self, loc: &Loc, len: u64) -> Result<(), String> {
+        match loc {
+            Loc::Device(a) => self.mem.check(*a, len).map_err(|e| e.to_string()),
+            Loc::Host { buf, offset } => {
+                let buf_len = buf.lock().unwrap_or_else(|p| p.into_inner()).len();
+                let fits = usize::try_from(len)
+                    .ok()
+                    .and_then(|l| offset.checked_add(l))
+                    .is_some_and(|e| e <= buf_len);
+                if fits {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "host buffer access [{offset}, +{len}) beyond its {buf_len} bytes"
+                    ))
+                }
+            }
         }
     }
 
@@ -240,7 +289,7 @@ impl Engine {
         };
         let gen = st.gen;
         self.pools[dev][engine].occupy(now);
-        self.schedule(now + setup, Ev::SetupDone { s, gen });
+        self.schedule(now.saturating_add(setup), Ev::SetupDone { s, gen });
     }
 
     fn on_setup_done(&mut self, s: u32) {
@@ -273,7 +322,9 @@ impl Engine {
 
     fn pool_next(&mut self, dev: u32, engine: usize) {
         let now = self.now;
-        let done = self.pools[dev as usize][engine].take_finished(now);
+        // At the horizon time stands still: every job in flight is finished.
+        let all = now >= crate::engine::HORIZON_NS;
+        let done = self.pools[dev as usize][engine].take_finished(now, all);
         for id in done {
             if let Some(s) = self.copy_owner.remove(&id) {
                 self.finish_copy(s);
@@ -330,41 +381,65 @@ impl Engine {
         Ok(())
     }
 
+    /// A copy's effect. Every range is bounds-checked before any byte moves, and no temporary
+    /// buffer is larger than what the host side of the copy already holds: device-to-device
+    /// copies go page by page inside device memory.
     fn do_memcpy(&mut self, dst: &Loc, src: &Loc, len: u64, by: Writer) -> Result<(), String> {
         let now = self.now;
         let host_range =
             |offset: usize, buf_len: usize| -> Result<std::ops::Range<usize>, String> {
-                let end = offset
-                    .checked_add(len as usize)
+                let end = usize::try_from(len)
+                    .ok()
+                    .and_then(|l| offset.checked_add(l))
                     .filter(|&e| e <= buf_len)
                     .ok_or_else(|| {
                         format!("host buffer access [{offset}, +{len}) beyond its {buf_len} bytes")
                     })?;
                 Ok(offset..end)
             };
-        // Read the source.
-        let data: Vec<u8> = match src {
-            Loc::Device(a) => {
-                let mut buf = vec![0u8; len as usize];
-                let info = self.mem.read(*a, &mut buf).map_err(|e| e.to_string())?;
-                self.note_read(*a, len, info.never_written, "memcpy source");
-                self.cache.on_read(*a, len, now);
-                buf
+        match (src, dst) {
+            (Loc::Device(s), Loc::Device(d)) => {
+                let info = self.mem.copy(*d, *s, len, by).map_err(|e| e.to_string())?;
+                self.note_read(*s, len, info.never_written, "memcpy source");
+                self.cache.on_read(*s, len, now);
+                self.cache.on_write(*d, len, now);
+                self.on_mem_write(*d, len);
             }
-            Loc::Host { buf, offset } => {
-                let b = buf.lock().unwrap_or_else(|p| p.into_inner());
-                b[host_range(*offset, b.len())?].to_vec()
-            }
-        };
-        match dst {
-            Loc::Device(a) => {
-                self.mem.write(*a, &data, by).map_err(|e| e.to_string())?;
-                self.cache.on_write(*a, len, now);
-                self.on_mem_write(*a, len);
-            }
-            Loc::Host { buf, offset } => {
+            (Loc::Device(s), Loc::Host { buf, offset }) => {
+                self.mem.check(*s, len).map_err(|e| e.to_string())?;
                 let mut b = buf.lock().unwrap_or_else(|p| p.into_inner());
                 let r = host_range(*offset, b.len())?;
+                let info = self.mem.read(*s, &mut b[r]).map_err(|e| e.to_string())?;
+                drop(b);
+                self.note_read(*s, len, info.never_written, "memcpy source");
+                self.cache.on_read(*s, len, now);
+            }
+            (Loc::Host { buf, offset }, Loc::Device(d)) => {
+                self.mem.check(*d, len).map_err(|e| e.to_string())?;
+                let data = {
+                    let b = buf.lock().unwrap_or_else(|p| p.into_inner());
+                    b[host_range(*offset, b.len())?].to_vec()
+                };
+                self.mem.write(*d, &data, by).map_err(|e| e.to_string())?;
+                self.cache.on_write(*d, len, now);
+                self.on_mem_write(*d, len);
+            }
+            (
+                Loc::Host {
+                    buf: sb,
+                    offset: so,
+                },
+                Loc::Host {
+                    buf: db,
+                    offset: doff,
+                },
+            ) => {
+                let data = {
+                    let b = sb.lock().unwrap_or_else(|p| p.into_inner());
+                    b[host_range(*so, b.len())?].to_vec()
+                };
+                let mut b = db.lock().unwrap_or_else(|p| p.into_inner());
+                let r = host_range(*doff, b.len())?;
                 b[r].copy_from_slice(&data);
             }
         }
@@ -441,6 +516,17 @@ impl Engine {
                 self.run_for(s, event_ns);
             }
         }
+        if self.event_waiters.get(&e).is_some_and(|w| w.is_empty()) {
+            self.event_waiters.remove(&e);
+        }
+        // A destroyed event goes once its last pending record is settled.
+        if self
+            .events
+            .get(&e)
+            .is_some_and(|ev| ev.destroyed && ev.pending.is_empty())
+        {
+            self.events.remove(&e);
+        }
     }
 
     /// A notify wait reaches the scheduler: consume a set notify at once, or block (with the
@@ -455,8 +541,8 @@ impl Engine {
         let gen = self.gen(s);
         self.streams.get_mut(&s).expect("stream").head = Head::WaitNotify;
         self.notify_waiters.entry(n).or_default().insert(s);
-        if let Some(ms) = timeout_ms {
-            let at = self.now.saturating_add(ms.saturating_mul(1_000_000));
+        // A timeout ending beyond the simulator's horizon is no timeout.
+        if let Some(at) = timeout_ms.and_then(|ms| crate::engine::deadline_after(self.now, ms)) {
             self.schedule(at, Ev::NotifyTimeout { s, gen, task });
         }
     }
@@ -475,6 +561,9 @@ impl Engine {
         if let Some(s) = waiter {
             if let Some(w) = self.notify_waiters.get_mut(&n) {
                 w.remove(&s);
+                if w.is_empty() {
+                    self.notify_waiters.remove(&n);
+                }
             }
             if let Some(x) = self.notifies.get_mut(&n) {
                 x.set = false;
@@ -492,18 +581,16 @@ impl Engine {
         };
         if let Some(w) = self.notify_waiters.get_mut(&notify.0) {
             w.remove(&s);
+            if w.is_empty() {
+                self.notify_waiters.remove(&notify.0);
+            }
         }
         let msg = format!(
             "task {id}: notify wait on notify {} timed out after {} ms",
             notify.0,
             timeout_ms.unwrap_or(0)
         );
-        if let Some(st) = self.streams.get_mut(&s) {
-            if st.fault.is_none() {
-                st.fault_is_timeout = true;
-            }
-        }
-        self.complete(s, Some(msg));
+        self.complete_with(s, Some(msg), true);
     }
 
     fn barriers_clear(&self, model: Option<u32>, ids: &[u32]) -> bool {
@@ -515,6 +602,9 @@ impl Engine {
     pub(crate) fn barrier_done(&mut self, model: Option<u32>, id: u32) {
         if let Some(c) = self.barriers.get_mut(&(model, id)) {
             *c = c.saturating_sub(1);
+            if *c == 0 {
+                self.barriers.remove(&(model, id));
+            }
         }
         let waiters: Vec<u32> = self.barrier_waiters.iter().copied().collect();
         for s in waiters {
@@ -538,8 +628,17 @@ impl Engine {
         };
         inst.remaining = inst.remaining.saturating_sub(1);
         if inst.remaining == 0 {
-            if let Some(rs) = inst.run_stream {
+            if inst.abandoned {
                 self.instances.remove(&i);
+            } else if let Some(rs) = inst.run_stream {
+                let fault = self.instances.remove(&i).and_then(|x| x.fault);
+                // The run's fault belongs to the stream it ran on: its synchronize reports it.
+                if let (Some((f, timeout)), Some(st)) = (fault, self.streams.get_mut(&rs)) {
+                    if st.fault.is_none() {
+                        st.fault = Some(f);
+                        st.fault_is_timeout = timeout;
+                    }
+                }
                 let waiting = self
                     .streams
                     .get(&rs)
@@ -651,6 +750,13 @@ impl Engine {
 
     /// The head task of `s` completes now, with an optional fault.
     pub(crate) fn complete(&mut self, s: u32, fault: Option<String>) {
+        self.complete_with(s, fault, false);
+    }
+
+    /// The head task of `s` completes now, with an optional fault that is a task timeout when
+    /// `timeout`. A fault of a model instance's task goes to the instance (reported where the
+    /// run is synchronized); any other to the stream.
+    pub(crate) fn complete_with(&mut self, s: u32, fault: Option<String>, timeout: bool) {
         let now = self.now;
         let limit = self.config.max_timeline_entries;
         let Some(st) = self.streams.get_mut(&s) else {
@@ -661,15 +767,24 @@ impl Engine {
         };
         st.slots_used -= task.slots;
         st.tasks_done += 1;
-        st.busy_ns += now - st.head_start;
+        st.busy_ns = st.busy_ns.saturating_add(now.saturating_sub(st.head_start));
         st.end_ns = now;
         st.head = Head::Idle;
         if let Some(f) = &fault {
             tracing::warn!(stream = s, task = task.id, "task fault: {f}");
-            if st.fault.is_none() {
-                st.fault = Some(f.clone());
+            let inst = task.instance.and_then(|i| self.instances.get_mut(&i));
+            match inst {
+                Some(inst) => {
+                    inst.fault.get_or_insert_with(|| (f.clone(), timeout));
+                }
+                None => {
+                    if st.fault.is_none() {
+                        st.fault = Some(f.clone());
+                        st.fault_is_timeout = timeout;
+                    }
+                }
             }
-            self.report.faults.push(f.clone());
+            self.report.push_fault(f.clone(), limit);
         }
         let span = Span {
             task: task.id,

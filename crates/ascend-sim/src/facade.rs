@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use ascend_chips::ChipProfile;
 
-use crate::engine::Engine;
+use crate::engine::{deadline_after, Engine};
 use crate::report::RunReport;
 use crate::sync::{timed_wait, Condvar, Mutex, MutexGuard, WallClock};
 use crate::types::*;
@@ -71,7 +71,9 @@ impl Sim {
         timeout_ms: Option<u64>,
         mut done: impl FnMut(&Engine) -> bool,
     ) -> (Guard<'a>, Result<(), SimError>) {
-        let deadline = timeout_ms.map(|ms| g.now.saturating_add(ms.saturating_mul(1_000_000)));
+        // A timeout ending beyond the simulator's horizon is no timeout: never run the device
+        // to an effectively infinite deadline.
+        let deadline = timeout_ms.and_then(|ms| deadline_after(g.now, ms));
         let grace = self.config.watchdog_grace;
         let mut clock = WallClock::start();
         let mut stall: Option<(Duration, u64)> = None;
@@ -81,10 +83,10 @@ impl Sim {
                 return (g, Ok(()));
             }
             if let Some(next) = g.next_time() {
-                if let Some(dl) = deadline {
+                if let (Some(dl), Some(ms)) = (deadline, timeout_ms) {
                     if next > dl {
                         g.run_until(dl);
-                        return (g, Err(SimError::Timeout(timeout_ms.unwrap_or(0))));
+                        return (g, Err(SimError::Timeout(ms)));
                     }
                 }
                 g.step();
@@ -139,7 +141,7 @@ impl Sim {
 
     /// Finishes a successful synchronize: the host observes the completion.
     fn observed(&self, g: &mut Engine) {
-        let t = g.now + self.chip.timing.host_sync_ns;
+        let t = g.now.saturating_add(self.chip.timing.host_sync_ns);
         g.run_until(t);
     }
 
@@ -165,11 +167,17 @@ impl Sim {
         self.with(|e| e.mem.malloc(device, bytes))
     }
 
-    /// Frees an allocation by its base address.
+    /// Frees an allocation by its base address. A value wait watching the freed memory reads
+    /// it at its next poll and faults (reported at the next synchronize of its stream).
     pub fn free(&self, device: u32, addr: DevAddr) -> Result<(), SimError> {
         self.with(|e| {
-            let by = format!("by free at {} ns", e.now);
-            e.mem.free(device, addr, by)
+            let now = e.now;
+            e.run_until(now);
+            let by = format!("by free at {now} ns");
+            let len = e.mem.free(device, addr, by)?;
+            e.progress += 1;
+            e.on_mem_write(addr, len);
+            Ok(())
         })
     }
 
@@ -284,8 +292,14 @@ impl Sim {
     }
 
     /// Blocks until every task submitted to `stream` so far has completed; `timeout_ms`
-    /// (`None` = forever) is simulated time. A fault of a task is returned here.
-    /// A model-bound persistent stream returns at once, as the runtime documents.
+    /// (`None` = forever) is simulated time. A fault of a task is returned here, including
+    /// the first fault of a model run that `execute_model_async` put on this stream.
+    ///
+    /// A persistent stream, bound to a model or not, returns success at once without
+    /// waiting, as the runtime documents (§7.4) and the front end does: the tasks of a model
+    /// report their faults where the model's run is synchronized (`execute_model`, or the
+    /// stream of `execute_model_async`), and tasks run directly on an unbound persistent
+    /// stream report theirs at `synchronize_device`.
     pub fn synchronize_stream(
         &self,
         stream: StreamId,
@@ -294,7 +308,7 @@ impl Sim {
         let s = stream.0;
         let g = self.lock();
         let st = g.stream(s)?;
-        if st.persistent && st.model.is_some() {
+        if st.persistent {
             return Ok(());
         }
         // Wait for the tasks submitted so far: the last one queued now.
@@ -365,12 +379,16 @@ impl Sim {
         })
     }
 
-    /// Destroys an event (pending records complete without it).
+    /// Destroys an event (pending records complete without it; it is forgotten once none is
+    /// pending).
     pub fn destroy_event(&self, event: EventId) -> Result<(), SimError> {
         self.with(|e| {
             e.event(event.0)?;
             if let Some(ev) = e.events.get_mut(&event.0) {
                 ev.destroyed = true;
+                if ev.pending.is_empty() {
+                    e.events.remove(&event.0);
+                }
             }
             Ok(())
         })
@@ -431,14 +449,13 @@ impl Sim {
         })
     }
 
-    /// Destroys a notify; a wait already blocked on it stays blocked (as on hardware, where the
-    /// program must not destroy a notify that tasks still use).
+    /// Destroys a notify; it is forgotten at once. A wait already blocked on it stays blocked
+    /// and a record of it sets nothing (as on hardware, where the program must not destroy a
+    /// notify that tasks still use).
     pub fn destroy_notify(&self, notify: NotifyId) -> Result<(), SimError> {
         self.with(|e| {
             e.notify(notify.0)?;
-            if let Some(n) = e.notifies.get_mut(&notify.0) {
-                n.destroyed = true;
-            }
+            e.notifies.remove(&notify.0);
             Ok(())
         })
     }
@@ -499,14 +516,26 @@ impl Sim {
         });
         let mut fault = None;
         if r.is_ok() {
-            g.instances.remove(&i);
-            let streams = g.models.get(&model.0).map(|m| m.streams.clone());
-            for s in streams.unwrap_or_default() {
-                if let Some(f) = g.streams.get_mut(&s).and_then(|st| st.take_fault()) {
-                    fault.get_or_insert(f);
-                }
-            }
+            // The instance's first fault is this call's (its streams return at once).
+            fault = g
+                .instances
+                .remove(&i)
+                .and_then(|x| x.fault)
+                .map(|(f, timeout)| {
+                    if timeout {
+                        SimError::TaskTimeout(f)
+                    } else {
+                        SimError::TaskFault(f)
+                    }
+                });
             self.observed(&mut g);
+        } else if let Some(x) = g.instances.get_mut(&i) {
+            // Given up on: the instance goes when its last task completes.
+            if x.remaining == 0 {
+                g.instances.remove(&i);
+            } else {
+                x.abandoned = true;
+            }
         }
         drop(g);
         self.changed.notify_all();
@@ -550,7 +579,7 @@ impl Sim {
                     st.recorded_slots = 0;
                 }
             }
-            e.models.get_mut(&model.0).expect("checked").destroyed = true;
+            e.models.remove(&model.0);
             e.barriers.retain(|(m, _), _| *m != Some(model.0));
             Ok(())
         })
@@ -599,5 +628,70 @@ fn speak_up(diagnosis: &str) {
         tracing::warn!("watchdog (still waiting): {diagnosis}");
     } else {
         eprintln!("ascend-sim watchdog: a host thread is waiting on a stalled device (still waiting):\n{diagnosis}");
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    fn sim() -> Sim {
+        let chip = ChipProfile::builtin("Ascend910B1").expect("built-in chip");
+        Sim::new(chip, SimConfig::default())
+    }
+
+    #[test]
+    fn destroyed_objects_leave_the_engine() {
+        let s = sim();
+        let st = s.create_stream(0, 0, false).unwrap();
+        let other = s.create_stream(0, 0, false).unwrap();
+        for _ in 0..100 {
+            let e = s.create_event(0).unwrap();
+            s.submit(st, TaskKind::EventRecord(e)).unwrap();
+            s.submit(other, TaskKind::EventWait(e)).unwrap();
+            s.destroy_event(e).unwrap();
+            let n = s.create_notify(0).unwrap();
+            s.submit(st, TaskKind::NotifyRecord(n)).unwrap();
+            let wait = TaskKind::NotifyWait {
+                notify: n,
+                timeout_ms: None,
+            };
+            s.submit(other, wait).unwrap();
+            let m = s.create_model(0).unwrap();
+            s.destroy_model(m).unwrap();
+        }
+        s.synchronize_device(0, None).unwrap();
+        for n in 0..100 {
+            s.destroy_notify(NotifyId(n)).unwrap();
+        }
+        let g = s.lock();
+        assert!(g.events.is_empty());
+        assert!(g.notifies.is_empty());
+        assert!(g.models.is_empty());
+        assert!(g.event_waiters.is_empty());
+        assert!(g.notify_waiters.is_empty());
+    }
+
+    #[test]
+    fn a_timed_out_model_run_is_forgotten_when_it_ends() {
+        let s = sim();
+        let a = s.malloc(0, 64).unwrap();
+        s.write(a, &0u64.to_le_bytes()).unwrap();
+        let ps = s.create_stream(0, 0, true).unwrap();
+        let m = s.create_model(0).unwrap();
+        s.bind_stream(m, ps).unwrap();
+        let wait = TaskKind::ValueWait {
+            addr: a,
+            value: 1,
+            mode: WaitMode::Eq,
+        };
+        s.submit(ps, wait).unwrap();
+        for _ in 0..3 {
+            assert_eq!(s.execute_model(m, Some(1)), Err(SimError::Timeout(1)));
+        }
+        assert_eq!(s.lock().instances.len(), 3);
+        s.write(a, &1u64.to_le_bytes()).unwrap();
+        s.synchronize_device(0, None).unwrap();
+        assert!(s.lock().instances.is_empty());
     }
 }

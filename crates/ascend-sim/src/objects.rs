@@ -1,4 +1,5 @@
-//! Events and model running instances as the engine tracks them.
+//! Events and model running instances as the engine tracks them. Destroyed notifies and
+//! models leave the engine at once; a destroyed event once no record of it is pending.
 
 use std::collections::BTreeSet;
 
@@ -11,7 +12,7 @@ pub struct Event {
     pub pending: BTreeSet<u64>,
     /// The latest executed record (number, simulated time), cleared by a reset.
     pub executed: Option<(u64, u64)>,
-    /// Destroyed by the host (pending records still complete).
+    /// Destroyed by the host (pending records still complete; the entry goes with the last).
     pub destroyed: bool,
 }
 
@@ -35,8 +36,6 @@ impl Event {
 pub struct Notify {
     /// Set by an executed record, not yet consumed by a wait.
     pub set: bool,
-    /// Destroyed by the host.
-    pub destroyed: bool,
 }
 
 /// One model running instance.
@@ -44,8 +43,6 @@ pub struct Notify {
 pub struct Model {
     /// Bound streams, in binding order.
     pub streams: Vec<u32>,
-    /// Destroyed by the host.
-    pub destroyed: bool,
 }
 
 /// One execution of a model.
@@ -57,4 +54,10 @@ pub struct Instance {
     pub remaining: u64,
     /// The stream whose `ModelRun` task waits for this instance, if asynchronous.
     pub run_stream: Option<u32>,
+    /// The first fault of its tasks (message, is a task timeout): reported at the synchronize
+    /// of the run stream (asynchronous) or by `execute_model` (synchronous).
+    pub fault: Option<(String, bool)>,
+    /// A synchronous run whose host call gave up (timeout or watchdog): nobody collects it,
+    /// so it is removed when its last task completes.
+    pub abandoned: bool,
 }

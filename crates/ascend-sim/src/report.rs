@@ -70,12 +70,18 @@ pub struct ReportData {
     pub never_written_reads: u64,
     /// The first few never-written reads.
     pub never_written: Vec<NeverWrittenRead>,
-    /// Task faults, in order.
+    /// Task faults, in order (bounded like the timeline).
     pub faults: Vec<String>,
+    /// Faults not kept because the list was full.
+    pub faults_dropped: u64,
     /// Completed tasks.
     pub timeline: Vec<Span>,
     /// Spans not kept because the timeline was full.
     pub timeline_dropped: u64,
+    /// Figures of destroyed streams (bounded like the timeline), by stream number.
+    pub destroyed_streams: Vec<StreamReport>,
+    /// Destroyed streams whose figures were not kept.
+    pub destroyed_streams_dropped: u64,
 }
 
 impl ReportData {
@@ -95,6 +101,26 @@ impl ReportData {
                 at_ns,
                 by: by.to_string(),
             });
+        }
+    }
+
+    /// Adds a fault unless the list holds `limit` already.
+    pub fn push_fault(&mut self, fault: String, limit: usize) {
+        if self.faults.len() < limit {
+            self.faults.push(fault);
+        } else {
+            self.faults_dropped += 1;
+        }
+    }
+
+    /// Keeps the figures of a stream being destroyed, unless `limit` are kept already.
+    pub fn keep_destroyed_stream(&mut self, id: u32, s: &crate::stream::Stream, limit: usize) {
+        if self.destroyed_streams.len() < limit {
+            let mut r = StreamReport::of(id, s);
+            r.destroyed = true;
+            self.destroyed_streams.push(r);
+        } else {
+            self.destroyed_streams_dropped += 1;
         }
     }
 
@@ -123,6 +149,22 @@ pub struct StreamReport {
     pub busy_ns: u64,
     /// Completion time of its last task.
     pub end_ns: u64,
+    /// The stream was destroyed (its figures are those it had then).
+    pub destroyed: bool,
+}
+
+impl StreamReport {
+    fn of(id: u32, s: &crate::stream::Stream) -> StreamReport {
+        StreamReport {
+            stream: id,
+            device: s.device,
+            priority: s.priority,
+            tasks: s.tasks_done,
+            busy_ns: s.busy_ns,
+            end_ns: s.end_ns,
+            destroyed: false,
+        }
+    }
 }
 
 /// Per-engine figures.
@@ -149,8 +191,10 @@ pub struct RunReport {
     pub now_ns: u64,
     /// Latest task completion.
     pub end_ns: u64,
-    /// Streams (live ones).
+    /// Streams, live and destroyed (marked), by stream number.
     pub streams: Vec<StreamReport>,
+    /// Destroyed streams left out of `streams` (beyond `SimConfig::max_timeline_entries`).
+    pub streams_dropped: u64,
     /// Engines with any work.
     pub engines: Vec<EngineReport>,
     /// Completed value waits.
@@ -159,8 +203,10 @@ pub struct RunReport {
     pub never_written_reads: u64,
     /// The first of them, with details.
     pub never_written: Vec<NeverWrittenRead>,
-    /// Task faults.
+    /// Task faults (bounded by `SimConfig::max_timeline_entries`).
     pub faults: Vec<String>,
+    /// Faults left out of `faults`.
+    pub faults_dropped: u64,
     /// Completed tasks in completion order (bounded by `SimConfig::max_timeline_entries`).
     pub timeline: Vec<Span>,
     /// Spans left out of the timeline.
@@ -172,18 +218,13 @@ pub struct RunReport {
 impl crate::engine::Engine {
     /// Builds the report.
     pub fn build_report(&self) -> RunReport {
-        let streams: Vec<StreamReport> = self
+        let mut streams: Vec<StreamReport> = self
             .streams
             .iter()
-            .map(|(&id, s)| StreamReport {
-                stream: id,
-                device: s.device,
-                priority: s.priority,
-                tasks: s.tasks_done,
-                busy_ns: s.busy_ns,
-                end_ns: s.end_ns,
-            })
+            .map(|(&id, s)| StreamReport::of(id, s))
+            .chain(self.report.destroyed_streams.iter().cloned())
             .collect();
+        streams.sort_by_key(|s| s.stream);
         let mut engines = Vec::new();
         for (d, (tasks, busy)) in self.sched_stats.iter().enumerate() {
             if *tasks > 0 {
@@ -219,11 +260,13 @@ impl crate::engine::Engine {
                 .unwrap_or(0)
                 .max(streams.iter().map(|s| s.end_ns).max().unwrap_or(0)),
             streams,
+            streams_dropped: r.destroyed_streams_dropped,
             engines,
             value_waits: r.value_waits.clone(),
             never_written_reads: r.never_written_reads,
             never_written: r.never_written.clone(),
             faults: r.faults.clone(),
+            faults_dropped: r.faults_dropped,
             timeline: r.timeline.clone(),
             timeline_dropped: r.timeline_dropped,
             backing_bytes: self.mem.backing_bytes(),

@@ -106,8 +106,9 @@ pub struct Stream {
     pub head_start: u64,
     /// Generation (bumped on force destroy, invalidates scheduled events).
     pub gen: u64,
-    /// Tasks recorded while bound to a model, with their slot counts.
-    pub recorded: Vec<(TaskKind, u32)>,
+    /// Tasks recorded while bound to a model, with their slot counts and task numbers (the
+    /// host's submission order across all streams).
+    pub recorded: Vec<(TaskKind, u32, u64)>,
     /// Slots the recorded tasks take.
     pub recorded_slots: u32,
     /// A fault not yet reported by a synchronize.
