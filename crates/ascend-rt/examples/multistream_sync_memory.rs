@@ -4,7 +4,8 @@
 //! stream B, which releases A. The waiter must still be blocked when the writer starts.
 //!
 //! Run: `cargo run -p ascend-rt --example multistream_sync_memory [SoC]`; set
-//! `ASCEND_SIM_REPORT=<path>` to keep the full run report as JSON.
+//! `ASCEND_SIM_REPORT=<path>` to keep the full run report as JSON, `ASCEND_SIM_TRACE=<path>` for
+//! the timeline as a Chrome trace (Perfetto).
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
@@ -78,6 +79,13 @@ fn main() -> AclResult<()> {
         if let Some(path) = std::env::var_os("ASCEND_SIM_REPORT") {
             std::fs::write(&path, &json).expect("write the run report");
             println!("full run report written to {}", path.to_string_lossy());
+        }
+        if let (Some(path), Some(trace)) = (std::env::var_os("ASCEND_SIM_TRACE"), rt.trace_json()) {
+            std::fs::write(&path, trace).expect("write the trace");
+            println!(
+                "timeline written to {} (open it in Perfetto)",
+                path.to_string_lossy()
+            );
         }
     }
     if seen == 123 {

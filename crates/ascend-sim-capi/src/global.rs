@@ -54,7 +54,9 @@ pub fn runtime() -> Result<&'static Runtime, &'static str> {
                 .unwrap_or_else(|_| ascend_chips::BUILTIN_DEFAULT.to_string());
             let rt = Runtime::sim_with(&soc, config_from_env())
                 .map_err(|e| format!("ASCEND_SIM_SOC={soc}: {e}"))?;
-            if std::env::var_os("ASCEND_SIM_REPORT").is_some() {
+            if std::env::var_os("ASCEND_SIM_REPORT").is_some()
+                || std::env::var_os("ASCEND_SIM_TRACE").is_some()
+            {
                 // SAFETY: registering a plain extern "C" function with no captured state.
                 unsafe { libc::atexit(write_report_at_exit) };
             }
@@ -64,21 +66,32 @@ pub fn runtime() -> Result<&'static Runtime, &'static str> {
         .map_err(|s| s.as_str())
 }
 
-/// Writes the run report to `ASCEND_SIM_REPORT`, once.
+/// Makes one of the files written at the end: its JSON text, if the backend has it.
+type Output = fn(&Runtime) -> Option<String>;
+
+/// Writes the run report to `ASCEND_SIM_REPORT` and the Chrome trace to `ASCEND_SIM_TRACE`
+/// (each only if set), once.
 pub fn write_report() {
-    let Some(path) = std::env::var_os("ASCEND_SIM_REPORT") else {
-        return;
-    };
     let mut written = REPORT_WRITTEN.lock().unwrap_or_else(|p| p.into_inner());
     if *written {
         return;
     }
-    if let Some(Ok(rt)) = RUNTIME.get() {
-        if let Some(json) = rt.report_json() {
-            match std::fs::write(&path, json) {
-                Ok(()) => *written = true,
-                Err(e) => tracing::error!("cannot write the run report to {path:?}: {e}"),
+    let Some(Ok(rt)) = RUNTIME.get() else {
+        return;
+    };
+    let outputs: [(&str, &str, Output); 2] = [
+        ("ASCEND_SIM_REPORT", "run report", Runtime::report_json),
+        ("ASCEND_SIM_TRACE", "trace", Runtime::trace_json),
+    ];
+    for (var, what, make) in outputs {
+        let Some(path) = std::env::var_os(var) else {
+            continue;
+        };
+        if let Some(json) = make(rt) {
+            if let Err(e) = std::fs::write(&path, json) {
+                tracing::error!("cannot write the {what} to {path:?}: {e}");
             }
         }
     }
+    *written = true;
 }

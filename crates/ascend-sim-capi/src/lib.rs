@@ -5,6 +5,8 @@
 //! Settings come from the environment:
 //! - `ASCEND_SIM_SOC`: the SoC to simulate (a name from `sim-models/`, default `Ascend910B1`);
 //! - `ASCEND_SIM_REPORT=<path>`: write the run report as JSON at `aclFinalize` or at exit;
+//! - `ASCEND_SIM_TRACE=<path>`: write the timeline as a Chrome trace (open it in Perfetto) at
+//!   the same moment;
 //! - `ASCEND_SIM_ON_STALL=error|wait` and `ASCEND_SIM_WATCHDOG_MS=<ms>`: what a host thread
 //!   waiting on a stalled device does, and after how long;
 //! - `ASCEND_SIM_LOG=<filter>`: what the simulator logs to standard error (default `warn`,

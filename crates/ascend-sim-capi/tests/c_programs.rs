@@ -93,7 +93,10 @@ fn build(src: &str, cxx: bool) -> Option<PathBuf> {
 }
 
 fn run(exe: &Path, envs: &[(&str, &str)]) -> String {
+    // Cargo's LD_LIBRARY_PATH for tests lists the profile directory, which may hold a stale
+    // copy of the library from an earlier `cargo build`: point the loader at this run's.
     let out = Command::new(exe)
+        .env("LD_LIBRARY_PATH", lib_dir())
         .envs(envs.iter().copied())
         .env("ASCEND_SIM_ON_STALL", "error")
         .env("ASCEND_SIM_WATCHDOG_MS", "5000")
@@ -111,16 +114,18 @@ fn run(exe: &Path, envs: &[(&str, &str)]) -> String {
 }
 
 #[test]
-fn two_thread_wait_write_runs_and_writes_a_report() {
+fn two_thread_wait_write_runs_and_writes_a_report_and_a_trace() {
     let Some(exe) = build("two_thread_wait_write.c", false) else {
         return;
     };
     let report = exe.with_file_name("report.json");
+    let trace = exe.with_file_name("trace.json");
     let out = run(
         &exe,
         &[
             ("ASCEND_SIM_SOC", "Ascend910B1"),
             ("ASCEND_SIM_REPORT", report.to_str().unwrap()),
+            ("ASCEND_SIM_TRACE", trace.to_str().unwrap()),
         ],
     );
     assert!(out.contains("stream A: released, flag 123"), "{out}");
@@ -128,6 +133,11 @@ fn two_thread_wait_write_runs_and_writes_a_report() {
     assert!(
         json.contains("ValueWait"),
         "report lacks the value wait: {json}"
+    );
+    let trace = std::fs::read_to_string(&trace).expect("trace written at aclFinalize");
+    assert!(
+        trace.contains("\"traceEvents\"") && trace.contains("ValueWrite"),
+        "trace lacks the tasks: {trace}"
     );
 }
 
@@ -168,7 +178,10 @@ fn headers_compile_as_cxx() {
     let Some(exe) = build("cxx_compile.cpp", true) else {
         return;
     };
-    let status = Command::new(&exe).status().expect("run");
+    let status = Command::new(&exe)
+        .env("LD_LIBRARY_PATH", lib_dir())
+        .status()
+        .expect("run");
     assert!(
         status.success(),
         "aclrtBarrierTaskInfo is not 56 bytes in C++"
@@ -181,6 +194,7 @@ fn unknown_soc_fails_cleanly() {
         return;
     };
     let out = Command::new(&exe)
+        .env("LD_LIBRARY_PATH", lib_dir())
         .env("ASCEND_SIM_SOC", "Ascend9999")
         .output()
         .unwrap();

@@ -603,6 +603,11 @@ impl Sim {
             .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
     }
 
+    /// The timeline as a Chrome trace (JSON), which Perfetto opens.
+    pub fn trace_json(&self) -> String {
+        crate::trace::chrome_trace(&self.report())
+    }
+
     /// Bytes of host memory backing the simulated device memory (pages touched so far).
     pub fn backing_bytes(&self) -> u64 {
         self.lock().mem.backing_bytes()

@@ -14,7 +14,7 @@
 //! discrete-event core), `exec` (what each task does), `copy` (bandwidth-shared engines),
 //! `value_wait` (the polling loop in closed form), [`compare`] (wait predicates), `objects`
 //! (events, models), `diagnose` (the watchdog's explanation), [`report`] (the run report),
-//! [`cache`] (the cache-model seam), `sync` (the host-thread primitives: `std::sync`, or
+//! [`trace`] (the timeline as a Chrome trace for Perfetto), [`cache`] (the cache-model seam), `sync` (the host-thread primitives: `std::sync`, or
 //! `loom::sync` under `--cfg loom`, with the watchdog's timed wait modelled for loom).
 
 pub mod cache;
@@ -29,6 +29,7 @@ mod objects;
 pub mod report;
 mod stream;
 mod sync;
+pub mod trace;
 mod types;
 mod value_wait;
 

@@ -343,4 +343,9 @@ pub trait Backend: Send + Sync + Debug {
     fn report_json(&self) -> Option<String> {
         None
     }
+
+    /// The timeline as a Chrome trace (JSON, opens in Perfetto), where the backend has one.
+    fn trace_json(&self) -> Option<String> {
+        None
+    }
 }

@@ -331,6 +331,10 @@ impl Backend for SimBackend {
         Some(self.sim.report_json())
     }
 
+    fn trace_json(&self) -> Option<String> {
+        Some(self.sim.trace_json())
+    }
+
     fn create_notify(&self, device: u32, _flag: u64) -> AclResult<BHandle> {
         Ok(self.sim.create_notify(device).map_err(m)?.0 as BHandle)
     }

@@ -243,6 +243,11 @@ impl Runtime {
     pub fn report_json(&self) -> Option<String> {
         self.backend.report_json()
     }
+
+    /// The backend's timeline as a Chrome trace (JSON; open it in Perfetto), if it has one.
+    pub fn trace_json(&self) -> Option<String> {
+        self.backend.trace_json()
+    }
 }
 
 impl From<AclError> for i32 {

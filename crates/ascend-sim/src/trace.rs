@@ -1,0 +1,124 @@
+//! The run's timeline in the Chrome trace event format, which Perfetto (ui.perfetto.dev) and
+//! `chrome://tracing` open: one track per stream (grouped by device), one complete event per
+//! task from dispatch to completion, and the value waits with their polling passes.
+//!
+//! ```
+//! use ascend_sim::{report::RunReport, trace::chrome_trace};
+//! # fn show(report: &RunReport) {
+//! let json = chrome_trace(report);
+//! assert!(json.starts_with('{'));
+//! # }
+//! ```
+
+use serde_json::{json, Value};
+
+use crate::report::RunReport;
+
+/// Simulated nanoseconds as the format's microseconds.
+fn us(ns: u64) -> f64 {
+    ns as f64 / 1000.0
+}
+
+/// The report's timeline as a Chrome trace (JSON object format).
+pub fn chrome_trace(report: &RunReport) -> String {
+    let device_of = |stream: u32| {
+        report
+            .streams
+            .iter()
+            .find(|s| s.stream == stream)
+            .map_or(0, |s| s.device)
+    };
+    let mut events: Vec<Value> = Vec::new();
+    for s in &report.streams {
+        events.push(json!({
+            "ph": "M", "name": "thread_name", "pid": s.device, "tid": s.stream,
+            "args": { "name": format!("stream {}{}", s.stream, if s.destroyed { " (destroyed)" } else { "" }) }
+        }));
+    }
+    let mut devices: Vec<u32> = report.streams.iter().map(|s| s.device).collect();
+    devices.sort_unstable();
+    devices.dedup();
+    for d in devices {
+        events.push(json!({
+            "ph": "M", "name": "process_name", "pid": d,
+            "args": { "name": format!("{} device {d}", report.chip) }
+        }));
+    }
+    for span in &report.timeline {
+        events.push(json!({
+            "ph": "X",
+            "name": span.kind,
+            "cat": if span.fault { "fault" } else { "task" },
+            "pid": device_of(span.stream),
+            "tid": span.stream,
+            "ts": us(span.start_ns),
+            "dur": us(span.end_ns.saturating_sub(span.start_ns)),
+            "args": { "task": span.task, "submitted_ns": span.submit_ns, "fault": span.fault }
+        }));
+    }
+    for w in &report.value_waits {
+        events.push(json!({
+            "ph": "i", "s": "t",
+            "name": format!("value wait released ({} {:#x})", w.mode, w.value),
+            "pid": device_of(w.stream),
+            "tid": w.stream,
+            "ts": us(w.end_ns),
+            "args": { "addr": format!("{:#x}", w.addr), "passes": w.passes, "waited_ns": w.duration_ns }
+        }));
+    }
+    json!({ "traceEvents": events, "displayTimeUnit": "ns" }).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Sim, SimConfig, TaskKind, WaitMode};
+    use ascend_chips::ChipProfile;
+
+    #[test]
+    fn each_task_becomes_a_complete_event_on_its_streams_track() {
+        let sim = Sim::new(
+            ChipProfile::builtin("Ascend910B1").unwrap(),
+            SimConfig::default(),
+        );
+        let x = sim.malloc(0, 64).unwrap();
+        sim.fill(x, 0, 8).unwrap();
+        let (a, b) = (
+            sim.create_stream(0, 0, false).unwrap(),
+            sim.create_stream(0, 0, false).unwrap(),
+        );
+        sim.submit(
+            a,
+            TaskKind::ValueWait {
+                addr: x,
+                value: 1,
+                mode: WaitMode::Eq,
+            },
+        )
+        .unwrap();
+        sim.submit(b, TaskKind::ValueWrite { addr: x, value: 1 })
+            .unwrap();
+        sim.synchronize_device(0, None).unwrap();
+        let trace: Value = serde_json::from_str(&chrome_trace(&sim.report())).unwrap();
+        let events = trace["traceEvents"].as_array().unwrap();
+        let tasks: Vec<&Value> = events.iter().filter(|e| e["ph"] == "X").collect();
+        assert_eq!(tasks.len(), 2);
+        let wait = tasks.iter().find(|e| e["name"] == "ValueWait").unwrap();
+        let write = tasks.iter().find(|e| e["name"] == "ValueWrite").unwrap();
+        assert_eq!(wait["tid"], a.0);
+        assert_eq!(write["tid"], b.0);
+        let end = |e: &Value| e["ts"].as_f64().unwrap() + e["dur"].as_f64().unwrap();
+        assert!(
+            end(wait) >= end(write),
+            "the wait ends after the write it waited for"
+        );
+        assert!(
+            events.iter().any(|e| e["ph"] == "i"),
+            "the release is marked"
+        );
+        assert!(
+            events.iter().any(|e| e["name"] == "thread_name"),
+            "streams are named"
+        );
+    }
+}
