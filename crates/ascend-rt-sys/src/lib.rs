@@ -127,11 +127,12 @@ impl Library {
 
     fn open(path: &Path, how: &'static str) -> Result<Library, LoadError> {
         let name: OsString = path.as_os_str().to_owned();
-        // SAFETY: opening the library runs its initialisers. The path names an ACL runtime
-        // library (the vendor's or the project's drop-in), chosen by the user or the toolkit
+        // Opening the library runs its initialisers. The path names an ACL runtime library
+        // (the vendor's or the project's drop-in), chosen by the user or the toolkit
         // installation; its initialisers are trusted like any linked library's would be.
         // Symbols are resolved lazily (`dynamic_link_require_all(false)`), so a missing one
         // becomes an `Err` field, never undefined behaviour.
+        // SAFETY: as explained just above.
         let api = unsafe { AscendCl::new(name) }.map_err(|source| LoadError::Library {
             path: path.to_path_buf(),
             how,

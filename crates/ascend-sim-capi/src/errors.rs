@@ -81,13 +81,10 @@ pub unsafe extern "C" fn aclrtGetVersion(
     minor: *mut i32,
     patch: *mut i32,
 ) -> aclError {
-    // SAFETY: NULL or valid for writes by the caller's contract.
     guard(|rt| {
-        rt.get_version(
-            unsafe { out_ref(major) },
-            unsafe { out_ref(minor) },
-            unsafe { out_ref(patch) },
-        )
+        // SAFETY: each is NULL or valid for writes by the caller's contract.
+        let outs = unsafe { (out_ref(major), out_ref(minor), out_ref(patch)) };
+        rt.get_version(outs.0, outs.1, outs.2)
     })
 }
 

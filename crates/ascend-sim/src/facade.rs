@@ -139,6 +139,20 @@ impl Sim {
         }
     }
 
+    /// Ends a host wait: releases the engine, wakes other host threads, and returns the wait's
+    /// error, else the fault the waited-for work left, else success.
+    fn finish_wait(
+        &self,
+        g: Guard<'_>,
+        r: Result<(), SimError>,
+        fault: Option<SimError>,
+    ) -> Result<(), SimError> {
+        drop(g);
+        self.changed.notify_all();
+        r?;
+        fault.map_or(Ok(()), Err)
+    }
+
     /// Finishes a successful synchronize: the host observes the completion.
     fn observed(&self, g: &mut Engine) {
         let t = g.now.saturating_add(self.chip.timing.host_sync_ns);
@@ -322,13 +336,7 @@ impl Sim {
             fault = g.streams.get_mut(&s).and_then(|st| st.take_fault());
             self.observed(&mut g);
         }
-        drop(g);
-        self.changed.notify_all();
-        r?;
-        match fault {
-            Some(f) => Err(f),
-            None => Ok(()),
-        }
+        self.finish_wait(g, r, fault)
     }
 
     /// True when every task submitted to `stream` so far has completed (advances the device
@@ -360,13 +368,7 @@ impl Sim {
             }
             self.observed(&mut g);
         }
-        drop(g);
-        self.changed.notify_all();
-        r?;
-        match fault {
-            Some(f) => Err(f),
-            None => Ok(()),
-        }
+        self.finish_wait(g, r, fault)
     }
 
     // ----- events -----
@@ -537,13 +539,7 @@ impl Sim {
                 x.abandoned = true;
             }
         }
-        drop(g);
-        self.changed.notify_all();
-        r?;
-        match fault {
-            Some(f) => Err(f),
-            None => Ok(()),
-        }
+        self.finish_wait(g, r, fault)
     }
 
     /// Enqueues one run of the model on `stream`: later tasks of `stream` start after it.
