@@ -20,5 +20,5 @@ pub mod safe;
 
 pub use backend::Backend;
 pub use error::{AclError, AclResult, ErrorCode, MsgCode};
+pub use runtime::{AddressClass, HostBuffer, MemDst, MemSrc, RecentError, Runtime, RuntimeOptions};
 pub use runtime::{CannPackageVersion, ACL_VERSION, SIM_PACKAGE_VERSION};
-pub use runtime::{HostBuffer, MemDst, MemSrc, RecentError, Runtime, RuntimeOptions};

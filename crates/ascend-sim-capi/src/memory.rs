@@ -6,7 +6,7 @@
 use std::ffi::c_void;
 
 use ascend_rt::raw_types::{Addr, RawStream};
-use ascend_rt::{MemDst, MemSrc, Runtime};
+use ascend_rt::{AddressClass, MemDst, MemSrc, Runtime};
 
 use crate::ffi::{aclError, guard, handle_in};
 
@@ -14,14 +14,29 @@ fn addr(p: *const c_void) -> Addr {
     Addr(p as usize as u64)
 }
 
-/// Calls `body` with the two ends of a copy as the front end takes them.
+/// The two ends of a copy as the front end takes them.
+enum CopyEnds<'a> {
+    /// Ends the runtime resolves itself (addresses) or disjoint pageable slices.
+    Split(MemDst<'a>, MemSrc<'a>),
+    /// Two overlapping pageable ranges, as one slice covering both and their offsets in it.
+    Within {
+        buf: &'a mut [u8],
+        dst: usize,
+        src: usize,
+    },
+}
+
+/// Calls `body` with the two ends of a copy as the front end takes them. Nothing is read,
+/// written or allocated here: the front end validates the call before it touches a byte.
 ///
-/// Runtime memory (and NULL) is passed as an address. Other pointers are pageable host memory,
-/// passed as slices of `min(count, destMax)` bytes: a count beyond `destMax` is rejected by the
-/// front end before any byte is touched, and a length no real memory can have (over
-/// `isize::MAX`) is passed as an empty slice, which the front end rejects as out of range.
-/// When both ends are pageable the source is first copied out, so that no `&mut` slice ever
-/// overlaps a `&` slice (the buffers may overlap or be the same).
+/// Runtime memory, stale device addresses (freed, past an allocation's end, never allocated:
+/// anything in the device window that is not live) and NULL are passed as addresses, so the
+/// front end rejects a stale one with CANN's code instead of it being dereferenced. Other
+/// pointers are pageable host memory, passed as slices of `min(count, destMax)` bytes: a count
+/// beyond `destMax` is rejected by the front end before any byte is touched, and a length no
+/// real memory can have (over `isize::MAX`) is passed as an empty slice, which the front end
+/// rejects as out of range. Two pageable ranges that overlap are passed as one slice covering
+/// both, so that no `&mut` slice ever overlaps a `&` slice.
 ///
 /// # Safety
 /// A pageable `src` is valid for reads, and a pageable `dst` for writes, of `count` bytes for
@@ -32,32 +47,45 @@ unsafe fn with_copy_ends<T>(
     dest_max: usize,
     src: *const c_void,
     count: usize,
-    body: impl FnOnce(MemDst<'_>, MemSrc<'_>) -> T,
+    body: impl FnOnce(CopyEnds<'_>) -> T,
 ) -> T {
     let len = count.min(dest_max);
     let len = if len > isize::MAX as usize { 0 } else { len };
-    let runtime_memory = |p: *const c_void| p.is_null() || rt.is_registered(addr(p));
-    let (dst_runtime, src_runtime) = (runtime_memory(dst), runtime_memory(src));
-    let staged: Vec<u8>;
-    let s = if src_runtime {
-        MemSrc::Addr(addr(src))
-    } else if !dst_runtime {
-        // SAFETY: a pageable source valid for `len <= count` bytes by the caller's contract;
-        // the slice ends with this statement, before the destination slice exists.
-        staged = unsafe { std::slice::from_raw_parts(src as *const u8, len) }.to_vec();
-        MemSrc::Host(&staged)
-    } else {
-        // SAFETY: as above; the destination is runtime memory, so no slice aliases this one.
+    let pageable = |p: *const c_void| rt.classify_address(addr(p)) == AddressClass::Host;
+    let (dst_pageable, src_pageable) = (pageable(dst), pageable(src));
+    if dst_pageable && src_pageable && len > 0 {
+        let (d, s) = (dst as usize, src as usize);
+        let overlap = d < s.saturating_add(len) && s < d.saturating_add(len);
+        if overlap {
+            let lo = d.min(s);
+            let span = d.max(s).saturating_add(len) - lo;
+            let span = if span > isize::MAX as usize { 0 } else { span };
+            // SAFETY: both ranges are valid for `len` bytes by the caller's contract and share
+            // bytes, so they lie in one allocated object and so does their union [lo, lo+span);
+            // it is the only slice of that memory made here.
+            let buf = unsafe { std::slice::from_raw_parts_mut(lo as *mut u8, span) };
+            return body(CopyEnds::Within {
+                buf,
+                dst: d - lo,
+                src: s - lo,
+            });
+        }
+    }
+    let s = if src_pageable {
+        // SAFETY: a pageable source valid for `len <= count` bytes by the caller's contract; a
+        // pageable destination, if any, does not overlap it (checked above).
         MemSrc::Host(unsafe { std::slice::from_raw_parts(src as *const u8, len) })
-    };
-    let d = if dst_runtime {
-        MemDst::Addr(addr(dst))
     } else {
-        // SAFETY: a pageable destination valid for `len <= count` bytes of writes by the
-        // caller's contract; no other slice of it exists (a pageable source was copied out).
-        MemDst::Host(unsafe { std::slice::from_raw_parts_mut(dst as *mut u8, len) })
+        MemSrc::Addr(addr(src))
     };
-    body(d, s)
+    let d = if dst_pageable {
+        // SAFETY: a pageable destination valid for `len <= count` bytes of writes by the
+        // caller's contract; no other slice made here overlaps it (checked above).
+        MemDst::Host(unsafe { std::slice::from_raw_parts_mut(dst as *mut u8, len) })
+    } else {
+        MemDst::Addr(addr(dst))
+    };
+    body(CopyEnds::Split(d, s))
 }
 
 /// `aclrtMalloc(&devPtr, size, policy)`.
@@ -122,8 +150,11 @@ pub unsafe extern "C" fn aclrtMemcpy(
     guard(|rt| {
         // SAFETY: the caller's contract on dst and src (see above).
         unsafe {
-            with_copy_ends(rt, dst, destMax, src, count, |d, s| {
-                rt.memcpy(d, destMax, s, count, kind)
+            with_copy_ends(rt, dst, destMax, src, count, |ends| match ends {
+                CopyEnds::Split(d, s) => rt.memcpy(d, destMax, s, count, kind),
+                CopyEnds::Within { buf, dst, src } => {
+                    rt.memcpy_within(buf, dst, destMax, src, count, kind)
+                }
             })
         }
     })
@@ -145,8 +176,12 @@ pub unsafe extern "C" fn aclrtMemcpyAsync(
     guard(|rt| {
         // SAFETY: the caller's contract on dst and src (see above).
         unsafe {
-            with_copy_ends(rt, dst, destMax, src, count, |d, s| {
-                rt.memcpy_async(d, destMax, s, count, kind, RawStream(handle_in(stream)))
+            let stream = RawStream(handle_in(stream));
+            with_copy_ends(rt, dst, destMax, src, count, |ends| match ends {
+                CopyEnds::Split(d, s) => rt.memcpy_async(d, destMax, s, count, kind, stream),
+                CopyEnds::Within { buf, dst, src } => {
+                    rt.memcpy_async_within(buf, dst, destMax, src, count, kind, stream)
+                }
             })
         }
     })

@@ -604,6 +604,20 @@ impl Sim {
         crate::trace::chrome_trace(&self.report())
     }
 
+    /// The address window of all devices' memory: every device address lies in it and no
+    /// host memory does.
+    pub fn device_window(&self) -> std::ops::Range<DevAddr> {
+        let devices = u64::from(self.chip.limits.device_count.max(1));
+        let base = crate::memory::DEVICE_WINDOW_BASE;
+        base..base + devices * crate::memory::DEVICE_WINDOW_BYTES
+    }
+
+    /// Checks that `[addr, addr+len)` lies inside one live allocation; the error says why not
+    /// (freed when and by what, past which allocation's end, never allocated).
+    pub fn check_range(&self, addr: DevAddr, len: u64) -> Result<(), SimError> {
+        self.lock().mem.check(addr, len)
+    }
+
     /// Bytes of host memory backing the simulated device memory (pages touched so far).
     pub fn backing_bytes(&self) -> u64 {
         self.lock().mem.backing_bytes()

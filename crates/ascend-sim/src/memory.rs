@@ -477,18 +477,26 @@ impl Memory {
         ReadInfo { never_written }
     }
 
-    /// The byte every byte of `[a, a+n)` holds, when that range lies in one page that is
-    /// absent or uniform (with whether it counts as written).
+    /// The byte every byte of `[a, a+n)` holds, when every page the range touches is absent
+    /// or uniform with that same byte (with whether every one counts as written). A range
+    /// need not be page-aligned: copies between buffers at different page offsets read each
+    /// destination page from two source pages.
     fn uniform_at(&self, a: u64, n: u64) -> Option<(u8, bool)> {
         let pb = self.page_bytes;
-        if a / pb != (a + n - 1) / pb {
-            return None;
+        let mut found: Option<(u8, bool)> = None;
+        for k in a / pb..=(a + n - 1) / pb {
+            let (byte, written) = match self.pages.get(&k) {
+                None => (self.poison, false),
+                Some(&Page::Uniform { byte, written }) => (byte, written),
+                Some(Page::Data { .. }) => return None,
+            };
+            found = match found {
+                None => Some((byte, written)),
+                Some((b, w)) if b == byte => Some((b, w && written)),
+                Some(_) => return None,
+            };
         }
-        match self.pages.get(&(a / pb)) {
-            None => Some((self.poison, false)),
-            Some(&Page::Uniform { byte, written }) => Some((byte, written)),
-            Some(Page::Data { .. }) => None,
-        }
+        found
     }
 
     /// Reads the little-endian 64-bit word at `addr` (bounds-checked).

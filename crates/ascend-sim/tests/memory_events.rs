@@ -254,3 +254,36 @@ fn a_64_gib_device_costs_only_what_is_touched() {
     sim.free(0, a).unwrap();
     assert_eq!(sim.backing_bytes(), 0);
 }
+
+#[test]
+fn a_copy_of_filled_memory_between_buffers_at_different_page_offsets_stays_uniform() {
+    let s = sim();
+    let page = s.chip().memory.backing_page_bytes;
+    let len = 4u64 << 30;
+    // The second buffer starts at another offset within its page than the first.
+    let a = s.malloc(0, len + 32).unwrap();
+    let b = s.malloc(0, len + 32).unwrap();
+    assert_ne!(
+        a % page,
+        b % page,
+        "the test needs differently aligned buffers"
+    );
+    s.fill(a, 0x5A, len).unwrap();
+    s.copy(b, a, len).unwrap();
+    assert!(
+        s.backing_bytes() <= 4 * page,
+        "a copy of 4 GiB of filled memory holds {} bytes of backing",
+        s.backing_bytes()
+    );
+    let mut probe = [0u8; 16];
+    for at in [0, 1, page - 8, len / 2 + 3, len - 16] {
+        s.read(b + at, &mut probe).unwrap();
+        assert_eq!(probe, [0x5A; 16], "byte {at} of the copy");
+    }
+    // A copy from an odd offset into the filled buffer stays cheap too.
+    let c = s.malloc(0, len).unwrap();
+    s.copy(c, a + 100, len / 2).unwrap();
+    assert!(s.backing_bytes() <= 8 * page, "{}", s.backing_bytes());
+    s.read(c + len / 4, &mut probe).unwrap();
+    assert_eq!(probe, [0x5A; 16]);
+}

@@ -51,6 +51,16 @@ pub enum AsyncLoc {
     Host(HostBuf, usize),
 }
 
+impl AsyncLoc {
+    /// The same end `by` bytes further on.
+    pub fn advanced(&self, by: usize) -> AsyncLoc {
+        match self {
+            AsyncLoc::Device(a) => AsyncLoc::Device(a + by as u64),
+            AsyncLoc::Host(buf, offset) => AsyncLoc::Host(buf.clone(), offset + by),
+        }
+    }
+}
+
 /// A cache-maintenance operation (runtime opcodes 6..=9).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum CmoOp {
@@ -337,6 +347,20 @@ pub trait Backend: Send + Sync + Debug {
     /// executed; `None` while it has not. The default reports 207000.
     fn event_timestamp_us(&self, _event: BHandle) -> AclResult<Option<u64>> {
         Err(not_implemented(self.name(), "event_timestamp_us"))
+    }
+
+    /// The device address window: every device address the backend hands out lies in it and
+    /// no host memory does, so an address inside it that is in no live allocation is a stale
+    /// or foreign device address (freed, past an allocation's end, never allocated), never a
+    /// host pointer. `None` when the backend cannot tell (real devices).
+    fn device_window(&self) -> Option<std::ops::Range<u64>> {
+        None
+    }
+
+    /// Why a device address is not usable (freed when and by what, past which allocation's
+    /// end, never allocated), where the backend knows.
+    fn explain_device_address(&self, _addr: u64) -> Option<String> {
+        None
     }
 
     /// The run report as JSON, where the backend has one.

@@ -327,6 +327,14 @@ impl Backend for SimBackend {
         self.sim.write(desc, &bytes).map_err(m)
     }
 
+    fn device_window(&self) -> Option<std::ops::Range<u64>> {
+        Some(self.sim.device_window())
+    }
+
+    fn explain_device_address(&self, addr: u64) -> Option<String> {
+        self.sim.check_range(addr, 1).err().map(|e| e.to_string())
+    }
+
     fn report_json(&self) -> Option<String> {
         Some(self.sim.report_json())
     }

@@ -20,8 +20,8 @@ impl Runtime {
             let api = "aclrtCreateContext";
             let out = context.ok_or_else(|| fail::acl_null(api, "context"))?;
             let dev = self.check_device_id(api, device)?;
-            let backend_stream = self.backend.create_context(dev)?;
             let mut st = self.lock();
+            let backend_stream = self.backend.create_context(dev)?;
             let ctx = st.register_context(dev, backend_stream, true);
             st.current.insert(Self::thread(), ctx);
             *out = RawContext(ctx);

@@ -171,8 +171,17 @@ impl Runtime {
     /// `aclrtDestroyEvent(event)`: may be called before the event completes.
     pub fn destroy_event(&self, event: RawEvent) -> AclResult<()> {
         self.call(|| {
-            let ev = self.check_event("aclrtDestroyEvent", event)?;
-            self.lock().events.remove(&event.0);
+            let api = "aclrtDestroyEvent";
+            if event.0 == 0 {
+                return Err(fail::acl_null(api, "event"));
+            }
+            // Forgotten and destroyed in one step: a concurrent destroy of the same handle
+            // finds it gone (107017) instead of destroying the backend's event twice.
+            let mut st = self.lock();
+            let ev = st
+                .events
+                .remove(&event.0)
+                .ok_or_else(|| fail::invalid_handle(api, "event", event.0))?;
             self.backend.destroy_event(ev.backend)
         })
     }

@@ -8,11 +8,12 @@
 //! slice (which asynchronous copies treat as pageable memory: the source is read at once, a
 //! destination is filled before the call returns, as CANN documents for pageable memory).
 
+use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
 use super::state::{Alloc, AllocKind, Location};
 use super::Runtime;
-use crate::backend::{AsyncLoc, HostBuf, SyncDst, SyncSrc, Task};
+use crate::backend::{AsyncLoc, BHandle, HostBuf, SyncDst, SyncSrc, Task};
 use crate::error::{fail, AclResult};
 use crate::raw_types::{malloc_policy, Addr, RawStream};
 
@@ -113,13 +114,72 @@ fn count_within(api: &str, count: usize, max: usize, max_name: &str) -> AclResul
     Ok(())
 }
 
-fn unregistered(api: &str, param: &str, addr: u64) -> crate::AclError {
-    fail::rt_value(
-        api,
-        param,
-        format!("{addr:#x}"),
-        "device memory or host memory from aclrtMallocHost (this address is in no live allocation)",
-    )
+/// Bytes staged at a time between pageable host memory and runtime memory: no temporary the
+/// runtime makes for a copy is larger, whatever count the caller names.
+const STAGING_CHUNK: usize = 8 << 20;
+
+/// The byte ranges of a `len`-byte copy staged a chunk at a time, in the order that keeps
+/// memmove semantics when the destination lies above an overlapping source (`backwards`).
+fn staging_ranges(len: usize, backwards: bool) -> impl Iterator<Item = Range<usize>> {
+    let n = len.div_ceil(STAGING_CHUNK);
+    (0..n).map(move |i| {
+        let i = if backwards { n - 1 - i } else { i };
+        let lo = i * STAGING_CHUNK;
+        lo..(lo + STAGING_CHUNK).min(len)
+    })
+}
+
+fn locked(buf: &HostBuf) -> std::sync::MutexGuard<'_, Vec<u8>> {
+    buf.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// What an address is to the runtime: how a C caller's pointer is told apart as device
+/// memory, page-locked host memory, a stale device address or pageable host memory.
+///
+/// ```
+/// use ascend_rt::{AddressClass, Runtime, raw_types::*};
+/// let rt = Runtime::sim("Ascend910B1").unwrap();
+/// rt.set_device(0).unwrap();
+/// let mut p = Addr::NULL;
+/// rt.malloc(Some(&mut p), 64, malloc_policy::NORMAL_ONLY).unwrap();
+/// assert_eq!(rt.classify_address(p), AddressClass::Device);
+/// rt.free(p).unwrap();
+/// assert_eq!(rt.classify_address(p), AddressClass::StaleDevice);
+/// let host = [0u8; 8];
+/// assert_eq!(rt.classify_address(Addr(host.as_ptr() as u64)), AddressClass::Host);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum AddressClass {
+    /// NULL.
+    Null,
+    /// Inside a live device allocation (`aclrtMalloc`).
+    Device,
+    /// Inside a live page-locked host allocation (`aclrtMallocHost`).
+    PageLocked,
+    /// Inside the backend's device address window but in no live allocation: freed, past an
+    /// allocation's end, or never allocated. Never host memory, never dereferenced.
+    StaleDevice,
+    /// Any other address: host memory the runtime does not manage (pageable).
+    Host,
+}
+
+/// The ends of an asynchronous copy, as the staging loop moves them.
+enum AsyncEnds<'a> {
+    /// Both ends are runtime memory: one task, nothing staged.
+    Locs { dst: AsyncLoc, src: AsyncLoc },
+    /// A pageable source: staged a chunk at a time, each chunk read before the call returns.
+    FromPageable { dst: AsyncLoc, src: &'a [u8] },
+    /// A pageable destination: filled a chunk at a time before the call returns.
+    ToPageable { dst: &'a mut [u8], src: AsyncLoc },
+    /// Two disjoint pageable ranges.
+    BothPageable { dst: &'a mut [u8], src: &'a [u8] },
+    /// Two possibly overlapping pageable ranges of one buffer (memmove semantics).
+    Within {
+        buf: &'a mut [u8],
+        dst: usize,
+        src: usize,
+    },
 }
 
 impl Runtime {
@@ -154,12 +214,12 @@ impl Runtime {
                         "a size that does not overflow once padded",
                     )
                 })?;
-            let dev = {
-                let st = self.lock();
-                Self::current_device(&st, api)?.1
-            };
+            // The backend's allocation and the table entry change in one step under the
+            // lock: an address the backend hands out is never in the table already.
+            let mut st = self.lock();
+            let dev = Self::current_device(&st, api)?.1;
             let addr = self.backend.malloc(dev, len, policy)?;
-            self.lock().allocs.insert(
+            st.allocs.insert(
                 addr,
                 Alloc {
                     len,
@@ -179,7 +239,10 @@ impl Runtime {
             if dev_ptr.is_null() {
                 return Err(fail::acl_null(api, "devPtr"));
             }
-            let dev = match self.lock().allocs.get(&dev_ptr.0) {
+            // Free in the backend and forget the entry in one step under the lock: no other
+            // thread can be handed the address in between and lose its entry to this free.
+            let mut st = self.lock();
+            let dev = match st.allocs.get(&dev_ptr.0) {
                 Some(Alloc {
                     kind: AllocKind::Device(dev),
                     ..
@@ -194,7 +257,7 @@ impl Runtime {
                 }
             };
             self.backend.free(dev, dev_ptr.0)?;
-            self.lock().allocs.remove(&dev_ptr.0);
+            st.allocs.remove(&dev_ptr.0);
             Ok(())
         })
     }
@@ -208,11 +271,12 @@ impl Runtime {
             if size == 0 {
                 return Err(fail::acl_range(api, "size", 0, "greater than 0"));
             }
+            let mut st = self.lock();
             let buf = self.backend.malloc_host(size)?;
             // The buffer's own heap address names it: it never moves and never aliases a
             // device address (those lie in the simulator's own window).
             let addr = buf.lock().unwrap_or_else(|p| p.into_inner()).as_ptr() as u64;
-            self.lock().allocs.insert(
+            st.allocs.insert(
                 addr,
                 Alloc {
                     len: size as u64,
@@ -245,7 +309,10 @@ impl Runtime {
             if host_ptr.is_null() {
                 return Err(fail::acl_null(api, "hostPtr"));
             }
-            let buf = match self.lock().allocs.get(&host_ptr.0) {
+            // As for aclrtFree: one step under the lock, so a freed heap address handed out
+            // again by another thread's aclrtMallocHost keeps its new entry.
+            let mut st = self.lock();
+            let buf = match st.allocs.get(&host_ptr.0) {
                 Some(Alloc {
                     kind: AllocKind::Host(buf),
                     ..
@@ -260,7 +327,7 @@ impl Runtime {
                 }
             };
             self.backend.free_host(&buf)?;
-            self.lock().allocs.remove(&host_ptr.0);
+            st.allocs.remove(&host_ptr.0);
             Ok(())
         })
     }
@@ -284,7 +351,7 @@ impl Runtime {
                     Err(out_of_range(api, "src", a.0, count, room))
                 }
                 Location::Host { buf, offset, .. } => Ok(Side::Pinned(buf, offset)),
-                Location::Unregistered => Err(unregistered(api, "src", a.0)),
+                Location::Unregistered => Err(self.not_live(api, "src", a.0)),
             },
         }
     }
@@ -305,21 +372,116 @@ impl Runtime {
                     Err(out_of_range(api, "dst", a.0, count, room))
                 }
                 Location::Host { buf, offset, .. } => Ok(DSide::Pinned(buf, offset)),
-                Location::Unregistered => Err(unregistered(api, "dst", a.0)),
+                Location::Unregistered => Err(self.not_live(api, "dst", a.0)),
             },
         }
     }
 
-    /// The ACL-layer checks shared by the four copy/fill calls' copy variants.
-    fn acl_copy_checks(api: &str, dst: &MemDst<'_>, src: &MemSrc<'_>, kind: u32) -> AclResult<()> {
-        if matches!(dst, MemDst::Addr(a) if a.is_null()) {
+    /// The error for an address in no live allocation, saying whether it is a stale device
+    /// address (and why, where the backend knows) or unknown memory.
+    fn not_live(&self, api: &str, param: &str, addr: u64) -> crate::AclError {
+        let why = if self.in_device_window(addr) {
+            match self.backend.explain_device_address(addr) {
+                Some(reason) => format!("a device address in no live allocation: {reason}"),
+                None => "a device address in no live allocation".to_string(),
+            }
+        } else {
+            "this address is in no live allocation".to_string()
+        };
+        fail::rt_value(
+            api,
+            param,
+            format!("{addr:#x}"),
+            &format!("device memory or host memory from aclrtMallocHost ({why})"),
+        )
+    }
+
+    fn in_device_window(&self, addr: u64) -> bool {
+        self.backend
+            .device_window()
+            .is_some_and(|w| w.contains(&addr))
+    }
+
+    /// The ACL-layer rows shared by the copy calls (cann-api-facts §7.3): `count == 0`
+    /// succeeds before anything else (`Ok(false)`: nothing to do), then NULL ends (100000,
+    /// EH0008) and the kind (100000, EH0007).
+    fn acl_copy_rows(
+        api: &str,
+        dst_null: bool,
+        src_null: bool,
+        count: usize,
+        kind: u32,
+    ) -> AclResult<bool> {
+        if count == 0 {
+            return Ok(false);
+        }
+        if dst_null {
             return Err(fail::acl_null(api, "dst"));
         }
-        if matches!(src, MemSrc::Addr(a) if a.is_null()) {
+        if src_null {
             return Err(fail::acl_null(api, "src"));
         }
         if kind > crate::raw_types::memcpy_kind::HOST_TO_BUF_TO_DEVICE {
             return Err(fail::acl_range(api, "kind", kind, "[0, 5]"));
+        }
+        Ok(true)
+    }
+
+    /// The rows of `aclrtMemcpy` before the ends are resolved: the ACL rows, then the RT
+    /// decorator's destMax 0 and count > destMax (107000). `Ok(false)`: nothing to do.
+    fn memcpy_rows(
+        api: &str,
+        dst_null: bool,
+        src_null: bool,
+        dest_max: usize,
+        count: usize,
+        kind: u32,
+    ) -> AclResult<bool> {
+        if !Self::acl_copy_rows(api, dst_null, src_null, count, kind)? {
+            return Ok(false);
+        }
+        if dest_max == 0 {
+            return Err(fail::rt_value(api, "destMax", 0, "greater than 0"));
+        }
+        count_within(api, count, dest_max, "destMax")?;
+        Ok(true)
+    }
+
+    /// The rows of `aclrtMemcpyAsync` before the ends are resolved: the ACL rows, count >
+    /// destMax (107000), then the stream (107017, 107002, 107003). `None`: nothing to do.
+    fn memcpy_async_rows(
+        &self,
+        dst_null: bool,
+        src_null: bool,
+        dest_max: usize,
+        count: usize,
+        kind: u32,
+        stream: RawStream,
+    ) -> AclResult<Option<BHandle>> {
+        let api = "aclrtMemcpyAsync";
+        if !Self::acl_copy_rows(api, dst_null, src_null, count, kind)? {
+            return Ok(None);
+        }
+        count_within(api, count, dest_max, "destMax")?;
+        Ok(Some(self.task_stream(api, stream)?.backend))
+    }
+
+    /// Checks that `[offset, offset+count)` lies inside a pageable buffer of `len` bytes.
+    fn within_buffer(
+        api: &str,
+        param: &str,
+        offset: usize,
+        count: usize,
+        len: usize,
+    ) -> AclResult<()> {
+        if offset.checked_add(count).is_none_or(|end| end > len) {
+            return Err(out_of_range(
+                api,
+                param,
+                offset as u64,
+                count as u64,
+                len.saturating_sub(offset) as u64,
+            ));
         }
         Ok(())
     }
@@ -336,14 +498,11 @@ impl Runtime {
     ) -> AclResult<()> {
         self.call(|| {
             let api = "aclrtMemcpy";
-            if count == 0 {
+            let dst_null = matches!(dst, MemDst::Addr(a) if a.is_null());
+            let src_null = matches!(src, MemSrc::Addr(a) if a.is_null());
+            if !Self::memcpy_rows(api, dst_null, src_null, dest_max, count, kind)? {
                 return Ok(());
             }
-            Self::acl_copy_checks(api, &dst, &src, kind)?;
-            if dest_max == 0 {
-                return Err(fail::rt_value(api, "destMax", 0, "greater than 0"));
-            }
-            count_within(api, count, dest_max, "destMax")?;
             if let (MemDst::Addr(d), MemSrc::Addr(s)) = (&dst, &src) {
                 if d == s {
                     return Ok(());
@@ -352,53 +511,110 @@ impl Runtime {
             let n = count as u64;
             let src = self.src_side(api, src, n)?;
             let dst = self.dst_side(api, dst, n)?;
-            let c = count;
-            match (dst, src) {
-                (DSide::Device(d), Side::Device(s)) => {
-                    self.backend
-                        .memcpy(SyncDst::Device(d), SyncSrc::Device(s), n)
-                }
-                (DSide::Device(d), Side::Slice(s)) => {
-                    self.backend
-                        .memcpy(SyncDst::Device(d), SyncSrc::Host(&s[..c]), n)
-                }
-                (DSide::Device(d), Side::Pinned(b, o)) => {
-                    // Never call the backend while holding a host buffer's lock: a queued
-                    // copy touching the same buffer may be running inside the backend.
-                    let data = b.lock().unwrap_or_else(|p| p.into_inner())[o..o + c].to_vec();
-                    self.backend
-                        .memcpy(SyncDst::Device(d), SyncSrc::Host(&data), n)
-                }
-                (DSide::Slice(d), Side::Device(s)) => {
-                    self.backend
-                        .memcpy(SyncDst::Host(&mut d[..c]), SyncSrc::Device(s), n)
-                }
-                (DSide::Pinned(b, o), Side::Device(s)) => {
-                    let mut data = vec![0u8; c];
-                    self.backend
-                        .memcpy(SyncDst::Host(&mut data), SyncSrc::Device(s), n)?;
-                    b.lock().unwrap_or_else(|p| p.into_inner())[o..o + c].copy_from_slice(&data);
-                    Ok(())
-                }
-                (dst, src) => {
-                    // Host to host: through a temporary, so one buffer may be both ends.
-                    let data = match src {
-                        Side::Slice(s) => s[..c].to_vec(),
-                        Side::Pinned(b, o) => {
-                            b.lock().unwrap_or_else(|p| p.into_inner())[o..o + c].to_vec()
-                        }
-                        Side::Device(_) => unreachable!("device sources are handled above"),
-                    };
-                    match dst {
-                        DSide::Slice(d) => d[..c].copy_from_slice(&data),
-                        DSide::Pinned(b, o) => b.lock().unwrap_or_else(|p| p.into_inner())
-                            [o..o + c]
-                            .copy_from_slice(&data),
-                        DSide::Device(_) => unreachable!("device destinations are handled above"),
-                    }
-                    Ok(())
-                }
+            self.copy_now(dst, src, count)
+        })
+    }
+
+    /// The synchronous copy of two resolved, range-checked ends. The backend is never called
+    /// while a host buffer's lock is held (a queued copy of the same buffer may be running
+    /// inside it), and page-locked memory is staged a bounded chunk at a time.
+    fn copy_now(&self, dst: DSide<'_>, src: Side<'_>, c: usize) -> AclResult<()> {
+        let n = c as u64;
+        let chunk = || vec![0u8; c.min(STAGING_CHUNK)];
+        match (dst, src) {
+            (DSide::Device(d), Side::Device(s)) => {
+                self.backend
+                    .memcpy(SyncDst::Device(d), SyncSrc::Device(s), n)
             }
+            (DSide::Device(d), Side::Slice(s)) => {
+                self.backend
+                    .memcpy(SyncDst::Device(d), SyncSrc::Host(&s[..c]), n)
+            }
+            (DSide::Slice(d), Side::Device(s)) => {
+                self.backend
+                    .memcpy(SyncDst::Host(&mut d[..c]), SyncSrc::Device(s), n)
+            }
+            (DSide::Device(d), Side::Pinned(b, o)) => {
+                let mut tmp = chunk();
+                for r in staging_ranges(c, false) {
+                    let t = &mut tmp[..r.len()];
+                    t.copy_from_slice(&locked(&b)[o + r.start..o + r.end]);
+                    let to = SyncDst::Device(d + r.start as u64);
+                    self.backend.memcpy(to, SyncSrc::Host(t), r.len() as u64)?;
+                }
+                Ok(())
+            }
+            (DSide::Pinned(b, o), Side::Device(s)) => {
+                let mut tmp = chunk();
+                for r in staging_ranges(c, false) {
+                    let t = &mut tmp[..r.len()];
+                    let from = SyncSrc::Device(s + r.start as u64);
+                    self.backend
+                        .memcpy(SyncDst::Host(t), from, r.len() as u64)?;
+                    locked(&b)[o + r.start..o + r.end].copy_from_slice(t);
+                }
+                Ok(())
+            }
+            (DSide::Slice(d), Side::Slice(s)) => {
+                d[..c].copy_from_slice(&s[..c]);
+                Ok(())
+            }
+            (DSide::Slice(d), Side::Pinned(b, o)) => {
+                d[..c].copy_from_slice(&locked(&b)[o..o + c]);
+                Ok(())
+            }
+            (DSide::Pinned(b, o), Side::Slice(s)) => {
+                locked(&b)[o..o + c].copy_from_slice(&s[..c]);
+                Ok(())
+            }
+            (DSide::Pinned(db, doff), Side::Pinned(sb, so)) => {
+                if Arc::ptr_eq(&db, &sb) {
+                    locked(&db).copy_within(so..so + c, doff);
+                } else {
+                    // One lock at a time: two threads copying between the same two buffers
+                    // in opposite directions never wait on each other.
+                    let mut tmp = chunk();
+                    for r in staging_ranges(c, false) {
+                        let t = &mut tmp[..r.len()];
+                        t.copy_from_slice(&locked(&sb)[so + r.start..so + r.end]);
+                        locked(&db)[doff + r.start..doff + r.end].copy_from_slice(t);
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// `aclrtMemcpy` between two pageable host ranges of one buffer that may overlap (what a C
+    /// caller's overlapping host pointers are): `buf` covers both ranges, `dst` and `src` are
+    /// offsets into it. Validated as [`Runtime::memcpy`]; copies with memmove semantics.
+    ///
+    /// ```
+    /// use ascend_rt::{Runtime, raw_types::memcpy_kind};
+    /// let rt = Runtime::sim("Ascend910B1").unwrap();
+    /// let mut buf = *b"abcdef";
+    /// rt.memcpy_within(&mut buf, 2, 4, 0, 4, memcpy_kind::HOST_TO_HOST).unwrap();
+    /// assert_eq!(&buf, b"ababcd");
+    /// assert_eq!(rt.memcpy_within(&mut buf, 0, 6, 0, 6, 9).unwrap_err().code(), 100000);
+    /// ```
+    pub fn memcpy_within(
+        &self,
+        buf: &mut [u8],
+        dst: usize,
+        dest_max: usize,
+        src: usize,
+        count: usize,
+        kind: u32,
+    ) -> AclResult<()> {
+        self.call(|| {
+            let api = "aclrtMemcpy";
+            if !Self::memcpy_rows(api, false, false, dest_max, count, kind)? || dst == src {
+                return Ok(());
+            }
+            Self::within_buffer(api, "src", src, count, buf.len())?;
+            Self::within_buffer(api, "dst", dst, count, buf.len())?;
+            buf.copy_within(src..src + count, dst);
+            Ok(())
         })
     }
 
@@ -416,51 +632,141 @@ impl Runtime {
     ) -> AclResult<()> {
         self.call(|| {
             let api = "aclrtMemcpyAsync";
-            if count == 0 {
+            let dst_null = matches!(dst, MemDst::Addr(a) if a.is_null());
+            let src_null = matches!(src, MemSrc::Addr(a) if a.is_null());
+            let rows = self.memcpy_async_rows(dst_null, src_null, dest_max, count, kind, stream);
+            let Some(backend_stream) = rows? else {
                 return Ok(());
-            }
-            Self::acl_copy_checks(api, &dst, &src, kind)?;
-            count_within(api, count, dest_max, "destMax")?;
-            let backend_stream = self.task_stream(api, stream)?.backend;
-            let n = count as u64;
-            let src = match self.src_side(api, src, n)? {
-                Side::Device(a) => AsyncLoc::Device(a),
-                Side::Pinned(b, o) => AsyncLoc::Host(b, o),
-                Side::Slice(s) => AsyncLoc::Host(Arc::new(Mutex::new(s[..count].to_vec())), 0),
             };
-            match self.dst_side(api, dst, n)? {
-                DSide::Device(a) => self.backend.launch(
-                    backend_stream,
-                    Task::Memcpy {
-                        dst: AsyncLoc::Device(a),
-                        src,
-                        len: n,
-                    },
-                ),
-                DSide::Pinned(b, o) => self.backend.launch(
-                    backend_stream,
-                    Task::Memcpy {
-                        dst: AsyncLoc::Host(b, o),
-                        src,
-                        len: n,
-                    },
-                ),
-                DSide::Slice(d) => {
-                    let staging: HostBuf = Arc::new(Mutex::new(vec![0u8; count]));
-                    self.backend.launch(
-                        backend_stream,
-                        Task::Memcpy {
-                            dst: AsyncLoc::Host(staging.clone(), 0),
-                            src,
-                            len: n,
-                        },
-                    )?;
-                    self.backend.synchronize_stream(backend_stream, None)?;
-                    d[..count].copy_from_slice(&staging.lock().unwrap_or_else(|p| p.into_inner()));
-                    Ok(())
-                }
-            }
+            let n = count as u64;
+            let src = self.src_side(api, src, n)?;
+            let dst = self.dst_side(api, dst, n)?;
+            let src = match src {
+                Side::Device(a) => Ok(AsyncLoc::Device(a)),
+                Side::Pinned(b, o) => Ok(AsyncLoc::Host(b, o)),
+                Side::Slice(s) => Err(s),
+            };
+            let ends = match (dst, src) {
+                (DSide::Device(a), Ok(src)) => AsyncEnds::Locs {
+                    dst: AsyncLoc::Device(a),
+                    src,
+                },
+                (DSide::Pinned(b, o), Ok(src)) => AsyncEnds::Locs {
+                    dst: AsyncLoc::Host(b, o),
+                    src,
+                },
+                (DSide::Device(a), Err(src)) => AsyncEnds::FromPageable {
+                    dst: AsyncLoc::Device(a),
+                    src: &src[..count],
+                },
+                (DSide::Pinned(b, o), Err(src)) => AsyncEnds::FromPageable {
+                    dst: AsyncLoc::Host(b, o),
+                    src: &src[..count],
+                },
+                (DSide::Slice(d), Ok(src)) => AsyncEnds::ToPageable {
+                    dst: &mut d[..count],
+                    src,
+                },
+                (DSide::Slice(d), Err(src)) => AsyncEnds::BothPageable {
+                    dst: &mut d[..count],
+                    src: &src[..count],
+                },
+            };
+            self.launch_copy(backend_stream, ends, count)
         })
+    }
+
+    /// `aclrtMemcpyAsync` between two pageable host ranges of one buffer that may overlap;
+    /// see [`Runtime::memcpy_within`]. Validated as [`Runtime::memcpy_async`]; the copy runs
+    /// in stream order and the call returns once it is done, as for any pageable memory.
+    #[allow(clippy::too_many_arguments)] // the ACL call's five plus the buffer's two offsets
+    pub fn memcpy_async_within(
+        &self,
+        buf: &mut [u8],
+        dst: usize,
+        dest_max: usize,
+        src: usize,
+        count: usize,
+        kind: u32,
+        stream: RawStream,
+    ) -> AclResult<()> {
+        self.call(|| {
+            let api = "aclrtMemcpyAsync";
+            let rows = self.memcpy_async_rows(false, false, dest_max, count, kind, stream);
+            let Some(backend_stream) = rows? else {
+                return Ok(());
+            };
+            Self::within_buffer(api, "src", src, count, buf.len())?;
+            Self::within_buffer(api, "dst", dst, count, buf.len())?;
+            self.launch_copy(backend_stream, AsyncEnds::Within { buf, dst, src }, count)
+        })
+    }
+
+    /// Enqueues a validated asynchronous copy of `len` bytes. Runtime memory at both ends is
+    /// one task. A pageable end is staged through page-locked chunks of at most
+    /// [`STAGING_CHUNK`] bytes, one task each: the source is read before the call returns and
+    /// a destination is filled before it returns, and the stream is synchronised between
+    /// chunks, so no temporary grows with the caller's count.
+    fn launch_copy(&self, stream: BHandle, mut ends: AsyncEnds<'_>, len: usize) -> AclResult<()> {
+        let copy = |dst, src, n: usize| Task::Memcpy {
+            dst,
+            src,
+            len: n as u64,
+        };
+        if let AsyncEnds::Locs { dst, src } = ends {
+            return self.backend.launch(stream, copy(dst, src, len));
+        }
+        let stage = |bytes: &[u8]| AsyncLoc::Host(Arc::new(Mutex::new(bytes.to_vec())), 0);
+        let to_host = matches!(
+            ends,
+            AsyncEnds::ToPageable { .. }
+                | AsyncEnds::BothPageable { .. }
+                | AsyncEnds::Within { .. }
+        );
+        let staging: HostBuf = Arc::new(Mutex::new(if to_host {
+            vec![0u8; len.min(STAGING_CHUNK)]
+        } else {
+            Vec::new()
+        }));
+        let backwards = matches!(ends, AsyncEnds::Within { dst, src, .. } if dst > src);
+        for r in staging_ranges(len, backwards) {
+            let n = r.len();
+            let (dst, src) = match &ends {
+                AsyncEnds::Locs { .. } => unreachable!("launched above"),
+                AsyncEnds::FromPageable { dst, src } => {
+                    (dst.advanced(r.start), stage(&src[r.clone()]))
+                }
+                AsyncEnds::ToPageable { src, .. } => {
+                    (AsyncLoc::Host(staging.clone(), 0), src.advanced(r.start))
+                }
+                AsyncEnds::BothPageable { src, .. } => {
+                    (AsyncLoc::Host(staging.clone(), 0), stage(&src[r.clone()]))
+                }
+                AsyncEnds::Within { buf, src, .. } => (
+                    AsyncLoc::Host(staging.clone(), 0),
+                    stage(&buf[src + r.start..src + r.end]),
+                ),
+            };
+            self.backend.launch(stream, copy(dst, src, n))?;
+            let out: Option<&mut [u8]> = match &mut ends {
+                AsyncEnds::ToPageable { dst, .. } | AsyncEnds::BothPageable { dst, .. } => {
+                    Some(&mut dst[r.clone()])
+                }
+                AsyncEnds::Within { buf, dst, .. } => Some(&mut buf[*dst + r.start..*dst + r.end]),
+                _ => None,
+            };
+            match out {
+                Some(out) => {
+                    self.backend.synchronize_stream(stream, None)?;
+                    out.copy_from_slice(&locked(&staging)[..n]);
+                }
+                None if r.end < len => {
+                    self.backend.synchronize_stream(stream, None)?;
+                }
+                None => {}
+            }
+        }
+        Ok(())
     }
 
     /// `aclrtMemset(devPtr, maxCount, value, count)`: synchronous; the low byte of `value`
@@ -519,11 +825,19 @@ impl Runtime {
                     value: byte,
                     len: count as u64,
                 },
-                DSide::Pinned(b, o) => Task::Memcpy {
-                    dst: AsyncLoc::Host(b, o),
-                    src: AsyncLoc::Host(Arc::new(Mutex::new(vec![byte; count])), 0),
-                    len: count as u64,
-                },
+                DSide::Pinned(b, o) => {
+                    // One fill chunk serves every chunk of the range: nothing grows with count.
+                    let fill: HostBuf = Arc::new(Mutex::new(vec![byte; count.min(STAGING_CHUNK)]));
+                    for r in staging_ranges(count, false) {
+                        let piece = Task::Memcpy {
+                            dst: AsyncLoc::Host(b.clone(), o + r.start),
+                            src: AsyncLoc::Host(fill.clone(), 0),
+                            len: r.len() as u64,
+                        };
+                        self.backend.launch(backend_stream, piece)?;
+                    }
+                    return Ok(());
+                }
                 DSide::Slice(_) => unreachable!("an address never resolves to a slice"),
             };
             self.backend.launch(backend_stream, task)
@@ -555,9 +869,24 @@ impl Runtime {
     }
 
     /// Whether `addr` lies in a live allocation of this runtime (device memory or page-locked
-    /// host memory). A C front end uses it to tell runtime memory from other host pointers.
+    /// host memory).
     pub fn is_registered(&self, addr: Addr) -> bool {
         !matches!(self.lock().locate(addr.0), Location::Unregistered)
+    }
+
+    /// What `addr` is to this runtime (see [`AddressClass`]). A C front end uses it to tell
+    /// runtime memory and stale device addresses, which it passes on as addresses, from
+    /// pageable host memory, which it may dereference.
+    pub fn classify_address(&self, addr: Addr) -> AddressClass {
+        if addr.is_null() {
+            return AddressClass::Null;
+        }
+        match self.lock().locate(addr.0) {
+            Location::Device { .. } => AddressClass::Device,
+            Location::Host { .. } => AddressClass::PageLocked,
+            Location::Unregistered if self.in_device_window(addr.0) => AddressClass::StaleDevice,
+            Location::Unregistered => AddressClass::Host,
+        }
     }
 
     /// Whether `addr` lies in device memory (the pointer-attribute check of the value APIs).

@@ -32,7 +32,7 @@ use crate::error::{fail, AclError, AclResult};
 use crate::raw_types::RawStream;
 
 pub use errmsg::RecentError;
-pub use memory::{HostBuffer, MemDst, MemSrc};
+pub use memory::{AddressClass, HostBuffer, MemDst, MemSrc};
 pub use options::RuntimeOptions;
 pub(crate) use state::{State, StreamRec};
 pub use version::{CannPackageVersion, ACL_VERSION, SIM_PACKAGE_VERSION};

@@ -258,9 +258,19 @@ impl Runtime {
     /// `aclmdlRIDestroy(modelRI)`: unbinds its streams and frees its barrier-id map.
     pub fn mdl_ri_destroy(&self, model: RawModel) -> AclResult<()> {
         self.call(|| {
-            let mdl = self.check_model("aclmdlRIDestroy", model)?;
+            let api = "aclmdlRIDestroy";
+            if model.0 == 0 {
+                return Err(fail::acl_null(api, "modelRI"));
+            }
+            // Destroyed and forgotten in one step under the lock: a concurrent destroy of the
+            // same handle finds it gone.
+            let mut st = self.lock();
+            let mdl = st
+                .models
+                .get(&model.0)
+                .ok_or_else(|| fail::invalid_handle(api, "modelRI", model.0))?;
             self.backend.destroy_model(mdl.backend)?;
-            self.lock().forget_model(model.0);
+            st.forget_model(model.0);
             Ok(())
         })
     }

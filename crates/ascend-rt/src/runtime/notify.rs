@@ -85,12 +85,16 @@ impl Runtime {
     pub fn destroy_notify(&self, notify: RawNotify) -> AclResult<()> {
         self.call(|| {
             let api = "aclrtDestroyNotify";
-            let rec = self.check_notify(api, notify)?;
-            {
-                let mut st = self.lock();
-                Self::current_device(&st, api)?;
-                st.notifies.remove(&notify.0);
+            if notify.0 == 0 {
+                return Err(fail::acl_null(api, "notify"));
             }
+            // Checked, forgotten and destroyed in one step under the lock.
+            let mut st = self.lock();
+            if !st.notifies.contains_key(&notify.0) {
+                return Err(fail::invalid_handle(api, "notify", notify.0));
+            }
+            Self::current_device(&st, api)?;
+            let rec = st.notifies.remove(&notify.0).expect("checked above");
             self.backend.destroy_notify(rec.backend)
         })
     }

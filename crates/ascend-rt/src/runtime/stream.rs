@@ -110,8 +110,11 @@ impl Runtime {
         if stream.0 == 0 {
             return Err(fail::acl_null(api, "stream"));
         }
+        // The stream leaves the bookkeeping before the backend destroys it (which may wait
+        // for its tasks): from here on no other thread can submit to it or destroy it again,
+        // and the backend handle is never named by two live records.
         let rec = {
-            let st = self.lock();
+            let mut st = self.lock();
             Self::check_stream_handle(&st, api, stream)?;
             let (_, rec) = Self::impl_stream(&st, api, stream)?;
             if rec.is_default {
@@ -122,17 +125,43 @@ impl Runtime {
                     "a stream created by the user (not a default stream)",
                 ));
             }
-            rec
+            st.streams.remove(&stream.0);
+            let failure_mode = st.failure_modes.remove(&stream.0);
+            if let Some(m) = rec.model {
+                if let Some(model) = st.models.get_mut(&m) {
+                    model.streams.remove(&stream.0);
+                }
+            }
+            (rec, failure_mode)
         };
-        self.backend.destroy_stream(rec.backend, force)?;
-        let mut st = self.lock();
-        st.streams.remove(&stream.0);
-        if let Some(m) = rec.model {
-            if let Some(model) = st.models.get_mut(&m) {
-                model.streams.remove(&stream.0);
+        let (rec, failure_mode) = rec;
+        let result = self.backend.destroy_stream(rec.backend, force);
+        if result.is_err() {
+            // The backend kept the stream (a wait that failed): it stays usable, as before the
+            // call, unless its context or model went away meanwhile.
+            let mut st = self.lock();
+            if !st.contexts.contains_key(&rec.ctx) {
+                drop(st);
+                if let Err(e) = self.backend.destroy_stream(rec.backend, true) {
+                    tracing::warn!(
+                        "releasing stream {:#x} of a released context: {e}",
+                        rec.backend
+                    );
+                }
+            } else {
+                let model = rec.model.filter(|m| st.models.contains_key(m));
+                if let Some(m) = model {
+                    if let Some(mdl) = st.models.get_mut(&m) {
+                        mdl.streams.insert(stream.0);
+                    }
+                }
+                if let Some(fm) = failure_mode {
+                    st.failure_modes.insert(stream.0, fm);
+                }
+                st.streams.insert(stream.0, StreamRec { model, ..rec });
             }
         }
-        Ok(())
+        result
     }
 
     /// `aclrtSynchronizeStream(stream)`: blocks until the stream's tasks complete. NULL is the
