@@ -384,3 +384,33 @@ fn with_on_stall_wait_the_watchdog_speaks_and_the_host_keeps_waiting() {
     s.synchronize().unwrap();
     releaser.join().unwrap();
 }
+
+#[test]
+fn a_stalled_destroy_of_a_blocked_stream_is_explained_and_leaves_the_stream_usable() {
+    let cfg = SimConfig {
+        on_stall: OnStall::Error,
+        watchdog_grace: Duration::from_millis(100),
+        ..SimConfig::default()
+    };
+    let rt = runtime_with("Ascend910B1", cfg);
+    rt.set_device(0).unwrap();
+    let mut word = Addr::NULL;
+    rt.malloc(Some(&mut word), 8, malloc_policy::NORMAL_ONLY)
+        .unwrap();
+    rt.memset(word, 8, 0, 8).unwrap();
+    let mut s = RawStream::NULL;
+    rt.create_stream(Some(&mut s)).unwrap();
+    rt.value_wait(word, 5, wait_flag::EQ, s).unwrap();
+    let err = rt.destroy_stream(s).unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains("host thread waits in a destroy of stream"),
+        "{text}"
+    );
+    assert!(text.contains(&format!("{:#x}", word.0)), "{text}");
+    // The destroy did not happen: the stream is still there, and once released it goes.
+    rt.value_write(word, 5, 0, RawStream::NULL).unwrap();
+    rt.synchronize_stream(s).unwrap();
+    rt.destroy_stream(s).unwrap();
+    assert_eq!(rt.synchronize_stream(s).unwrap_err().code(), 107017);
+}

@@ -216,3 +216,19 @@ fn a_cxx_program_with_std_thread_runs() {
     };
     run(&exe, &[("ASCEND_SIM_SOC", "Ascend910_9391")]);
 }
+
+#[test]
+fn stale_device_pointers_and_impossible_sizes_get_canns_codes_without_a_crash() {
+    let Some(exe) = build("bad_pointers_and_sizes.c", false) else {
+        return;
+    };
+    run(&exe, &[("ASCEND_SIM_SOC", "Ascend910B1")]);
+}
+
+#[test]
+fn many_threads_allocate_free_and_copy_without_losing_a_buffer_or_a_byte() {
+    let Some(exe) = build("many_threads.c", false) else {
+        return;
+    };
+    run(&exe, &[("ASCEND_SIM_SOC", "Ascend910B1")]);
+}

@@ -32,6 +32,10 @@ impl Engine {
             self.now,
             blocked.len()
         );
+        let host_waits = self.host_wait_lines();
+        for w in &host_waits {
+            text.push_str(&format!("\n  host thread waits in {w}"));
+        }
         for b in &blocked {
             text.push_str(&format!(
                 "\n  stream {} head task {} ({}): {}",
@@ -48,8 +52,14 @@ impl Engine {
         Some(Diagnosis {
             at_ns: self.now,
             blocked,
+            host_waits,
             text,
         })
+    }
+
+    /// What each host thread waiting on the device waits in, one line each.
+    pub fn host_wait_lines(&self) -> Vec<String> {
+        self.host_waits.values().map(|w| w.to_string()).collect()
     }
 
     fn describe_head(&self, s: u32) -> String {

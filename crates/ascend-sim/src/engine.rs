@@ -135,6 +135,9 @@ pub struct Engine {
     pub report: ReportData,
     /// Bumped whenever anything happens (the watchdog's notion of progress).
     pub progress: u64,
+    /// Host threads waiting on a stalled device, by wait number, and what each waits in.
+    pub host_waits: BTreeMap<u64, crate::types::HostWait>,
+    next_host_wait: u64,
 }
 
 impl Engine {
@@ -189,8 +192,23 @@ impl Engine {
             next_task: 0,
             report: ReportData::default(),
             progress: 0,
+            host_waits: BTreeMap::new(),
+            next_host_wait: 0,
             chip,
         }
+    }
+
+    /// Records that a host thread waits on the stalled device in `what`; returns the number
+    /// to end the record with.
+    pub fn begin_host_wait(&mut self, what: crate::types::HostWait) -> u64 {
+        self.next_host_wait += 1;
+        self.host_waits.insert(self.next_host_wait, what);
+        self.next_host_wait
+    }
+
+    /// Ends a record of [`Engine::begin_host_wait`].
+    pub fn end_host_wait(&mut self, id: u64) {
+        self.host_waits.remove(&id);
     }
 
     /// True on the STARS v2 (950) generation, which has a separate CMO engine.

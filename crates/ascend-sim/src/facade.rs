@@ -67,7 +67,27 @@ impl Sim {
     /// variable for other host threads, and the watchdog applies.
     fn block_until<'a>(
         &'a self,
+        g: Guard<'a>,
+        what: HostWait,
+        timeout_ms: Option<u64>,
+        done: impl FnMut(&Engine) -> bool,
+    ) -> (Guard<'a>, Result<(), SimError>) {
+        let mut record = None;
+        let (mut g, r) = self.drive_until(g, what, &mut record, timeout_ms, done);
+        if let Some(id) = record {
+            g.end_host_wait(id);
+        }
+        (g, r)
+    }
+
+    /// The loop of [`Sim::block_until`]. The host wait is recorded (in `record`) only once the
+    /// device has stalled, so that the watchdog can name it; a wait that never stalls costs
+    /// nothing.
+    fn drive_until<'a>(
+        &'a self,
         mut g: Guard<'a>,
+        what: HostWait,
+        record: &mut Option<u64>,
         timeout_ms: Option<u64>,
         mut done: impl FnMut(&Engine) -> bool,
     ) -> (Guard<'a>, Result<(), SimError>) {
@@ -94,6 +114,9 @@ impl Sim {
                 continue;
             }
             // Nothing scheduled: only another host thread can change anything.
+            if record.is_none() {
+                *record = Some(g.begin_host_wait(what));
+            }
             let progress = g.progress;
             let since = match stall {
                 Some((t, p)) if p == progress => t,
@@ -266,7 +289,8 @@ impl Sim {
         let mut g = self.lock();
         g.stream(stream.0)?;
         if !force {
-            let (g2, r) = self.block_until(g, None, |e| {
+            let what = HostWait::DestroyStream(stream.0);
+            let (g2, r) = self.block_until(g, what, None, |e| {
                 e.streams.get(&stream.0).is_none_or(|s| s.idle())
             });
             g = g2;
@@ -291,7 +315,7 @@ impl Sim {
         }
         let slots = g.slots_of(&task);
         let cap = g.queue_capacity();
-        let (g2, r) = self.block_until(g, None, |e| {
+        let (g2, r) = self.block_until(g, HostWait::Submit(s), None, |e| {
             e.streams
                 .get(&s)
                 .is_none_or(|st| st.slots_used + slots <= cap || st.idle())
@@ -327,10 +351,12 @@ impl Sim {
         }
         // Wait for the tasks submitted so far: the last one queued now.
         let target = st.queue.back().map(|t| t.id);
-        let (mut g, r) = self.block_until(g, timeout_ms, |e| match (target, e.streams.get(&s)) {
-            (Some(t), Some(st)) => st.queue.front().is_none_or(|h| h.id > t),
-            _ => true,
-        });
+        let what = HostWait::SynchronizeStream(s);
+        let (mut g, r) =
+            self.block_until(g, what, timeout_ms, |e| match (target, e.streams.get(&s)) {
+                (Some(t), Some(st)) => st.queue.front().is_none_or(|h| h.id > t),
+                _ => true,
+            });
         let mut fault = None;
         if r.is_ok() {
             fault = g.streams.get_mut(&s).and_then(|st| st.take_fault());
@@ -353,7 +379,8 @@ impl Sim {
     pub fn synchronize_device(&self, device: u32, timeout_ms: Option<u64>) -> Result<(), SimError> {
         let g = self.lock();
         g.check_device(device)?;
-        let (mut g, r) = self.block_until(g, timeout_ms, |e| {
+        let what = HostWait::SynchronizeDevice(device);
+        let (mut g, r) = self.block_until(g, what, timeout_ms, |e| {
             e.streams
                 .values()
                 .filter(|s| s.device == device)
@@ -415,7 +442,8 @@ impl Sim {
         let Some(target) = g.event(event.0)?.latest else {
             return Ok(());
         };
-        let (mut g, r) = self.block_until(g, timeout_ms, |e| {
+        let what = HostWait::SynchronizeEvent(event.0);
+        let (mut g, r) = self.block_until(g, what, timeout_ms, |e| {
             e.events.get(&event.0).is_none_or(|ev| ev.done(target))
         });
         if r.is_ok() {
@@ -513,7 +541,8 @@ impl Sim {
         g.model(model.0)?;
         let i = g.spawn_instance(model.0, None);
         self.changed.notify_all();
-        let (mut g, r) = self.block_until(g, timeout_ms, |e| {
+        let what = HostWait::ExecuteModel(model.0);
+        let (mut g, r) = self.block_until(g, what, timeout_ms, |e| {
             e.instances.get(&i).is_none_or(|x| x.remaining == 0)
         });
         let mut fault = None;
@@ -549,7 +578,11 @@ impl Sim {
         g.model(model.0)?;
         g.stream(s)?;
         let cap = g.queue_capacity();
-        let (g2, r) = self.block_until(g, None, |e| {
+        let what = HostWait::ExecuteModelAsync {
+            model: model.0,
+            stream: s,
+        };
+        let (g2, r) = self.block_until(g, what, None, |e| {
             e.streams
                 .get(&s)
                 .is_none_or(|st| st.slots_used < cap || st.idle())
@@ -629,6 +662,7 @@ fn stall_diagnosis(e: &Engine) -> Diagnosis {
     e.diagnose().unwrap_or_else(|| Diagnosis {
         at_ns: e.now,
         blocked: Vec::new(),
+        host_waits: e.host_wait_lines(),
         text: format!(
             "device stalled at {} ns: the awaited work cannot complete and nothing is scheduled",
             e.now

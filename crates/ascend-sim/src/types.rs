@@ -218,8 +218,60 @@ pub struct Diagnosis {
     pub at_ns: u64,
     /// One entry per blocked stream.
     pub blocked: Vec<BlockedStream>,
+    /// What each host thread stuck on the stalled device is waiting in (for example a
+    /// destroy of a stream whose tasks cannot complete).
+    pub host_waits: Vec<String>,
     /// Human-readable explanation (several lines).
     pub text: String,
+}
+
+/// What a host thread blocked on the device waits in: the watchdog names it, so a host call
+/// that can never return (a non-forced destroy of a stream blocked forever, say) is explained.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HostWait {
+    /// A stream synchronize.
+    SynchronizeStream(u32),
+    /// A device synchronize (or a device release waiting for its streams).
+    SynchronizeDevice(u32),
+    /// An event synchronize.
+    SynchronizeEvent(u32),
+    /// A non-forced stream destroy, which waits for the stream's tasks.
+    DestroyStream(u32),
+    /// A submission to a stream whose queue is full.
+    Submit(u32),
+    /// A synchronous model run.
+    ExecuteModel(u32),
+    /// An asynchronous model run enqueued on a stream whose queue is full.
+    ExecuteModelAsync {
+        /// The model.
+        model: u32,
+        /// The stream.
+        stream: u32,
+    },
+}
+
+impl std::fmt::Display for HostWait {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            HostWait::SynchronizeStream(s) => write!(f, "a synchronize of stream {s}"),
+            HostWait::SynchronizeDevice(d) => write!(
+                f,
+                "a synchronize of device {d} (or its release, which waits for its streams)"
+            ),
+            HostWait::SynchronizeEvent(e) => write!(f, "a synchronize of event {e}"),
+            HostWait::DestroyStream(s) => write!(
+                f,
+                "a destroy of stream {s} (aclrtDestroyStream waits until the stream's tasks \
+                 complete, with no timeout, as CANN's does; aclrtDestroyStreamForce does not wait)"
+            ),
+            HostWait::Submit(s) => write!(f, "a submission to stream {s}, whose queue is full"),
+            HostWait::ExecuteModel(m) => write!(f, "a synchronous run of model {m}"),
+            HostWait::ExecuteModelAsync { model, stream } => write!(
+                f,
+                "an asynchronous run of model {model} on stream {stream}, whose queue is full"
+            ),
+        }
+    }
 }
 
 /// One stream that cannot progress.

@@ -163,8 +163,56 @@ fn watchdog_reports_a_wait_that_can_never_be_satisfied() {
         w.contains("never written, poison 0xa5a5a5a5a5a5a5a5"),
         "{w}"
     );
-    assert_eq!(sim.diagnose().as_ref(), Some(&*d));
+    // The diagnosis made during the wait also names the host thread's wait; one made after
+    // it ended names the same blocked streams and no host wait.
+    assert_eq!(d.host_waits, [format!("a synchronize of stream {}", s.0)]);
+    let later = sim.diagnose().expect("still stalled");
+    assert_eq!(later.blocked, d.blocked);
+    assert!(later.host_waits.is_empty());
     assert!(sim.report().never_written_reads >= 1);
+}
+
+#[test]
+fn a_destroy_of_a_stream_blocked_forever_waits_and_the_watchdog_names_it() {
+    let sim = std::sync::Arc::new(sim_with(|c| {
+        c.on_stall = OnStall::Wait;
+        c.watchdog_grace = Duration::from_millis(50);
+    }));
+    let a = sim.malloc(0, 64).unwrap();
+    write_u64(&sim, a, 0);
+    let s = sim.create_stream(0, 0, false).unwrap();
+    let wait = TaskKind::ValueWait {
+        addr: a,
+        value: 7,
+        mode: WaitMode::Eq,
+    };
+    sim.submit(s, wait).unwrap();
+    let destroyer = {
+        let sim = sim.clone();
+        std::thread::spawn(move || sim.destroy_stream(s, false))
+    };
+    // The destroy waits (as CANN's does, with no timeout); meanwhile the diagnosis names it.
+    let start = Instant::now();
+    let text = loop {
+        if let Some(d) = sim.diagnose().filter(|d| !d.host_waits.is_empty()) {
+            break d.text;
+        }
+        assert!(start.elapsed() < Duration::from_secs(10), "no diagnosis");
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    assert!(
+        text.contains(&format!("host thread waits in a destroy of stream {}", s.0)),
+        "{text}"
+    );
+    assert!(text.contains("value wait on"), "{text}");
+    assert!(
+        !destroyer.is_finished(),
+        "the destroy returned before the release"
+    );
+    // Another host thread's write releases the stream; the destroy then completes.
+    write_u64(&sim, a, 7);
+    destroyer.join().unwrap().unwrap();
+    assert!(sim.diagnose().is_none());
 }
 
 #[test]

@@ -1,0 +1,123 @@
+/* Stale device pointers (freed, past the end, never allocated inside the device window) and
+ * caller sizes no memory has: every call returns CANN's code; nothing is dereferenced,
+ * nothing is allocated from the caller's count, the process never crashes. Also: overlapping
+ * host-to-host copies move like memmove, and copying 4 GiB of memset memory stays cheap. */
+#include <stdint.h>
+#include <string.h>
+
+#include "acl/acl.h"
+#include "check.h"
+
+static long resident_kib(void) {
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kib = -1;
+    if (!f) return -1;
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "VmRSS:", 6) == 0) kib = strtol(line + 6, NULL, 10);
+    }
+    fclose(f);
+    return kib;
+}
+
+int main(void) {
+    CHECK(aclInit(NULL));
+    CHECK(aclrtSetDevice(0));
+    aclrtStream stream = NULL;
+    CHECK(aclrtCreateStream(&stream));
+
+    void *live = NULL, *freed = NULL;
+    CHECK(aclrtMalloc(&live, 256, ACL_MEM_MALLOC_NORMAL_ONLY));
+    CHECK(aclrtMalloc(&freed, 256, ACL_MEM_MALLOC_NORMAL_ONLY));
+    CHECK(aclrtFree(freed));
+    void *past_end = (char *)live + 65536;
+    void *never = (char *)live + ((uint64_t)1 << 36);
+    void *stale[3] = {freed, past_end, never};
+
+    unsigned char host[64];
+    for (int i = 0; i < 3; i++) {
+        for (int kind = 0; kind <= 5; kind++) {
+            memset(host, 0xAB, sizeof host);
+            EXPECT_CODE(aclrtMemcpy(host, 64, stale[i], 64, (aclrtMemcpyKind)kind), 107000);
+            EXPECT_CODE(aclrtMemcpy(stale[i], 64, host, 64, (aclrtMemcpyKind)kind), 107000);
+            EXPECT_CODE(aclrtMemcpy(live, 64, stale[i], 64, (aclrtMemcpyKind)kind), 107000);
+            EXPECT_CODE(aclrtMemcpy(stale[i], 64, live, 64, (aclrtMemcpyKind)kind), 107000);
+            EXPECT_CODE(aclrtMemcpyAsync(host, 64, stale[i], 64, (aclrtMemcpyKind)kind, stream),
+                        107000);
+            EXPECT_CODE(aclrtMemcpyAsync(stale[i], 64, host, 64, (aclrtMemcpyKind)kind, stream),
+                        107000);
+            for (int b = 0; b < 64; b++) {
+                if (host[b] != 0xAB) {
+                    fprintf(stderr, "a rejected copy wrote host byte %d\n", b);
+                    failures++;
+                    break;
+                }
+            }
+        }
+        EXPECT_CODE(aclrtMemset(stale[i], 64, 0, 64), 107000);
+        EXPECT_CODE(aclrtMemsetAsync(stale[i], 64, 0, 64, stream), 107000);
+    }
+    EXPECT_CODE(aclrtFree(freed), 107000);
+    CHECK(aclrtSynchronizeStream(stream));
+
+    /* Sizes no memory has: the kind is checked before anything is read or allocated. */
+    unsigned char a[64], b[64];
+    EXPECT_CODE(aclrtMemcpy(a, (size_t)1 << 40, b, SIZE_MAX, (aclrtMemcpyKind)0xFFFFFFFF), 100000);
+    EXPECT_CODE(aclrtMemcpyAsync(a, (size_t)1 << 40, b, (size_t)1 << 40,
+                                 (aclrtMemcpyKind)0xFFFFFFFF, stream),
+                100000);
+    EXPECT_CODE(aclrtMemcpy(a, 64, b, SIZE_MAX, ACL_MEMCPY_HOST_TO_HOST), 107000);
+    EXPECT_CODE(aclrtMemcpyAsync(a, 64, b, (size_t)1 << 40, ACL_MEMCPY_HOST_TO_HOST, stream),
+                107000);
+    /* A huge count into a small live device buffer is out of range before the host is read. */
+    EXPECT_CODE(aclrtMemcpy(live, SIZE_MAX, a, (size_t)1 << 40, ACL_MEMCPY_HOST_TO_DEVICE),
+                107000);
+    EXPECT_CODE(aclrtMemcpyAsync(a, SIZE_MAX, live, (size_t)1 << 40, ACL_MEMCPY_DEVICE_TO_HOST,
+                                 stream),
+                107000);
+
+    /* Overlapping host ranges copy like memmove, synchronously and on a stream. */
+    char text[16];
+    memcpy(text, "abcdefgh", 9);
+    CHECK(aclrtMemcpy(text + 2, 6, text, 6, ACL_MEMCPY_HOST_TO_HOST));
+    if (memcmp(text, "ababcdef", 8) != 0) {
+        fprintf(stderr, "overlapping copy up gave %.8s\n", text);
+        failures++;
+    }
+    memcpy(text, "abcdefgh", 9);
+    CHECK(aclrtMemcpyAsync(text, 6, text + 2, 6, ACL_MEMCPY_HOST_TO_HOST, stream));
+    if (memcmp(text, "cdefghgh", 8) != 0) {
+        fprintf(stderr, "overlapping async copy down gave %.8s\n", text);
+        failures++;
+    }
+
+    /* 4 GiB of memset memory copied device to device stays a few pages of backing. */
+    size_t big = (size_t)4 << 30;
+    void *x = NULL, *y = NULL;
+    CHECK(aclrtMalloc(&x, big, ACL_MEM_MALLOC_HUGE_FIRST));
+    CHECK(aclrtMalloc(&y, big, ACL_MEM_MALLOC_HUGE_FIRST));
+    long before = resident_kib();
+    CHECK(aclrtMemset(x, big, 0x5A, big));
+    CHECK(aclrtMemcpy(y, big, x, big, ACL_MEMCPY_DEVICE_TO_DEVICE));
+    long after = resident_kib();
+    if (before < 0 || after - before > 256 * 1024) {
+        fprintf(stderr, "resident memory grew from %ld KiB to %ld KiB\n", before, after);
+        failures++;
+    }
+    unsigned char probe[16];
+    CHECK(aclrtMemcpy(probe, 16, (char *)y + big / 2 + 3, 16, ACL_MEMCPY_DEVICE_TO_HOST));
+    for (int i = 0; i < 16; i++) {
+        if (probe[i] != 0x5A) {
+            fprintf(stderr, "copied byte %d is %#x\n", i, probe[i]);
+            failures++;
+            break;
+        }
+    }
+    CHECK(aclrtFree(x));
+    CHECK(aclrtFree(y));
+    CHECK(aclrtFree(live));
+    CHECK(aclrtDestroyStream(stream));
+    CHECK(aclrtResetDevice(0));
+    CHECK(aclFinalize());
+    FINISH();
+}
