@@ -470,6 +470,82 @@ fn reset_event_and_synchronize_with_timeout() {
 }
 
 #[test]
+fn synchronize_event_with_timeout_checks_the_timeout_first_and_rejects_zero() {
+    let r = rt0(A2);
+    let e = event(&r);
+    // Below -1 is rejected before the event, even a NULL or garbage one.
+    assert_code(r.synchronize_event_with_timeout(RawEvent(0), -2), 107000);
+    assert_code(
+        r.synchronize_event_with_timeout(RawEvent(0xBAD), -5),
+        107000,
+    );
+    assert_code(r.synchronize_event_with_timeout(RawEvent(0), -1), 100000);
+    assert_code(r.synchronize_event_with_timeout(RawEvent(0xBAD), 0), 107017);
+    // 0 is rejected even for an event never recorded; -1 and > 0 return at once for it.
+    assert_code(r.synchronize_event_with_timeout(e, 0), 107000);
+    ok(r.synchronize_event_with_timeout(e, -1));
+    ok(r.synchronize_event_with_timeout(e, 10));
+    // No context is needed.
+    let r = std::sync::Arc::new(r);
+    let r2 = r.clone();
+    let got = std::thread::spawn(move || code(r2.synchronize_event_with_timeout(e, 10)))
+        .join()
+        .unwrap();
+    assert_eq!(got, 0);
+}
+
+#[test]
+fn synchronize_event_with_timeout_zero_checks_once_under_the_documented_rules() {
+    let r = rt(A2).with_options(ascend_rt::RuntimeOptions {
+        documented_rules: true,
+    });
+    r.set_device(0).unwrap();
+    let e = event(&r);
+    ok(r.synchronize_event_with_timeout(e, 0));
+    let p = malloc(&r, 8);
+    ok(r.memset(p, 8, 0, 8));
+    let mut s = RawStream::NULL;
+    ok(r.create_stream(Some(&mut s)));
+    ok(r.value_wait(p, 1, wait_flag::EQ, s));
+    ok(r.record_event(e, s));
+    assert_code(r.synchronize_event_with_timeout(e, 0), 507047);
+    ok(r.value_write(p, 1, 0, RawStream::NULL));
+    ok(r.synchronize_stream(s));
+    ok(r.synchronize_event_with_timeout(e, 0));
+}
+
+#[test]
+fn event_elapsed_time_of_unrecorded_or_unfinished_events() {
+    let r = rt0(A2);
+    let (a, b) = (event(&r), event(&r));
+    let mut ms = 0f32;
+    assert_code(r.event_elapsed_time(None, a, b), 100000);
+    assert_code(r.event_elapsed_time(Some(&mut ms), RawEvent(0), b), 100000);
+    assert_code(r.event_elapsed_time(Some(&mut ms), a, RawEvent(0)), 100000);
+    assert_code(
+        r.event_elapsed_time(Some(&mut ms), a, RawEvent(0xBAD)),
+        107017,
+    );
+    // Never recorded: the runtime's missing-recorder error, reported as 507000.
+    assert_code(r.event_elapsed_time(Some(&mut ms), a, b), 507000);
+    ok(r.record_event(a, RawStream::NULL));
+    assert_code(r.event_elapsed_time(Some(&mut ms), a, b), 507000);
+    // Recorded but not yet executed: the timestamp is not valid (107006).
+    let p = malloc(&r, 8);
+    ok(r.memset(p, 8, 0, 8));
+    let mut s = RawStream::NULL;
+    ok(r.create_stream(Some(&mut s)));
+    ok(r.value_wait(p, 1, wait_flag::EQ, s));
+    ok(r.record_event(b, s));
+    ok(r.synchronize_stream(RawStream::NULL));
+    assert_code(r.event_elapsed_time(Some(&mut ms), a, b), 107006);
+    ok(r.value_write(p, 1, 0, RawStream::NULL));
+    ok(r.synchronize_stream(s));
+    ok(r.event_elapsed_time(Some(&mut ms), a, b));
+    assert!(ms >= 0.0);
+}
+
+#[test]
 fn event_get_timestamp_rows() {
     let r = rt0(A2);
     let e = event(&r);

@@ -1816,7 +1816,62 @@ fn t7_4_synchronize_with_timeout_below_minus_one_is_107000() {
     // Checked by ACL before the stream handle.
     assert_code(r.synchronize_stream_with_timeout(GARBAGE, -2), 107000);
     ok(r.synchronize_stream_with_timeout(s, -1));
+}
+
+#[test]
+fn t7_4_synchronize_with_timeout_zero_is_107000_after_the_handle_check() {
+    let r = rt0(A2);
+    let s = stream(&r);
+    // The parameter-check decorator rejects 0, after the handle check and before the
+    // context check.
+    assert_code(r.synchronize_stream_with_timeout(s, 0), 107000);
+    assert_code(
+        r.synchronize_stream_with_timeout(RawStream::NULL, 0),
+        107000,
+    );
+    assert_code(r.synchronize_stream_with_timeout(GARBAGE, 0), 107017);
+    let on_other_thread = {
+        let r = std::sync::Arc::new(r);
+        let r2 = r.clone();
+        std::thread::spawn(move || code(r2.synchronize_stream_with_timeout(RawStream::NULL, 0)))
+            .join()
+            .unwrap()
+    };
+    assert_eq!(
+        on_other_thread, 107000,
+        "0 is rejected before the context check"
+    );
+}
+
+#[test]
+fn t7_4_synchronize_with_timeout_zero_checks_once_under_the_documented_rules() {
+    let r = rt(A2).with_options(ascend_rt::RuntimeOptions {
+        documented_rules: true,
+    });
+    r.set_device(0).unwrap();
+    let s = stream(&r);
     ok(r.synchronize_stream_with_timeout(s, 0));
+    let p = malloc(&r, 8);
+    ok(r.memset(p, 8, 0, 8));
+    ok(r.value_wait(p, 1, wait_flag::EQ, s));
+    assert_code(r.synchronize_stream_with_timeout(s, 0), 507046);
+    ok(r.value_write(p, 1, 0, RawStream::NULL));
+    ok(r.synchronize_stream(s));
+    ok(r.synchronize_stream_with_timeout(s, 0));
+}
+
+#[test]
+fn t7_4_synchronize_with_timeout_of_a_persistent_stream_needs_no_context() {
+    let r = std::sync::Arc::new(rt0(A2));
+    let (_m, b) = bound(&r);
+    let r2 = r.clone();
+    let got = std::thread::spawn(move || code(r2.synchronize_stream_with_timeout(b, 10)))
+        .join()
+        .unwrap();
+    assert_eq!(
+        got, 0,
+        "a persistent stream returns before the context check"
+    );
 }
 
 #[test]

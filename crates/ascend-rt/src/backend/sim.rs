@@ -280,8 +280,8 @@ impl Backend for SimBackend {
                 Ok(((tick(b) - tick(a)) as f64 / per_ms as f64) as f32)
             }
             _ => Err(fail::plain(
-                ErrorCode::RtEventNotComplete,
-                "aclrtEventElapsedTime: an event's record has not executed",
+                ErrorCode::RtEventTimestampInvalid,
+                "aclrtEventElapsedTime: an event's latest record has not executed, so its timestamp is not valid yet",
             )),
         }
     }

@@ -114,13 +114,41 @@ impl Runtime {
         })
     }
 
-    /// `aclrtSynchronizeEventWithTimeout(event, timeout)`: −1 = forever; expiry is 507047.
+    /// `aclrtSynchronizeEventWithTimeout(event, timeout)`: −1 = forever; expiry is 507047
+    /// (docs/sync-timeouts.md).
+    ///
+    /// Order, as the vendor's layers check it: below −1 (107000, before the event, even a
+    /// NULL one); NULL (100000); an event handle that is not live (107017); 0 (107000, the
+    /// parameter-check decorator, even for an event never recorded); then an event never
+    /// recorded succeeds at once. There is no context check. With
+    /// [`RuntimeOptions::documented_rules`](super::RuntimeOptions), 0 checks once instead:
+    /// success when the latest record has executed, else 507047.
     pub fn synchronize_event_with_timeout(&self, event: RawEvent, timeout: i32) -> AclResult<()> {
         self.call(|| {
             let api = "aclrtSynchronizeEventWithTimeout";
-            let ev = self.check_event(api, event)?;
             if timeout < -1 {
                 return Err(fail::rt_value(api, "timeout", timeout, "[-1, INT_MAX]"));
+            }
+            let ev = self.check_event(api, event)?;
+            let check_once = timeout == 0 && self.options.documented_rules;
+            if timeout == 0 && !check_once {
+                return Err(fail::rt_value(
+                    api,
+                    "timeout",
+                    0,
+                    "-1 (wait forever) or a positive number of milliseconds",
+                ));
+            }
+            if check_once {
+                return match self.backend.event_complete(ev.backend)? || !ev.recorded {
+                    true => Ok(()),
+                    false => Err(fail::plain(
+                        ErrorCode::RtEventSyncTimeout,
+                        format!(
+                            "{api}: the event's record has not executed (timeout 0 checks once)"
+                        ),
+                    )),
+                };
             }
             let limit = if timeout == -1 {
                 None
@@ -152,6 +180,10 @@ impl Runtime {
 
     /// `aclrtEventElapsedTime(&ms, start, end)`: milliseconds between two executed records,
     /// measured with the chip's timestamp counter.
+    ///
+    /// Order: NULL `ms`, `start`, `end` (100000); handles not live (107017); either event
+    /// never recorded (507000); a record not yet executed (107006, its timestamp is not valid
+    /// yet). No context is needed (docs/sync-timeouts.md).
     pub fn event_elapsed_time(
         &self,
         ms: Option<&mut f32>,
@@ -161,8 +193,24 @@ impl Runtime {
         self.call(|| {
             let api = "aclrtEventElapsedTime";
             let out = ms.ok_or_else(|| fail::acl_null(api, "ms"))?;
+            if start.0 == 0 {
+                return Err(fail::acl_null(api, "start"));
+            }
+            if end.0 == 0 {
+                return Err(fail::acl_null(api, "end"));
+            }
             let a = self.check_event(api, start)?;
             let b = self.check_event(api, end)?;
+            // An event never recorded has no record to time: the runtime's "no recorder"
+            // error, which CANN reports as its internal error (507000).
+            for (param, ev) in [("end", &b), ("start", &a)] {
+                if !ev.recorded {
+                    return Err(fail::plain(
+                        ErrorCode::RtInternalError,
+                        format!("{api} failed: event {param} has never been recorded"),
+                    ));
+                }
+            }
             *out = self.backend.event_elapsed_ms(a.backend, b.backend)?;
             Ok(())
         })

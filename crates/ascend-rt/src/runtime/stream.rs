@@ -177,7 +177,15 @@ impl Runtime {
     }
 
     /// `aclrtSynchronizeStreamWithTimeout(stream, timeout)`: `timeout` in ms, −1 = forever;
-    /// below −1 is 107000 from the ACL layer; expiry is 507046.
+    /// expiry is 507046 (docs/sync-timeouts.md).
+    ///
+    /// Order, as the vendor's layers check it: below −1 (107000, ACL layer, before the
+    /// handle); a stream handle that is not live (107017); 0 (107000, the parameter-check
+    /// decorator: the code rejects what the header documents as "check once"); a persistent
+    /// stream returns success at once (before the context check); no current context (107002);
+    /// a stream of another context (107003). With
+    /// [`RuntimeOptions::documented_rules`](super::RuntimeOptions), 0 checks once instead:
+    /// success when the stream is idle, else 507046.
     pub fn synchronize_stream_with_timeout(
         &self,
         stream: RawStream,
@@ -192,9 +200,36 @@ impl Runtime {
                     format!("{api} failed: value {timeout} of parameter timeout is invalid, expected [-1, INT_MAX]"),
                 ));
             }
+            self.require_stream_handle(api, stream)?;
+            let check_once = timeout == 0 && self.options.documented_rules;
+            if timeout == 0 && !check_once {
+                return Err(fail::rt_value(
+                    api,
+                    "timeout",
+                    0,
+                    "-1 (wait forever) or a positive number of milliseconds",
+                ));
+            }
+            let persistent = self
+                .lock()
+                .streams
+                .get(&stream.0)
+                .is_some_and(|r| r.flags & stream_flag::PERSISTENT != 0);
+            if persistent {
+                return Ok(());
+            }
             let rec = self.task_stream(api, stream)?;
             if rec.flags & stream_flag::PERSISTENT != 0 {
                 return Ok(());
+            }
+            if check_once {
+                return match self.backend.stream_idle(rec.backend)? {
+                    true => Ok(()),
+                    false => Err(fail::plain(
+                        ErrorCode::RtStreamSyncTimeout,
+                        format!("{api}: the stream's tasks have not completed (timeout 0 checks once)"),
+                    )),
+                };
             }
             let limit = if timeout == -1 { None } else { Some(timeout as u64) };
             self.backend.synchronize_stream(rec.backend, limit)
