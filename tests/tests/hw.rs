@@ -211,7 +211,7 @@ fn hw_on_device() {
 
 #[test]
 fn a_missing_library_is_a_typed_error() {
-    use ascend_rt::backend::hw::HwError;
+    use ascend_rt::HwError;
     match Runtime::hw_from("/nonexistent/dir/libascendcl.so") {
         Err(HwError::Library(e)) => assert!(e.to_string().contains("/nonexistent/dir")),
         other => panic!("expected a library error, got {other:?}"),

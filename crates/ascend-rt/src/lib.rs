@@ -9,16 +9,32 @@
 //!   `Result<_, AclError>`.
 //!
 //! Every call is validated once, here, in CANN's order and with CANN's exact error codes, and
-//! then executed by a [`Backend`]: the simulator (feature `sim`, the default) or real hardware.
+//! then executed by a backend: the simulator (feature `sim`, the default) or real hardware
+//! (feature `hw`). The backends trust that validation, so they are not reachable from outside
+//! this crate: no safe program can hand one an unchecked length or address. The simulator is
+//! inspected through [`SimView`].
+//!
+//! ```compile_fail
+//! // The backend seam is private: a program cannot call a backend past the validation.
+//! let rt = ascend_rt::Runtime::sim("Ascend910B1").unwrap();
+//! let _ = rt.backend();
+//! ```
+//!
+//! ```compile_fail
+//! use ascend_rt::backend::Backend;
+//! ```
 
-pub mod backend;
+mod backend;
 pub mod cmo_desc;
 pub mod error;
 pub mod raw_types;
 mod runtime;
 pub mod safe;
 
-pub use backend::Backend;
+#[cfg(feature = "hw")]
+pub use backend::hw::HwError;
 pub use error::{AclError, AclResult, ErrorCode, MsgCode};
+#[cfg(feature = "sim")]
+pub use runtime::SimView;
 pub use runtime::{AddressClass, HostBuffer, MemDst, MemSrc, RecentError, Runtime, RuntimeOptions};
 pub use runtime::{CannPackageVersion, ACL_VERSION, SIM_PACKAGE_VERSION};

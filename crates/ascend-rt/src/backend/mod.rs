@@ -363,6 +363,12 @@ pub trait Backend: Send + Sync + Debug {
         None
     }
 
+    /// The simulator, where the backend is one (for [`crate::SimView`]).
+    #[cfg(feature = "sim")]
+    fn simulator(&self) -> Option<&ascend_sim::Sim> {
+        None
+    }
+
     /// The run report as JSON, where the backend has one.
     fn report_json(&self) -> Option<String> {
         None

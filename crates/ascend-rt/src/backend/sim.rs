@@ -30,11 +30,6 @@ impl SimBackend {
             default_streams: Mutex::new(HashMap::new()),
         }
     }
-
-    /// The simulator itself (for reports, diagnosis and direct inspection in tests).
-    pub fn sim(&self) -> &Arc<Sim> {
-        &self.sim
-    }
 }
 
 /// Maps a simulator error to CANN's code.
@@ -325,6 +320,10 @@ impl Backend for SimBackend {
     fn cmo_set_desc(&self, desc: u64, src: u64, size: u64) -> AclResult<()> {
         let bytes = crate::cmo_desc::encode(&self.chip, src, size);
         self.sim.write(desc, &bytes).map_err(m)
+    }
+
+    fn simulator(&self) -> Option<&Sim> {
+        Some(&self.sim)
     }
 
     fn device_window(&self) -> Option<std::ops::Range<u64>> {

@@ -15,6 +15,8 @@ mod memory;
 mod model;
 mod notify;
 mod options;
+#[cfg(feature = "sim")]
+mod sim_view;
 mod state;
 mod stream;
 mod stream_config;
@@ -34,6 +36,8 @@ use crate::raw_types::RawStream;
 pub use errmsg::RecentError;
 pub use memory::{AddressClass, HostBuffer, MemDst, MemSrc};
 pub use options::RuntimeOptions;
+#[cfg(feature = "sim")]
+pub use sim_view::SimView;
 pub(crate) use state::{State, StreamRec};
 pub use version::{CannPackageVersion, ACL_VERSION, SIM_PACKAGE_VERSION};
 
@@ -66,7 +70,7 @@ pub struct Runtime {
 
 impl Runtime {
     /// A runtime over `backend`.
-    pub fn new(backend: Box<dyn Backend>) -> Runtime {
+    pub(crate) fn new(backend: Box<dyn Backend>) -> Runtime {
         let chip = backend.chip().clone();
         Runtime {
             backend,
@@ -117,9 +121,18 @@ impl Runtime {
         &self.chip
     }
 
-    /// The backend.
-    pub fn backend(&self) -> &dyn Backend {
-        self.backend.as_ref()
+    /// The simulator behind this runtime, for inspection (reports, timeline, diagnosis,
+    /// settings); `None` over real hardware.
+    ///
+    /// ```
+    /// let rt = ascend_rt::Runtime::sim("Ascend910B1").unwrap();
+    /// let view = rt.sim_view().expect("a simulator runtime");
+    /// assert_eq!(view.report().chip, "Ascend910B1");
+    /// assert!(view.diagnose().is_none());
+    /// ```
+    #[cfg(feature = "sim")]
+    pub fn sim_view(&self) -> Option<SimView<'_>> {
+        self.backend.simulator().map(SimView::new)
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {

@@ -118,11 +118,6 @@ impl std::fmt::Debug for HwBackend {
 }
 
 impl HwBackend {
-    /// The loaded library.
-    pub fn library(&self) -> &Library {
-        &self.lib
-    }
-
     /// The bookkeeping tables (a poisoned lock is taken over: the tables stay consistent
     /// between statements).
     fn state(&self) -> MutexGuard<'_, HwState> {

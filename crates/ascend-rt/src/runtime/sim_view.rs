@@ -1,0 +1,54 @@
+//! [`SimView`]: read-only inspection of the simulator behind a [`Runtime`](super::Runtime):
+//! its run report, timeline, watchdog diagnosis, settings and memory footprint. Nothing here
+//! changes the simulated device, so nothing here can bypass the front end's validation.
+
+use ascend_sim::{Diagnosis, RunReport, Sim, SimConfig};
+
+/// A read-only view of the simulator behind a runtime (see
+/// [`Runtime::sim_view`](super::Runtime::sim_view)).
+#[derive(Debug, Clone, Copy)]
+pub struct SimView<'a> {
+    sim: &'a Sim,
+}
+
+impl<'a> SimView<'a> {
+    pub(super) fn new(sim: &'a Sim) -> SimView<'a> {
+        SimView { sim }
+    }
+
+    /// The run report so far: per-stream times, engine use, value waits, faults.
+    pub fn report(&self) -> RunReport {
+        self.sim.report()
+    }
+
+    /// The run report as JSON.
+    pub fn report_json(&self) -> String {
+        self.sim.report_json()
+    }
+
+    /// The timeline as a Chrome trace (JSON; open it in Perfetto).
+    pub fn trace_json(&self) -> String {
+        self.sim.trace_json()
+    }
+
+    /// Why the device cannot progress, when some stream is blocked with nothing able to
+    /// release it (the watchdog's explanation).
+    pub fn diagnose(&self) -> Option<Diagnosis> {
+        self.sim.diagnose()
+    }
+
+    /// The simulator's settings.
+    pub fn config(&self) -> &'a SimConfig {
+        self.sim.config()
+    }
+
+    /// The simulated host clock, in ns.
+    pub fn now_ns(&self) -> u64 {
+        self.sim.now_ns()
+    }
+
+    /// Bytes of host memory backing the simulated device memory.
+    pub fn backing_bytes(&self) -> u64 {
+        self.sim.backing_bytes()
+    }
+}
