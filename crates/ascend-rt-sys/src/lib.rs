@@ -2,9 +2,14 @@
 //! covers: the declarations bindgen generates from the ACL headers, and the loading of the
 //! library at run time. No logic: the `hw` backend of `ascend-rt` builds on this.
 //!
-//! The declarations come from the vendor's headers when a toolkit is installed at build time
-//! (`ASCEND_TOOLKIT_HOME` / `ASCEND_HOME_PATH`), otherwise from the project's own headers
-//! (`crates/ascend-sim-capi/include`); [`HEADER_ORIGIN`] says which.
+//! The declarations are generated once and committed (`src/bindings.rs`), so building needs
+//! only Rust: `scripts/regen-bindings.sh` regenerates them with bindgen (which needs libclang)
+//! from the project's own headers (`crates/ascend-sim-capi/include`), or from the vendor's
+//! (`ASCEND_TOOLKIT_HOME` / `ASCEND_HOME_PATH` / `ASCEND_RT_SYS_HEADERS`); [`HEADER_ORIGIN`]
+//! says which. [`allowlist`] names the functions and types covered. The test
+//! `tests/bindings_fresh.rs` checks the committed file against a regeneration wherever libclang
+//! can be loaded, and `ascend-sim-capi` checks at compile time that its exports have exactly
+//! these signatures, so headers, exports and bindings cannot drift apart.
 //!
 //! The library is never linked: [`Library::load`] opens it at run time (see
 //! [`library_candidates`] for where it looks), so the crate builds anywhere, and a machine
@@ -15,7 +20,10 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-/// The bindgen output: types, constants and the `AscendCl` struct of function pointers.
+pub mod allowlist;
+
+/// The bindgen output (`src/bindings.rs`, committed): types, constants and the `AscendCl`
+/// struct of function pointers, plus [`HEADER_DIR`] and [`HEADER_ORIGIN`].
 #[allow(
     non_camel_case_types,
     non_snake_case,
@@ -27,16 +35,12 @@ use std::path::{Path, PathBuf};
     clippy::pedantic
 )]
 pub mod bindings {
-    include!(concat!(env!("OUT_DIR"), "/bindings.rs"));
+    // `include!` rather than `mod`: the file is formatted by bindgen (prettyplease), and
+    // `cargo fmt` leaves it as generated.
+    include!("bindings.rs");
 }
 
 pub use bindings::*;
-
-/// The directory whose `acl/acl.h` the declarations were generated from.
-pub const HEADER_DIR: &str = env!("ASCEND_RT_SYS_HEADER_DIR");
-
-/// Where those headers came from (the vendor's toolkit or the project's own).
-pub const HEADER_ORIGIN: &str = env!("ASCEND_RT_SYS_HEADER_ORIGIN");
 
 /// The library's file name.
 pub const LIBRARY_NAME: &str = "libascendcl.so";

@@ -164,6 +164,9 @@ pub enum MsgCode {
     EE1017,
     /// RT: API call sequence error (no current context, …).
     EE1018,
+    /// RT: an inner error explained by the runtime itself: a task fault, a synchronize that
+    /// timed out, and in the simulator the watchdog's explanation of a stalled device.
+    EE9999,
 }
 
 impl fmt::Display for MsgCode {

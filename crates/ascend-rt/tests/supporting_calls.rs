@@ -730,7 +730,8 @@ fn wait_and_reset_blocks_until_recorded_and_consumes() {
     assert_eq!(u64::from_le_bytes(host), 7);
     // The wait consumed the record: a second wait blocks again (and times out after 1 s).
     ok(r.wait_and_reset_notify(n, a, 1));
-    assert_err(r.synchronize_stream(a), 107020, None);
+    // The runtime explains what happened on the device (an inner-error message).
+    assert_err(r.synchronize_stream(a), 107020, Some(MsgCode::EE9999));
     // A record before the wait is kept until a wait consumes it.
     ok(r.record_notify(n, b));
     ok(r.synchronize_stream(b));

@@ -133,10 +133,12 @@ thread_local! {
 #[no_mangle]
 pub extern "C" fn aclGetRecentErrMsg() -> *const c_char {
     std::panic::catch_unwind(|| {
-        let text = crate::global::runtime()
-            .ok()
-            .and_then(|rt| rt.get_recent_err_msg())
-            .map(|t| CString::new(t.replace('\0', " ")).unwrap_or_default());
+        // A simulator that could not start explains why, on every call.
+        let text = match crate::global::runtime() {
+            Ok(rt) => rt.get_recent_err_msg(),
+            Err(why) => Some(why.to_string()),
+        }
+        .map(|t| CString::new(t.replace('\0', " ")).unwrap_or_default());
         RECENT.with(|r| {
             *r.borrow_mut() = text;
             r.borrow().as_ref().map_or(std::ptr::null(), |c| c.as_ptr())

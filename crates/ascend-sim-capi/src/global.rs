@@ -2,31 +2,13 @@
 //! and the run report written at `aclFinalize` or at exit.
 
 use std::sync::{Mutex, OnceLock};
-use std::time::Duration;
 
 use ascend_rt::Runtime;
-use ascend_sim::{OnStall, SimConfig};
+
+use crate::settings::Settings;
 
 static RUNTIME: OnceLock<Result<Runtime, String>> = OnceLock::new();
 static REPORT_WRITTEN: Mutex<bool> = Mutex::new(false);
-
-fn config_from_env() -> SimConfig {
-    let mut cfg = SimConfig::default();
-    if let Ok(v) = std::env::var("ASCEND_SIM_ON_STALL") {
-        cfg.on_stall = if v.eq_ignore_ascii_case("error") {
-            OnStall::Error
-        } else {
-            OnStall::Wait
-        };
-    }
-    if let Some(ms) = std::env::var("ASCEND_SIM_WATCHDOG_MS")
-        .ok()
-        .and_then(|v| v.parse::<u64>().ok())
-    {
-        cfg.watchdog_grace = Duration::from_millis(ms);
-    }
-    cfg
-}
 
 extern "C" fn write_report_at_exit() {
     write_report();
@@ -35,32 +17,41 @@ extern "C" fn write_report_at_exit() {
 /// Sends the simulator's logs (the watchdog's diagnosis among them) to standard error, at the
 /// level `ASCEND_SIM_LOG` names (`warn` by default), unless the host program installed its own
 /// logger.
-fn init_logging() {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("ASCEND_SIM_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+fn init_logging() -> Result<(), String> {
+    let filter = Settings::log_filter()?;
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .with_target(false)
         .try_init();
+    Ok(())
 }
 
-/// The process's runtime (or why it could not be created).
+/// Creates the runtime the environment describes.
+fn start() -> Result<Runtime, String> {
+    init_logging()?;
+    let settings = Settings::from_env()?;
+    let rt = Runtime::sim_with_chip(settings.chip, settings.config);
+    if std::env::var_os("ASCEND_SIM_REPORT").is_some()
+        || std::env::var_os("ASCEND_SIM_TRACE").is_some()
+    {
+        // SAFETY: registering a plain extern "C" function with no captured state.
+        unsafe { libc::atexit(write_report_at_exit) };
+    }
+    Ok(rt)
+}
+
+/// The process's runtime, or why it could not be created. A configuration error is said on
+/// standard error once, whatever logger the program has, and every call then returns
+/// `ACL_ERROR_INTERNAL_ERROR` (500000) with the same text from `aclGetRecentErrMsg`.
 pub fn runtime() -> Result<&'static Runtime, &'static str> {
     RUNTIME
         .get_or_init(|| {
-            init_logging();
-            let soc = std::env::var("ASCEND_SIM_SOC")
-                .unwrap_or_else(|_| ascend_chips::BUILTIN_DEFAULT.to_string());
-            let rt = Runtime::sim_with(&soc, config_from_env())
-                .map_err(|e| format!("ASCEND_SIM_SOC={soc}: {e}"))?;
-            if std::env::var_os("ASCEND_SIM_REPORT").is_some()
-                || std::env::var_os("ASCEND_SIM_TRACE").is_some()
-            {
-                // SAFETY: registering a plain extern "C" function with no captured state.
-                unsafe { libc::atexit(write_report_at_exit) };
-            }
-            Ok(rt)
+            start().map_err(|e| {
+                let text = format!("ascend-sim: the simulator cannot start: {e}");
+                eprintln!("{text}");
+                text
+            })
         })
         .as_ref()
         .map_err(|s| s.as_str())

@@ -2,8 +2,12 @@
 //! over [`ascend_rt::Runtime`] and the simulator, so that unmodified ACL C/C++ programs run on
 //! the model with the same validation and error codes as Rust programs.
 //!
-//! Settings come from the environment:
+//! Settings come from the environment, read strictly: a value that is set but not understood
+//! stops the simulator with a message naming the variable, the value and what is accepted (on
+//! standard error and from `aclGetRecentErrMsg`; every call then returns 500000):
 //! - `ASCEND_SIM_SOC`: the SoC to simulate (a name from `sim-models/`, default `Ascend910B1`);
+//! - `ASCEND_SIM_CHIP_FILE=<path>`: a chip file of one's own (the format of `sim-models/`),
+//!   instead of a built-in SoC;
 //! - `ASCEND_SIM_REPORT=<path>`: write the run report as JSON at `aclFinalize` or at exit;
 //! - `ASCEND_SIM_TRACE=<path>`: write the timeline as a Chrome trace (open it in Perfetto) at
 //!   the same moment;
@@ -18,6 +22,7 @@
 //! Unsafe code is confined to turning C pointers into Rust references and slices; each block
 //! states what the ACL contract guarantees about the pointer.
 
+mod abi_check;
 mod context;
 mod device;
 mod errors;
@@ -28,6 +33,7 @@ mod global;
 mod memory;
 mod model;
 mod notify;
+mod settings;
 mod stream;
 mod stream_ext;
 mod tasks;

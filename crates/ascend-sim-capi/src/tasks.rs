@@ -3,9 +3,10 @@
 
 use std::ffi::c_void;
 
-use ascend_rt::raw_types::{
-    Addr, RawBarrierCmoInfo, RawBarrierTaskInfo, RawStream, CMO_MAX_BARRIER_NUM,
-};
+use ascend_rt::raw_types::{Addr, RawBarrierCmoInfo, RawBarrierTaskInfo, RawStream};
+// The C structs as the bindings declare them (generated from `include/acl/acl_rt.h`, with
+// layout assertions), so the export's parameter type is the header's.
+use ascend_rt_sys::aclrtBarrierTaskInfo;
 
 use crate::ffi::{aclError, guard, handle_in, out_ref};
 
@@ -15,26 +16,6 @@ fn addr(p: *const c_void) -> Addr {
 
 fn s(p: *mut c_void) -> RawStream {
     RawStream(handle_in(p))
-}
-
-/// `aclrtBarrierCmoInfo` as C lays it out.
-#[repr(C)]
-#[derive(Debug, Clone, Copy)]
-pub struct AclrtBarrierCmoInfo {
-    /// `aclrtCmoType`.
-    pub cmo_type: u32,
-    /// Barrier id.
-    pub barrier_id: u32,
-}
-
-/// `aclrtBarrierTaskInfo` as C lays it out.
-#[repr(C)]
-#[derive(Debug, Clone, Copy)]
-pub struct AclrtBarrierTaskInfo {
-    /// Number of valid entries.
-    pub barrier_num: usize,
-    /// Entries.
-    pub cmo_info: [AclrtBarrierCmoInfo; CMO_MAX_BARRIER_NUM],
 }
 
 /// `aclrtValueWrite(devAddr, value, flag, stream)`.
@@ -88,7 +69,7 @@ pub extern "C" fn aclrtCmoAsyncWithBarrier(
 /// `taskInfo` is NULL or points to a readable `aclrtBarrierTaskInfo`.
 #[no_mangle]
 pub unsafe extern "C" fn aclrtCmoWaitBarrier(
-    taskInfo: *mut AclrtBarrierTaskInfo,
+    taskInfo: *mut aclrtBarrierTaskInfo,
     stream: *mut c_void,
     flag: u32,
 ) -> aclError {
@@ -96,13 +77,13 @@ pub unsafe extern "C" fn aclrtCmoWaitBarrier(
         // SAFETY: NULL or a valid struct by the caller's contract; only read.
         let info = unsafe { taskInfo.as_ref() }.map(|c| {
             let mut raw = RawBarrierTaskInfo {
-                barrier_num: c.barrier_num,
+                barrier_num: c.barrierNum,
                 ..RawBarrierTaskInfo::default()
             };
-            for (r, e) in raw.cmo_info.iter_mut().zip(c.cmo_info.iter()) {
+            for (r, e) in raw.cmo_info.iter_mut().zip(c.cmoInfo.iter()) {
                 *r = RawBarrierCmoInfo {
-                    cmo_type: e.cmo_type,
-                    barrier_id: e.barrier_id,
+                    cmo_type: e.cmoType,
+                    barrier_id: e.barrierId,
                 };
             }
             raw

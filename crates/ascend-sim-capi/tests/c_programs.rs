@@ -232,3 +232,91 @@ fn many_threads_allocate_free_and_copy_without_losing_a_buffer_or_a_byte() {
     };
     run(&exe, &[("ASCEND_SIM_SOC", "Ascend910B1")]);
 }
+
+/// Runs `exe` with `envs` (and nothing set by `run`), returning (success, stdout, stderr).
+fn run_raw(exe: &Path, envs: &[(&str, &str)]) -> (bool, String, String) {
+    let out = Command::new(exe)
+        .env("LD_LIBRARY_PATH", lib_dir())
+        .env_remove("ASCEND_SIM_SOC")
+        .env_remove("ASCEND_SIM_ON_STALL")
+        .env_remove("ASCEND_SIM_WATCHDOG_MS")
+        .env_remove("ASCEND_SIM_LOG")
+        .env_remove("ASCEND_SIM_CHIP_FILE")
+        .envs(envs.iter().copied())
+        .output()
+        .expect("run the program");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    (
+        out.status.success() && stdout.contains("SUCCESS"),
+        stdout,
+        stderr,
+    )
+}
+
+#[test]
+fn a_bad_setting_is_named_with_its_value_and_the_accepted_values() {
+    let Some(exe) = build("config_errors.c", false) else {
+        return;
+    };
+    let missing = std::env::temp_dir().join("no-such-dir/chip.toml");
+    let missing = missing.to_str().unwrap();
+    let cases: [(&str, &str, &str); 5] = [
+        ("ASCEND_SIM_SOC", "Ascend9999", "Ascend910B1"),
+        ("ASCEND_SIM_ON_STALL", "sometimes", "`wait` or `error`"),
+        (
+            "ASCEND_SIM_WATCHDOG_MS",
+            "5s",
+            "whole number of milliseconds",
+        ),
+        ("ASCEND_SIM_WATCHDOG_MS", "0", "at least 1"),
+        ("ASCEND_SIM_CHIP_FILE", missing, "readable chip file"),
+    ];
+    for (var, value, accepted) in cases {
+        let (ok, stdout, stderr) = run_raw(&exe, &[(var, value)]);
+        assert!(
+            ok,
+            "{var}={value}: the program's checks failed:\n{stdout}{stderr}"
+        );
+        for text in [&stdout, &stderr] {
+            assert!(
+                text.contains(var) && text.contains(value) && text.contains(accepted),
+                "{var}={value}: the message names the variable, the value and what is accepted:\n{text}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_chip_file_of_ones_own_is_simulated() {
+    let Some(exe) = build("two_thread_wait_write.c", false) else {
+        return;
+    };
+    let chip = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../sim-models/Ascend910B4.toml");
+    let (ok, stdout, stderr) = run_raw(&exe, &[("ASCEND_SIM_CHIP_FILE", chip.to_str().unwrap())]);
+    assert!(ok, "{stdout}{stderr}");
+}
+
+#[test]
+fn after_a_stall_the_recent_error_message_is_the_watchdogs_explanation() {
+    let Some(exe) = build("stall_message.c", false) else {
+        return;
+    };
+    let (ok, stdout, stderr) = run_raw(
+        &exe,
+        &[
+            ("ASCEND_SIM_ON_STALL", "error"),
+            ("ASCEND_SIM_WATCHDOG_MS", "200"),
+        ],
+    );
+    assert!(ok, "{stdout}{stderr}");
+    let recent = stdout.split_once("recent:").map_or("", |(_, r)| r);
+    assert!(
+        recent.contains("device stalled") && recent.contains("value wait on"),
+        "{stdout}"
+    );
+    assert!(
+        recent.contains("host thread waits in a synchronize of stream"),
+        "{stdout}"
+    );
+}

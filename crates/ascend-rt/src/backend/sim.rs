@@ -10,7 +10,7 @@ use ascend_sim::{
 };
 
 use super::{AsyncLoc, BHandle, Backend, CmoOp, HostBuf, SyncDst, SyncSrc, Task, WaitCompare};
-use crate::error::{fail, AclError, AclResult, ErrorCode};
+use crate::error::{fail, AclError, AclResult, ErrorCode, MsgCode};
 
 /// The simulator backend.
 #[derive(Debug)]
@@ -45,6 +45,18 @@ fn map(err: SimError, timeout_code: ErrorCode) -> AclError {
         SimError::Unknown { .. } => ErrorCode::RtInvalidHandle,
         _ => ErrorCode::RtInternalError,
     };
+    // What happened on the device is explained to aclGetRecentErrMsg, as CANN's error manager
+    // reports inner errors; the watchdog's diagnosis of a stall among them.
+    let explained = matches!(
+        err,
+        SimError::Stalled(_)
+            | SimError::Timeout(_)
+            | SimError::TaskFault(_)
+            | SimError::TaskTimeout(_)
+    );
+    if explained {
+        return AclError::new(kind, Some(MsgCode::EE9999), err.to_string());
+    }
     fail::plain(kind, err.to_string())
 }
 

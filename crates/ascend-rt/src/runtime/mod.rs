@@ -111,9 +111,13 @@ impl Runtime {
     pub fn sim_with(soc_name: &str, config: ascend_sim::SimConfig) -> AclResult<Runtime> {
         let chip = ChipProfile::builtin(soc_name)
             .map_err(|e| fail::plain(crate::error::ErrorCode::InternalError, e.to_string()))?;
-        Ok(Runtime::new(Box::new(
-            crate::backend::sim::SimBackend::new(chip, config),
-        )))
+        Ok(Runtime::sim_with_chip(chip, config))
+    }
+
+    /// A runtime over the simulator of any chip profile (a chip file of one's own, say).
+    #[cfg(feature = "sim")]
+    pub fn sim_with_chip(chip: ChipProfile, config: ascend_sim::SimConfig) -> Runtime {
+        Runtime::new(Box::new(crate::backend::sim::SimBackend::new(chip, config)))
     }
 
     /// The chip profile of the devices.

@@ -1,0 +1,106 @@
+//! The library's settings, read strictly from the environment: a value that is set but not
+//! understood is an error that names the variable, the value and what is accepted, never a
+//! silent fallback to a default.
+//!
+//! | variable | accepted values | default |
+//! |---|---|---|
+//! | `ASCEND_SIM_SOC` | a built-in SoC name (`ascend_chips::builtin_names`) | `Ascend910B1` |
+//! | `ASCEND_SIM_CHIP_FILE` | a path to a chip file (TOML, the format of `sim-models/`); wins over `ASCEND_SIM_SOC` | unset |
+//! | `ASCEND_SIM_ON_STALL` | `wait` or `error` (any case) | `wait` |
+//! | `ASCEND_SIM_WATCHDOG_MS` | a whole number of milliseconds, at least 1 | 5000 |
+//! | `ASCEND_SIM_LOG` | a `tracing` filter (`warn`, `info`, `ascend_sim=debug`, ...) | `warn` |
+
+use std::path::Path;
+use std::time::Duration;
+
+use ascend_chips::ChipProfile;
+use ascend_sim::{OnStall, SimConfig};
+
+/// What the environment asks for.
+pub struct Settings {
+    /// The chip to simulate.
+    pub chip: ChipProfile,
+    /// The simulator's settings.
+    pub config: SimConfig,
+}
+
+/// Reads one variable: `Ok(None)` when unset, an error when set but not Unicode.
+fn var(name: &str) -> Result<Option<String>, String> {
+    match std::env::var(name) {
+        Ok(v) => Ok(Some(v)),
+        Err(std::env::VarError::NotPresent) => Ok(None),
+        Err(std::env::VarError::NotUnicode(v)) => Err(format!(
+            "{name}={v:?} is not valid text; accepted: {}",
+            accepted(name)
+        )),
+    }
+}
+
+/// What `name` accepts, for messages.
+pub fn accepted(name: &str) -> String {
+    match name {
+        "ASCEND_SIM_SOC" => format!("one of {}", ascend_chips::builtin_names().join(", ")),
+        "ASCEND_SIM_CHIP_FILE" => "the path of a readable chip file (TOML)".to_string(),
+        "ASCEND_SIM_ON_STALL" => "`wait` or `error`".to_string(),
+        "ASCEND_SIM_WATCHDOG_MS" => "a whole number of milliseconds, at least 1".to_string(),
+        "ASCEND_SIM_LOG" => {
+            "a tracing filter such as `warn`, `info` or `ascend_sim=debug`".to_string()
+        }
+        _ => "see the library's documentation".to_string(),
+    }
+}
+
+fn invalid(name: &str, value: &str, why: &str) -> String {
+    format!(
+        "{name}={value:?} is not valid ({why}); accepted: {}",
+        accepted(name)
+    )
+}
+
+impl Settings {
+    /// The settings the environment names, or the first problem with it.
+    pub fn from_env() -> Result<Settings, String> {
+        let chip = match var("ASCEND_SIM_CHIP_FILE")? {
+            Some(path) => ChipProfile::from_file(Path::new(&path))
+                .map_err(|e| invalid("ASCEND_SIM_CHIP_FILE", &path, &e.to_string()))?,
+            None => {
+                let soc = var("ASCEND_SIM_SOC")?
+                    .unwrap_or_else(|| ascend_chips::BUILTIN_DEFAULT.to_string());
+                ChipProfile::builtin(&soc).map_err(|_| {
+                    invalid(
+                        "ASCEND_SIM_SOC",
+                        &soc,
+                        "no built-in chip model has this name",
+                    )
+                })?
+            }
+        };
+        let mut config = SimConfig::default();
+        if let Some(v) = var("ASCEND_SIM_ON_STALL")? {
+            config.on_stall = match v.to_ascii_lowercase().as_str() {
+                "wait" => OnStall::Wait,
+                "error" => OnStall::Error,
+                _ => return Err(invalid("ASCEND_SIM_ON_STALL", &v, "unknown mode")),
+            };
+        }
+        if let Some(v) = var("ASCEND_SIM_WATCHDOG_MS")? {
+            let ms = v
+                .trim()
+                .parse::<u64>()
+                .ok()
+                .filter(|&ms| ms >= 1)
+                .ok_or_else(|| invalid("ASCEND_SIM_WATCHDOG_MS", &v, "not a positive number"))?;
+            config.watchdog_grace = Duration::from_millis(ms);
+        }
+        Ok(Settings { chip, config })
+    }
+
+    /// The log filter `ASCEND_SIM_LOG` names (`warn` when unset).
+    pub fn log_filter() -> Result<tracing_subscriber::EnvFilter, String> {
+        match var("ASCEND_SIM_LOG")? {
+            None => Ok(tracing_subscriber::EnvFilter::new("warn")),
+            Some(v) => tracing_subscriber::EnvFilter::try_new(&v)
+                .map_err(|e| invalid("ASCEND_SIM_LOG", &v, &e.to_string())),
+        }
+    }
+}
