@@ -1,12 +1,15 @@
 //! Create/destroy and allocate/free from many host threads at once: the runtime's bookkeeping
 //! and the backend's objects change together, so no live buffer or handle is ever lost, and
-//! data stays intact under a mixed load.
+//! data stays intact under a mixed load. Synchronous and asynchronous copies of one page-locked
+//! buffer from several threads never deadlock.
 
-use std::sync::{Arc, Barrier};
+use std::sync::{mpsc, Arc, Barrier};
 use std::thread;
+use std::time::Duration;
 
 use ascend_rt::raw_types::*;
 use ascend_rt::{MemDst, MemSrc, Runtime};
+use ascend_sim::{OnStall, SimConfig};
 
 const THREADS: usize = 16;
 
@@ -179,4 +182,165 @@ fn concurrent_destroys_of_one_handle_destroy_it_once() {
     rt.malloc(Some(&mut again), 64, malloc_policy::NORMAL_ONLY)
         .unwrap();
     rt.free(again).unwrap();
+}
+
+/// Runs `f` on a thread and fails (instead of hanging) if it does not finish in time.
+fn within<T: Send + 'static>(secs: u64, f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(Duration::from_secs(secs))
+        .expect("deadlock: the calls did not finish")
+}
+
+#[test]
+fn a_sync_copy_of_pinned_memory_does_not_deadlock_with_a_queued_async_copy_of_it() {
+    let cfg = SimConfig {
+        on_stall: OnStall::Error,
+        watchdog_grace: Duration::from_secs(2),
+        ..SimConfig::default()
+    };
+    let rt = Arc::new(Runtime::sim_with("Ascend910B1", cfg).unwrap());
+    within(30, move || {
+        rt.set_device(0).unwrap();
+        let mut host = Addr::NULL;
+        rt.malloc_host(Some(&mut host), 4096).unwrap();
+        let mut dev = Addr::NULL;
+        rt.malloc(Some(&mut dev), 4096, malloc_policy::NORMAL_ONLY)
+            .unwrap();
+        let mut s = RawStream::NULL;
+        rt.create_stream(Some(&mut s)).unwrap();
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let syncer = {
+            let (rt, stop) = (rt.clone(), stop.clone());
+            std::thread::spawn(move || {
+                rt.set_device(0).unwrap();
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    rt.memcpy_async(
+                        MemDst::Addr(dev),
+                        4096,
+                        MemSrc::Addr(host),
+                        4096,
+                        memcpy_kind::HOST_TO_DEVICE,
+                        s,
+                    )
+                    .unwrap();
+                    rt.synchronize_stream(s).unwrap();
+                }
+            })
+        };
+        for _ in 0..300 {
+            rt.memcpy(
+                MemDst::Addr(dev),
+                4096,
+                MemSrc::Addr(host),
+                4096,
+                memcpy_kind::HOST_TO_DEVICE,
+            )
+            .unwrap();
+            rt.memcpy(
+                MemDst::Addr(host),
+                4096,
+                MemSrc::Addr(dev),
+                4096,
+                memcpy_kind::DEVICE_TO_HOST,
+            )
+            .unwrap();
+        }
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        syncer.join().unwrap();
+    });
+}
+
+#[test]
+fn a_device_set_while_another_thread_releases_it_keeps_a_working_default_stream() {
+    let rt = Arc::new(Runtime::sim("Ascend910B1").expect("built-in SoC"));
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let churners: Vec<_> = (0..3)
+        .map(|_| {
+            let (rt, stop) = (rt.clone(), stop.clone());
+            thread::spawn(move || {
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    rt.set_device(0).unwrap();
+                    rt.reset_device(0).unwrap();
+                }
+            })
+        })
+        .collect();
+    for r in 0..2_000 {
+        rt.set_device(0).unwrap();
+        let mut p = Addr::NULL;
+        rt.malloc(Some(&mut p), 64, malloc_policy::NORMAL_ONLY)
+            .unwrap();
+        rt.memset_async(p, 64, 1, 64, RawStream::NULL)
+            .unwrap_or_else(|e| panic!("round {r}: a task on the default stream: {e}"));
+        rt.synchronize_stream(RawStream::NULL)
+            .unwrap_or_else(|e| panic!("round {r}: synchronize of the default stream: {e}"));
+        rt.free(p).unwrap();
+        rt.reset_device(0).unwrap();
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    for c in churners {
+        c.join().unwrap();
+    }
+}
+
+#[test]
+fn a_stream_in_a_waiting_destroy_keeps_its_slot_until_the_destroy_ends() {
+    use std::time::Duration;
+    let cfg = ascend_sim::SimConfig {
+        on_stall: ascend_sim::OnStall::Error,
+        watchdog_grace: Duration::from_millis(300),
+        ..ascend_sim::SimConfig::default()
+    };
+    let rt = Arc::new(Runtime::sim_with("Ascend910B1", cfg).unwrap());
+    rt.set_device(0).unwrap();
+    let mut flag = Addr::NULL;
+    rt.malloc(Some(&mut flag), 8, malloc_policy::NORMAL_ONLY)
+        .unwrap();
+    rt.memset(flag, 8, 0, 8).unwrap();
+    let mut blocked = RawStream::NULL;
+    rt.create_stream(Some(&mut blocked)).unwrap();
+    rt.value_wait(flag, 1, wait_flag::EQ, blocked).unwrap();
+    // Fill the device to its stream limit.
+    let mut others = Vec::new();
+    loop {
+        let mut s = RawStream::NULL;
+        match rt.create_stream(Some(&mut s)) {
+            Ok(()) => others.push(s),
+            Err(e) => {
+                assert_eq!(e.code(), 207008, "{e}");
+                break;
+            }
+        }
+    }
+    let destroyer = {
+        let rt = rt.clone();
+        thread::spawn(move || rt.destroy_stream(blocked))
+    };
+    // While the destroy waits (and then fails), the slot stays taken.
+    for _ in 0..10 {
+        let mut s = RawStream::NULL;
+        let r = rt.create_stream(Some(&mut s));
+        assert_eq!(
+            r.map_err(|e| e.code()),
+            Err(207008),
+            "a stream beyond the limit"
+        );
+        thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        destroyer.join().unwrap().is_err(),
+        "the stalled destroy fails"
+    );
+    let mut s = RawStream::NULL;
+    assert_eq!(
+        rt.create_stream(Some(&mut s)).map_err(|e| e.code()),
+        Err(207008)
+    );
+    // Released, the stream goes, and its slot is free again.
+    rt.value_write(flag, 1, 0, RawStream::NULL).unwrap();
+    rt.destroy_stream(blocked).unwrap();
+    rt.create_stream(Some(&mut s)).unwrap();
 }

@@ -1,6 +1,6 @@
-//! The simulator's behaviour as seen through the `ascend-rt` API (issue 3): compare modes,
-//! GEQ semantics, host threads, the watchdog, queue limits, events, copies, determinism and
-//! the run report.
+//! The simulator's behaviour as seen through the `ascend-rt` API: compare modes, GEQ
+//! semantics, host threads, the watchdog, queue limits, events, copies, device resets,
+//! determinism and the run report.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -339,6 +339,29 @@ fn the_last_reset_releases_the_devices_objects_and_memory() {
         .unwrap();
     rt.value_write(again, 1, 0, RawStream::NULL).unwrap();
     rt.synchronize_stream(RawStream::NULL).unwrap();
+}
+
+#[test]
+fn a_forced_reset_abandons_the_default_streams_tasks_for_good() {
+    let rt = runtime_with(
+        "Ascend910B1",
+        SimConfig {
+            on_stall: OnStall::Error,
+            watchdog_grace: Duration::from_secs(2),
+            ..SimConfig::default()
+        },
+    );
+    rt.set_device(0).unwrap();
+    let mut word = Addr::NULL;
+    rt.malloc(Some(&mut word), 8, malloc_policy::NORMAL_ONLY)
+        .unwrap();
+    rt.memset(word, 8, 0, 8).unwrap();
+    rt.value_wait(word, 1, wait_flag::EQ, RawStream::NULL)
+        .unwrap();
+    rt.reset_device_force(0).unwrap();
+    rt.set_device(0).unwrap();
+    // The old default stream's wait must not haunt the new session.
+    rt.synchronize_device().unwrap();
 }
 
 #[test]

@@ -144,3 +144,59 @@ fn copies_within_one_buffer_are_validated_like_any_copy() {
     rt.memcpy_within(&mut buf, 0, 64, 0, 0, 99).unwrap();
     assert!(buf.iter().all(|&b| b == 1), "rejected copies wrote nothing");
 }
+
+#[test]
+fn a_large_pageable_upload_returns_without_waiting_for_earlier_tasks() {
+    let (rt, dev, s) = setup();
+    let mut flag = Addr::NULL;
+    rt.malloc(Some(&mut flag), 8, malloc_policy::NORMAL_ONLY)
+        .unwrap();
+    rt.memset(flag, 8, 0, 8).unwrap();
+    // The stream is blocked until the host releases it, after the copy call.
+    rt.value_wait(flag, 1, wait_flag::EQ, s).unwrap();
+    let data = pattern(BIG, 4);
+    rt.memcpy_async(MemDst::Addr(dev), BIG, MemSrc::Host(&data), BIG, 1, s)
+        .unwrap();
+    drop(data); // the source was read at the call
+    let mut state = 0;
+    rt.stream_query(s, Some(&mut state)).unwrap();
+    assert_eq!(
+        state,
+        stream_status::NOT_READY,
+        "the copy waits behind the value wait"
+    );
+    rt.value_write(flag, 1, 0, RawStream::NULL).unwrap();
+    rt.synchronize_stream(s).unwrap();
+    let mut back = vec![0u8; BIG];
+    rt.memcpy(MemDst::Host(&mut back), BIG, MemSrc::Addr(dev), BIG, 2)
+        .unwrap();
+    assert!(back == pattern(BIG, 4));
+}
+
+#[test]
+fn pageable_memory_on_a_persistent_stream_is_rejected() {
+    let (rt, dev, _) = setup();
+    let mut s = RawStream::NULL;
+    rt.create_stream_with_config(Some(&mut s), 0, stream_flag::PERSISTENT)
+        .unwrap();
+    let mut host = vec![0u8; 64];
+    let e = rt
+        .memcpy_async(MemDst::Host(&mut host), 64, MemSrc::Addr(dev), 64, 2, s)
+        .unwrap_err();
+    assert_eq!(e.code(), 107000, "{e}");
+    let e = rt
+        .memcpy_async(MemDst::Addr(dev), 64, MemSrc::Host(&host), 64, 1, s)
+        .unwrap_err();
+    assert_eq!(e.code(), 107000, "{e}");
+    assert_eq!(
+        rt.memcpy_async_within(&mut host, 0, 32, 8, 32, 0, s)
+            .unwrap_err()
+            .code(),
+        107000
+    );
+    // Page-locked memory is fine there.
+    let mut pinned = Addr::NULL;
+    rt.malloc_host(Some(&mut pinned), 64).unwrap();
+    rt.memcpy_async(MemDst::Addr(pinned), 64, MemSrc::Addr(dev), 64, 2, s)
+        .unwrap();
+}

@@ -9,11 +9,15 @@
 
 mod common;
 
+use std::sync::Arc;
+use std::time::Duration;
+
 use ascend_rt::raw_types::{
-    cmo_type, malloc_policy, memcpy_kind, stream_flag, wait_flag, Addr, RawBarrierCmoInfo,
-    RawBarrierTaskInfo, RawEvent, RawModel, RawStream,
+    cmo_type, malloc_policy, memcpy_kind, model_stream_flag, stream_flag, wait_flag, Addr,
+    RawBarrierCmoInfo, RawBarrierTaskInfo, RawContext, RawEvent, RawModel, RawStream,
 };
 use ascend_rt::{MemDst, MemSrc, MsgCode, Runtime};
+use ascend_sim::{OnStall, SimConfig};
 use common::*;
 
 /// Chips where CmoAsync, GetDescSize, SetDesc, AsyncWithDesc, ValueWrite, ValueWait pass
@@ -63,6 +67,17 @@ fn bad_streams(r: &Runtime) -> Vec<RawStream> {
 #[track_caller]
 fn assert_no_recent(r: &Runtime) {
     assert_eq!(r.get_recent_err_msg(), None);
+}
+
+/// A runtime over the simulator of `soc` (no device set) whose stalls fail after a short
+/// grace instead of hanging the test.
+fn rt_failing_stalls(soc: &str) -> Arc<Runtime> {
+    let cfg = SimConfig {
+        on_stall: OnStall::Error,
+        watchdog_grace: Duration::from_secs(2),
+        ..SimConfig::default()
+    };
+    Arc::new(Runtime::sim_with(soc, cfg).unwrap())
 }
 
 // =============================================================================================
@@ -116,6 +131,28 @@ fn t5_1_row4_cmo_type_out_of_range_is_207000_before_the_stream_check() {
             assert_err(r.cmo_async(p, 64, t, GARBAGE), 207000, None);
         }
     }
+}
+
+#[test]
+fn cmo_async_feature_rejections_are_not_stored_as_the_last_error() {
+    let r = rt_failing_stalls("Ascend310B1");
+    r.set_device(0).unwrap();
+    assert_eq!(
+        r.cmo_async(Addr(0x1000), 64, cmo_type::PREFETCH, RawStream::NULL)
+            .unwrap_err()
+            .code(),
+        207000
+    );
+    assert_eq!(r.get_last_error(0).unwrap(), 0, "§5.1 row 3: warning only");
+    let a2 = rt_failing_stalls("Ascend910B1");
+    a2.set_device(0).unwrap();
+    assert_eq!(
+        a2.cmo_async(Addr(0x1000), 64, 7, RawStream::NULL)
+            .unwrap_err()
+            .code(),
+        207000
+    );
+    assert_eq!(a2.get_last_error(0).unwrap(), 0, "§5.1 row 4: warning only");
 }
 
 #[test]
@@ -210,6 +247,19 @@ fn t5_1_success_all_four_types_null_plain_and_persistent_streams_and_wrapping_si
         ok(r.cmo_async(p, usize::MAX, cmo_type::PREFETCH, s2));
         ok(r.cmo_async(UNREGISTERED, 64, cmo_type::PREFETCH, s2));
     }
+}
+
+#[test]
+fn a_cmo_of_4_gib_or_more_passes_validation_and_wraps_in_the_simulator() {
+    let rt = rt_failing_stalls("Ascend910B1");
+    rt.set_device(0).unwrap();
+    let mut buf = Addr::NULL;
+    rt.malloc(Some(&mut buf), 64, malloc_policy::NORMAL_ONLY)
+        .unwrap();
+    // Exactly 4 GiB narrows to a length of 0 (cann-api-facts §5.1 size handling).
+    rt.cmo_async(buf, 1 << 32, cmo_type::PREFETCH, RawStream::NULL)
+        .unwrap();
+    rt.synchronize_stream(RawStream::NULL).unwrap();
 }
 
 // =============================================================================================
@@ -496,6 +546,39 @@ fn t5_3_row11_stream_not_in_model_is_507000() {
             None,
         );
     }
+}
+
+#[test]
+fn a_wait_barrier_after_its_models_context_is_destroyed_is_an_error_not_a_panic() {
+    let rt = rt_failing_stalls("Ascend310B1");
+    rt.set_device(0).unwrap();
+    let mut buf = Addr::NULL;
+    rt.malloc(Some(&mut buf), 64, malloc_policy::NORMAL_ONLY)
+        .unwrap();
+    let mut s = RawStream::NULL;
+    rt.create_stream_with_config(Some(&mut s), 0, stream_flag::PERSISTENT)
+        .unwrap();
+    let mut ctx = RawContext::default();
+    rt.create_context(Some(&mut ctx), 0).unwrap();
+    let mut model = RawModel::default();
+    rt.mdl_ri_build_begin(Some(&mut model), 0).unwrap();
+    rt.mdl_ri_bind_stream(model, s, model_stream_flag::HEAD)
+        .unwrap();
+    rt.destroy_context(ctx).unwrap();
+    // Back in the default context, where the stream lives: its model is gone.
+    let mut default_ctx = RawContext::default();
+    rt.set_device(0).unwrap();
+    rt.get_current_context(Some(&mut default_ctx)).unwrap();
+    let mut info = RawBarrierTaskInfo {
+        barrier_num: 1,
+        ..Default::default()
+    };
+    info.cmo_info[0] = RawBarrierCmoInfo {
+        cmo_type: cmo_type::INVALID,
+        barrier_id: 1,
+    };
+    let err = rt.cmo_wait_barrier(Some(&info), s, 0).unwrap_err();
+    assert_eq!(err.code(), 507000, "the stream is no longer bound: {err}");
 }
 
 #[test]
@@ -1586,6 +1669,15 @@ fn t7_3_free_null_is_100000_and_host_malloc_rules() {
         Some(MsgCode::EH0007),
     );
     assert_err(r.free_host(Addr::NULL), 100000, Some(MsgCode::EH0008));
+}
+
+#[test]
+fn a_huge_host_allocation_is_207001_not_an_abort() {
+    let rt = rt_failing_stalls("Ascend910B1");
+    rt.set_device(0).unwrap();
+    let mut host = Addr::NULL;
+    let err = rt.malloc_host(Some(&mut host), usize::MAX / 2).unwrap_err();
+    assert_eq!(err.code(), 207001, "{err}");
 }
 
 #[test]

@@ -1,5 +1,5 @@
 //! The process-wide runtime the C API works on, created on first use from the environment,
-//! and the run report written at `aclFinalize` or at exit.
+//! and the run report written at every `aclFinalize` and at exit.
 
 use std::sync::{Mutex, OnceLock};
 
@@ -8,7 +8,8 @@ use ascend_rt::Runtime;
 use crate::settings::Settings;
 
 static RUNTIME: OnceLock<Result<Runtime, String>> = OnceLock::new();
-static REPORT_WRITTEN: Mutex<bool> = Mutex::new(false);
+/// Serialises writers of the report files (a finalize on one thread, exit on another).
+static REPORT_WRITER: Mutex<()> = Mutex::new(());
 
 extern "C" fn write_report_at_exit() {
     write_report();
@@ -61,12 +62,11 @@ pub fn runtime() -> Result<&'static Runtime, &'static str> {
 type Output = fn(&Runtime) -> Option<String>;
 
 /// Writes the run report to `ASCEND_SIM_REPORT` and the Chrome trace to `ASCEND_SIM_TRACE`
-/// (each only if set), once.
+/// (each only if set), with everything simulated so far. `aclFinalize` releases nothing and a
+/// program may go on after it, so the files are written at every `aclFinalize` and again at
+/// exit, each time complete.
 pub fn write_report() {
-    let mut written = REPORT_WRITTEN.lock().unwrap_or_else(|p| p.into_inner());
-    if *written {
-        return;
-    }
+    let _writer = REPORT_WRITER.lock().unwrap_or_else(|p| p.into_inner());
     let Some(Ok(rt)) = RUNTIME.get() else {
         return;
     };
@@ -84,5 +84,4 @@ pub fn write_report() {
             }
         }
     }
-    *written = true;
 }

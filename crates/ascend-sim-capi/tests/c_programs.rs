@@ -320,3 +320,17 @@ fn after_a_stall_the_recent_error_message_is_the_watchdogs_explanation() {
         "{stdout}"
     );
 }
+
+#[test]
+fn work_after_acl_finalize_reaches_the_report_written_at_exit() {
+    let Some(exe) = build("report_after_finalize.c", false) else {
+        return;
+    };
+    let report = exe.with_file_name("report.json");
+    run(&exe, &[("ASCEND_SIM_REPORT", report.to_str().unwrap())]);
+    let json = std::fs::read_to_string(&report).expect("report written");
+    assert!(
+        json.contains("ValueWrite"),
+        "the report lacks the work after aclFinalize: {json}"
+    );
+}

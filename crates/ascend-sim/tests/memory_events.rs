@@ -1,6 +1,9 @@
-//! Copies, bounds checks, faults, events, determinism, lazily backed memory.
+//! Copies (huge and overlapping ones included), bounds checks, faults, events, determinism,
+//! lazily backed memory, allocation speed and placement.
 
 mod common;
+
+use std::time::{Duration, Instant};
 
 use ascend_sim::*;
 use common::*;
@@ -286,4 +289,154 @@ fn a_copy_of_filled_memory_between_buffers_at_different_page_offsets_stays_unifo
     assert!(s.backing_bytes() <= 8 * page, "{}", s.backing_bytes());
     s.read(c + len / 4, &mut probe).unwrap();
     assert_eq!(probe, [0x5A; 16]);
+}
+
+// ----- huge and overlapping device copies -----
+
+#[test]
+fn memcpy_with_a_huge_length_faults_without_allocating() {
+    let s = sim();
+    let st = s.create_stream(0, 0, false).unwrap();
+    let d = s.malloc(0, 64).unwrap();
+    let hb = host_buf(vec![0u8; 64]);
+    let tasks = [
+        (Loc::Device(d), Loc::Device(0x1234)),
+        (Loc::Device(d), Loc::Device(d)),
+        (
+            Loc::Host {
+                buf: hb.clone(),
+                offset: 0,
+            },
+            Loc::Device(d),
+        ),
+        (
+            Loc::Device(d),
+            Loc::Host {
+                buf: hb.clone(),
+                offset: 0,
+            },
+        ),
+    ];
+    for (dst, src) in tasks {
+        let copy = TaskKind::Memcpy {
+            dst,
+            src,
+            len: u64::MAX,
+        };
+        s.submit(st, copy).unwrap();
+        let r = s.synchronize_stream(st, None);
+        assert!(matches!(r, Err(SimError::TaskFault(_))), "{r:?}");
+    }
+}
+
+#[test]
+fn device_copies_across_pages_behave_as_memmove() {
+    let s = sim();
+    let len = 300_000u64;
+    let a = s.malloc(0, len).unwrap();
+    let data: Vec<u8> = (0..len).map(|i| (i * 7 % 251) as u8).collect();
+    s.write(a, &data).unwrap();
+    let mut shadow = data.clone();
+    let st = s.create_stream(0, 0, false).unwrap();
+    // Forward-overlapping, backward-overlapping and page-aligned copies.
+    for (dst, src, n) in [
+        (1000u64, 70_000u64, 150_000u64),
+        (80_000, 3, 200_000),
+        (0, 131_072, 131_072),
+    ] {
+        let copy = TaskKind::Memcpy {
+            dst: Loc::Device(a + dst),
+            src: Loc::Device(a + src),
+            len: n,
+        };
+        s.submit(st, copy).unwrap();
+        shadow.copy_within(src as usize..(src + n) as usize, dst as usize);
+    }
+    s.synchronize_stream(st, None).unwrap();
+    let mut out = vec![0u8; len as usize];
+    s.read(a, &mut out).unwrap();
+    assert!(out == shadow);
+}
+
+// ----- lazy backing -----
+
+#[test]
+fn a_gib_fill_costs_no_backing_until_partly_written() {
+    let s = sim();
+    let len = 1u64 << 30;
+    let a = s.malloc(0, len).unwrap();
+    let st = s.create_stream(0, 0, false).unwrap();
+    let memset = TaskKind::Memset {
+        addr: a,
+        value: 0x3C,
+        len,
+    };
+    s.submit(st, memset).unwrap();
+    s.synchronize_stream(st, None).unwrap();
+    s.fill(a + 100, 0x11, len - 200).unwrap();
+    let page = s.chip().memory.backing_page_bytes;
+    assert!(s.backing_bytes() <= 2 * page, "{}", s.backing_bytes());
+    let mut b = [0u8; 4];
+    s.read(a + 98, &mut b).unwrap();
+    assert_eq!(b, [0x3C, 0x3C, 0x11, 0x11]);
+    s.read(a + len / 2, &mut b).unwrap();
+    assert_eq!(b, [0x11; 4]);
+    // A partial write materialises one page; the rest still reads as filled.
+    write_u64(&s, a + len / 2 + 8, 5);
+    assert!(s.backing_bytes() <= 3 * page);
+    assert_eq!(read_u64(&s, a + len / 2 + 8), 5);
+    assert_eq!(read_u64(&s, a + len / 2), 0x1111_1111_1111_1111);
+    assert_eq!(read_u64(&s, a + len / 2 + 16), 0x1111_1111_1111_1111);
+    // A copy of filled pages stays uniform.
+    let b2 = s.malloc(0, len / 4).unwrap();
+    s.copy(b2, a + len / 2, len / 4).unwrap();
+    assert!(s.backing_bytes() <= 5 * page);
+    assert_eq!(read_u64(&s, b2 + 8), 5);
+    assert_eq!(read_u64(&s, b2 + len / 8), 0x1111_1111_1111_1111);
+    s.free(0, a).unwrap();
+    s.free(0, b2).unwrap();
+    assert_eq!(s.backing_bytes(), 0);
+}
+
+#[test]
+fn pages_no_live_allocation_overlaps_are_released() {
+    let s = sim();
+    let v: Vec<_> = (0..100)
+        .map(|_| {
+            let a = s.malloc(0, 512).unwrap();
+            write_u64(&s, a, 1);
+            a
+        })
+        .collect();
+    assert!(s.backing_bytes() > 0);
+    // Freeing one of a page's allocations keeps the page for the others.
+    s.free(0, v[1]).unwrap();
+    assert_eq!(read_u64(&s, v[0]), 1);
+    assert_eq!(read_u64(&s, v[2]), 1);
+    for (i, &a) in v.iter().enumerate() {
+        if i != 1 {
+            s.free(0, a).unwrap();
+        }
+    }
+    assert_eq!(s.backing_bytes(), 0);
+}
+
+// ----- allocation speed and placement -----
+
+#[test]
+fn many_allocations_are_fast_and_first_fit() {
+    let s = sim();
+    let t = Instant::now();
+    let v: Vec<_> = (0..40_000).map(|_| s.malloc(0, 64).unwrap()).collect();
+    // Generous for unoptimised builds; a release build takes a few ms.
+    assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
+    let align = s.chip().memory.base_alignment;
+    assert!(v.windows(2).all(|w| w[1] == w[0] + align));
+    // Holes are refilled lowest first; a request too big for a hole goes past it.
+    s.free(0, v[10]).unwrap();
+    s.free(0, v[11]).unwrap();
+    s.free(0, v[20]).unwrap();
+    assert_eq!(s.malloc(0, 2 * align).unwrap(), v[10]);
+    assert_eq!(s.malloc(0, 1).unwrap(), v[20]);
+    assert_eq!(s.malloc(0, 1).unwrap(), v[39_999] + align);
 }

@@ -1,4 +1,5 @@
-//! Queue capacity, model running instances, barrier ids.
+//! Queue capacity, model running instances (their faults, timeouts and event order),
+//! persistent streams, barrier ids.
 
 mod common;
 
@@ -211,4 +212,172 @@ fn barrier_waits_for_outstanding_invalid_cmos() {
     assert_eq!(read_u64(&sim, a), 1);
     // A barrier on an id with nothing outstanding passes at once.
     sim.destroy_model(m).unwrap();
+}
+
+// ----- faults and timeouts inside a model -----
+
+/// A model whose one task faults (a value write to freed memory).
+fn faulting_model(s: &Sim) -> (ModelId, StreamId) {
+    let a = s.malloc(0, 64).unwrap();
+    let ps = s.create_stream(0, 0, true).unwrap();
+    let m = s.create_model(0).unwrap();
+    s.bind_stream(m, ps).unwrap();
+    s.submit(ps, TaskKind::ValueWrite { addr: a, value: 1 })
+        .unwrap();
+    s.free(0, a).unwrap();
+    (m, ps)
+}
+
+#[test]
+fn model_async_fault_is_reported_at_the_run_streams_synchronize() {
+    let s = sim();
+    let (m, ps) = faulting_model(&s);
+    let st = s.create_stream(0, 0, false).unwrap();
+    s.execute_model_async(m, st).unwrap();
+    let r = s.synchronize_stream(st, None);
+    assert!(matches!(r, Err(SimError::TaskFault(_))), "{r:?}");
+    // Reported once: the next synchronize of either stream is clean.
+    s.synchronize_stream(st, None).unwrap();
+    s.synchronize_stream(ps, None).unwrap();
+    s.synchronize_device(0, None).unwrap();
+    assert_eq!(s.report().faults.len(), 1);
+}
+
+#[test]
+fn model_sync_fault_is_reported_by_execute_model_once() {
+    let s = sim();
+    let (m, _) = faulting_model(&s);
+    assert!(matches!(
+        s.execute_model(m, None),
+        Err(SimError::TaskFault(_))
+    ));
+    // A second run faults again (its own fault), and nothing is left over afterwards.
+    assert!(matches!(
+        s.execute_model(m, None),
+        Err(SimError::TaskFault(_))
+    ));
+    s.synchronize_device(0, None).unwrap();
+}
+
+#[test]
+fn model_notify_timeout_is_a_task_timeout_at_the_run_stream() {
+    let s = sim();
+    let n = s.create_notify(0).unwrap();
+    let ps = s.create_stream(0, 0, true).unwrap();
+    let m = s.create_model(0).unwrap();
+    s.bind_stream(m, ps).unwrap();
+    let wait = TaskKind::NotifyWait {
+        notify: n,
+        timeout_ms: Some(1),
+    };
+    s.submit(ps, wait).unwrap();
+    let st = s.create_stream(0, 0, false).unwrap();
+    s.execute_model_async(m, st).unwrap();
+    let r = s.synchronize_stream(st, None);
+    assert!(matches!(r, Err(SimError::TaskTimeout(_))), "{r:?}");
+    assert!(matches!(
+        s.execute_model(m, None),
+        Err(SimError::TaskTimeout(_))
+    ));
+}
+
+// ----- event order inside a model -----
+
+#[test]
+fn model_wait_then_record_of_one_event_on_one_stream_runs() {
+    let s = sim_with(strict);
+    let e = s.create_event(0).unwrap();
+    let st = s.create_stream(0, 0, false).unwrap();
+    s.submit(st, TaskKind::EventRecord(e)).unwrap();
+    s.synchronize_stream(st, None).unwrap();
+    let ps = s.create_stream(0, 0, true).unwrap();
+    let m = s.create_model(0).unwrap();
+    s.bind_stream(m, ps).unwrap();
+    s.submit(ps, TaskKind::EventWait(e)).unwrap();
+    s.submit(ps, TaskKind::EventRecord(e)).unwrap();
+    s.execute_model(m, None).unwrap();
+    // The second run waits for the first run's record.
+    s.execute_model(m, None).unwrap();
+    let st2 = s.create_stream(0, 0, false).unwrap();
+    s.execute_model_async(m, st2).unwrap();
+    s.execute_model_async(m, st2).unwrap();
+    s.synchronize_stream(st2, None).unwrap();
+}
+
+#[test]
+fn model_wait_waits_for_a_record_submitted_before_it_on_another_stream() {
+    // Stream A is bound first but its wait is submitted after B's record: the wait is for
+    // B's record of the same run (submission order), not for an older one.
+    let s = sim_with(strict);
+    let a = s.malloc(0, 64).unwrap();
+    write_u64(&s, a, 0);
+    let e = s.create_event(0).unwrap();
+    let (pa, pb) = (
+        s.create_stream(0, 0, true).unwrap(),
+        s.create_stream(0, 0, true).unwrap(),
+    );
+    let m = s.create_model(0).unwrap();
+    s.bind_stream(m, pa).unwrap();
+    s.bind_stream(m, pb).unwrap();
+    let memset = TaskKind::Memset {
+        addr: a,
+        value: 9,
+        len: 64,
+    };
+    s.submit(pb, memset).unwrap();
+    s.submit(pb, TaskKind::EventRecord(e)).unwrap();
+    s.submit(pa, TaskKind::EventWait(e)).unwrap();
+    let write = TaskKind::ValueWrite {
+        addr: a + 8,
+        value: 1,
+    };
+    s.submit(pa, write).unwrap();
+    s.execute_model(m, None).unwrap();
+    assert_eq!(read_u64(&s, a + 8), 1);
+    assert_eq!(read_u64(&s, a), 0x0909_0909_0909_0909);
+    let r = s.report();
+    let span = |kind: &str| {
+        r.timeline
+            .iter()
+            .filter(|t| t.kind == kind)
+            .map(|t| (t.start_ns, t.end_ns))
+            .next()
+            .unwrap()
+    };
+    assert!(span("ValueWrite").0 >= span("EventRecord").1);
+}
+
+// ----- persistent streams -----
+
+#[test]
+fn synchronize_of_any_persistent_stream_returns_at_once() {
+    let s = sim_with(strict);
+    let a = s.malloc(0, 64).unwrap();
+    write_u64(&s, a, 0);
+    let ps = s.create_stream(0, 0, true).unwrap();
+    let wait = TaskKind::ValueWait {
+        addr: a,
+        value: 1,
+        mode: WaitMode::Eq,
+    };
+    // Unbound: the task runs directly (and blocks), the synchronize does not wait for it.
+    s.submit(ps, wait).unwrap();
+    s.synchronize_stream(ps, None).unwrap();
+    assert!(!s.stream_idle(ps).unwrap());
+    write_u64(&s, a, 1);
+    s.synchronize_device(0, None).unwrap();
+    // Its faults surface at the device's synchronize.
+    s.submit(
+        ps,
+        TaskKind::ValueWrite {
+            addr: 0x1234,
+            value: 1,
+        },
+    )
+    .unwrap();
+    s.synchronize_stream(ps, None).unwrap();
+    assert!(matches!(
+        s.synchronize_device(0, None),
+        Err(SimError::TaskFault(_))
+    ));
 }

@@ -1,4 +1,5 @@
-//! Value write / value wait through the host API: compare modes, threads, watchdog, timeouts.
+//! Value write / value wait through the host API: compare modes, threads, watchdog, timeouts,
+//! frees under a wait.
 
 mod common;
 
@@ -295,4 +296,25 @@ fn wait_on_freed_memory_faults_once() {
         "{e}"
     );
     sim.synchronize_stream(s, None).unwrap();
+}
+
+#[test]
+fn free_under_a_parked_value_wait_faults_it() {
+    let s = sim_with(strict);
+    let a = s.malloc(0, 64).unwrap();
+    write_u64(&s, a, 0);
+    let st = s.create_stream(0, 0, false).unwrap();
+    let wait = TaskKind::ValueWait {
+        addr: a,
+        value: 1,
+        mode: WaitMode::Eq,
+    };
+    s.submit(st, wait).unwrap();
+    s.charge_host(100_000);
+    s.free(0, a).unwrap();
+    let r = s.synchronize_stream(st, None);
+    match r {
+        Err(SimError::TaskFault(m)) => assert!(m.contains("freed"), "{m}"),
+        other => panic!("expected a fault, got {other:?}"),
+    }
 }

@@ -316,8 +316,9 @@ pub trait Backend: Send + Sync + Debug {
     /// Writes a CMO descriptor (`aclrtCmoSetDesc`) for `src`/`size` at `desc`.
     fn cmo_set_desc(&self, desc: u64, src: u64, size: u64) -> AclResult<()>;
 
-    // ----- Added for the supporting calls (issue 4). Each has a default so that a backend
-    // written before them still compiles; a backend overrides the ones it supports. -----
+    // ----- What the supporting calls need: contexts, notifies, event timestamps, address
+    // diagnostics and the simulator's reports. Each has a default so that a backend without
+    // them still compiles; a backend overrides the ones it supports. -----
 
     /// `aclrtCreateContext`: opens an explicit context on `device` and returns the backend
     /// handle of its default stream. The default creates a plain stream.

@@ -106,6 +106,21 @@ impl Runtime {
     pub fn set_device(&self, device: i32) -> AclResult<()> {
         self.call(|| {
             let dev = self.check_device_id("aclrtSetDevice", device)?;
+            // A device already open only gains a reference. Opening one waits for a release of
+            // it in progress to finish, so the backend never sees them interleave.
+            {
+                let mut st = self.lock();
+                if let Some(rec) = st.devices.get_mut(&dev).filter(|r| r.refcount > 0) {
+                    rec.refcount += 1;
+                    let ctx = rec.ctx;
+                    st.current.insert(Self::thread(), ctx);
+                    return Ok(());
+                }
+            }
+            let _lifecycle = self
+                .device_lifecycle
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
             let mut st = self.lock();
             let ctx = match st.devices.get_mut(&dev) {
                 Some(rec) if rec.refcount > 0 => {
@@ -137,6 +152,13 @@ impl Runtime {
 
     fn reset_device_inner(&self, api: &str, device: i32, force: bool) -> AclResult<()> {
         let dev = self.check_device_id(api, device)?;
+        // The whole release (bookkeeping, the backend's objects, closing the device) happens
+        // under the device lifecycle lock: an aclrtSetDevice of another thread meanwhile opens
+        // the device afresh only after the backend has closed it.
+        let _lifecycle = self
+            .device_lifecycle
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
         let mut st = self.lock();
         let rec = match st.devices.get_mut(&dev) {
             Some(rec) if rec.refcount > 0 => rec,

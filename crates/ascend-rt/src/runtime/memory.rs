@@ -12,7 +12,7 @@ use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
 use super::state::{Alloc, AllocKind, Location};
-use super::Runtime;
+use super::{Runtime, StreamRec};
 use crate::backend::{AsyncLoc, BHandle, HostBuf, SyncDst, SyncSrc, Task};
 use crate::error::{fail, AclResult};
 use crate::raw_types::{malloc_policy, Addr, RawStream};
@@ -131,6 +131,23 @@ fn staging_ranges(len: usize, backwards: bool) -> impl Iterator<Item = Range<usi
 
 fn locked(buf: &HostBuf) -> std::sync::MutexGuard<'_, Vec<u8>> {
     buf.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// A page-locked copy of pageable bytes for a task to read when it executes; a copy the host
+/// cannot hold is `ACL_ERROR_RT_MEMORY_ALLOCATION` (207001), not an abort.
+fn staged_copy(bytes: &[u8]) -> AclResult<HostBuf> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(bytes.len()).map_err(|e| {
+        fail::plain(
+            crate::error::ErrorCode::RtMemoryAllocation,
+            format!(
+                "aclrtMemcpyAsync: cannot stage {} bytes of pageable host memory: {e}",
+                bytes.len()
+            ),
+        )
+    })?;
+    v.extend_from_slice(bytes);
+    Ok(Arc::new(Mutex::new(v)))
 }
 
 /// What an address is to the runtime: how a C caller's pointer is told apart as device
@@ -271,12 +288,14 @@ impl Runtime {
             if size == 0 {
                 return Err(fail::acl_range(api, "size", 0, "greater than 0"));
             }
-            let mut st = self.lock();
+            // Allocated (and zero-filled) outside the lock; only the entry goes in under it.
+            // No other thread can hold an entry for the new address: aclrtFreeHost forgets an
+            // entry and frees its memory in one step under the lock.
             let buf = self.backend.malloc_host(size)?;
             // The buffer's own heap address names it: it never moves and never aliases a
             // device address (those lie in the simulator's own window).
             let addr = buf.lock().unwrap_or_else(|p| p.into_inner()).as_ptr() as u64;
-            st.allocs.insert(
+            self.lock().allocs.insert(
                 addr,
                 Alloc {
                     len: size as u64,
@@ -457,13 +476,34 @@ impl Runtime {
         count: usize,
         kind: u32,
         stream: RawStream,
-    ) -> AclResult<Option<BHandle>> {
+    ) -> AclResult<Option<StreamRec>> {
         let api = "aclrtMemcpyAsync";
         if !Self::acl_copy_rows(api, dst_null, src_null, count, kind)? {
             return Ok(None);
         }
         count_within(api, count, dest_max, "destMax")?;
-        Ok(Some(self.task_stream(api, stream)?.backend))
+        Ok(Some(self.task_stream(api, stream)?))
+    }
+
+    /// Pageable host memory on a persistent stream: such a stream's tasks run when its model
+    /// runs (or when the device is synchronised), after this call returns, when the pageable
+    /// memory may be gone; only page-locked memory can be named (107000).
+    fn no_pageable_on_persistent(
+        api: &str,
+        rec: &StreamRec,
+        ends: &AsyncEnds<'_>,
+    ) -> AclResult<()> {
+        let pageable = !matches!(ends, AsyncEnds::Locs { .. });
+        if pageable && rec.flags & crate::raw_types::stream_flag::PERSISTENT != 0 {
+            return Err(fail::rt_value(
+                api,
+                "stream",
+                "a persistent stream",
+                "a stream whose tasks run in order with the host: a persistent stream's copy \
+                 runs later, so its host memory must come from aclrtMallocHost, not pageable memory",
+            ));
+        }
+        Ok(())
     }
 
     /// Checks that `[offset, offset+count)` lies inside a pageable buffer of `len` bytes.
@@ -635,7 +675,7 @@ impl Runtime {
             let dst_null = matches!(dst, MemDst::Addr(a) if a.is_null());
             let src_null = matches!(src, MemSrc::Addr(a) if a.is_null());
             let rows = self.memcpy_async_rows(dst_null, src_null, dest_max, count, kind, stream);
-            let Some(backend_stream) = rows? else {
+            let Some(rec) = rows? else {
                 return Ok(());
             };
             let n = count as u64;
@@ -672,7 +712,8 @@ impl Runtime {
                     src: &src[..count],
                 },
             };
-            self.launch_copy(backend_stream, ends, count)
+            Self::no_pageable_on_persistent(api, &rec, &ends)?;
+            self.launch_copy(rec.backend, ends, count)
         })
     }
 
@@ -693,78 +734,67 @@ impl Runtime {
         self.call(|| {
             let api = "aclrtMemcpyAsync";
             let rows = self.memcpy_async_rows(false, false, dest_max, count, kind, stream);
-            let Some(backend_stream) = rows? else {
+            let Some(rec) = rows? else {
                 return Ok(());
             };
             Self::within_buffer(api, "src", src, count, buf.len())?;
             Self::within_buffer(api, "dst", dst, count, buf.len())?;
-            self.launch_copy(backend_stream, AsyncEnds::Within { buf, dst, src }, count)
+            let ends = AsyncEnds::Within { buf, dst, src };
+            Self::no_pageable_on_persistent(api, &rec, &ends)?;
+            self.launch_copy(rec.backend, ends, count)
         })
     }
 
-    /// Enqueues a validated asynchronous copy of `len` bytes. Runtime memory at both ends is
-    /// one task. A pageable end is staged through page-locked chunks of at most
-    /// [`STAGING_CHUNK`] bytes, one task each: the source is read before the call returns and
-    /// a destination is filled before it returns, and the stream is synchronised between
-    /// chunks, so no temporary grows with the caller's count.
+    /// Enqueues a validated asynchronous copy of `len` bytes.
+    ///
+    /// Runtime memory at both ends is one task. A pageable source is read completely before
+    /// the call returns, into one staged copy the task reads when the stream reaches it (as
+    /// CANN stages pageable sources); the call does not wait for the stream, and a staged copy
+    /// the host cannot hold is `ACL_ERROR_RT_MEMORY_ALLOCATION` (207001), not an abort. A
+    /// pageable destination is filled before the call returns: it is moved through page-locked
+    /// chunks of at most [`STAGING_CHUNK`] bytes, one task each, the stream synchronised after
+    /// each, so that no temporary grows with the count.
     fn launch_copy(&self, stream: BHandle, mut ends: AsyncEnds<'_>, len: usize) -> AclResult<()> {
         let copy = |dst, src, n: usize| Task::Memcpy {
             dst,
             src,
             len: n as u64,
         };
-        if let AsyncEnds::Locs { dst, src } = ends {
-            return self.backend.launch(stream, copy(dst, src, len));
+        match ends {
+            AsyncEnds::Locs { dst, src } => {
+                return self.backend.launch(stream, copy(dst, src, len));
+            }
+            AsyncEnds::FromPageable { dst, src } => {
+                let staged = AsyncLoc::Host(staged_copy(src)?, 0);
+                return self.backend.launch(stream, copy(dst, staged, len));
+            }
+            _ => {}
         }
-        let stage = |bytes: &[u8]| AsyncLoc::Host(Arc::new(Mutex::new(bytes.to_vec())), 0);
-        let to_host = matches!(
-            ends,
-            AsyncEnds::ToPageable { .. }
-                | AsyncEnds::BothPageable { .. }
-                | AsyncEnds::Within { .. }
-        );
-        let staging: HostBuf = Arc::new(Mutex::new(if to_host {
-            vec![0u8; len.min(STAGING_CHUNK)]
-        } else {
-            Vec::new()
-        }));
+        let staging: HostBuf = Arc::new(Mutex::new(vec![0u8; len.min(STAGING_CHUNK)]));
         let backwards = matches!(ends, AsyncEnds::Within { dst, src, .. } if dst > src);
         for r in staging_ranges(len, backwards) {
             let n = r.len();
-            let (dst, src) = match &ends {
-                AsyncEnds::Locs { .. } => unreachable!("launched above"),
-                AsyncEnds::FromPageable { dst, src } => {
-                    (dst.advanced(r.start), stage(&src[r.clone()]))
-                }
-                AsyncEnds::ToPageable { src, .. } => {
-                    (AsyncLoc::Host(staging.clone(), 0), src.advanced(r.start))
-                }
-                AsyncEnds::BothPageable { src, .. } => {
-                    (AsyncLoc::Host(staging.clone(), 0), stage(&src[r.clone()]))
-                }
-                AsyncEnds::Within { buf, src, .. } => (
-                    AsyncLoc::Host(staging.clone(), 0),
-                    stage(&buf[src + r.start..src + r.end]),
+            let into_staging = AsyncLoc::Host(staging.clone(), 0);
+            let (src, out) = match &mut ends {
+                AsyncEnds::ToPageable { dst, src } => (src.advanced(r.start), &mut dst[r]),
+                AsyncEnds::BothPageable { dst, src } => (
+                    AsyncLoc::Host(staged_copy(&src[r.clone()])?, 0),
+                    &mut dst[r],
                 ),
+                AsyncEnds::Within { buf, dst, src } => {
+                    let from = staged_copy(&buf[*src + r.start..*src + r.end])?;
+                    (
+                        AsyncLoc::Host(from, 0),
+                        &mut buf[*dst + r.start..*dst + r.end],
+                    )
+                }
+                AsyncEnds::Locs { .. } | AsyncEnds::FromPageable { .. } => {
+                    unreachable!("launched above")
+                }
             };
-            self.backend.launch(stream, copy(dst, src, n))?;
-            let out: Option<&mut [u8]> = match &mut ends {
-                AsyncEnds::ToPageable { dst, .. } | AsyncEnds::BothPageable { dst, .. } => {
-                    Some(&mut dst[r.clone()])
-                }
-                AsyncEnds::Within { buf, dst, .. } => Some(&mut buf[*dst + r.start..*dst + r.end]),
-                _ => None,
-            };
-            match out {
-                Some(out) => {
-                    self.backend.synchronize_stream(stream, None)?;
-                    out.copy_from_slice(&locked(&staging)[..n]);
-                }
-                None if r.end < len => {
-                    self.backend.synchronize_stream(stream, None)?;
-                }
-                None => {}
-            }
+            self.backend.launch(stream, copy(into_staging, src, n))?;
+            self.backend.synchronize_stream(stream, None)?;
+            out.copy_from_slice(&locked(&staging)[..n]);
         }
         Ok(())
     }

@@ -64,6 +64,10 @@ pub struct Runtime {
     backend: Box<dyn Backend>,
     chip: ChipProfile,
     state: Mutex<State>,
+    /// Held while a device is opened (its first `aclrtSetDevice`) or released (its last
+    /// reset), so that opening and releasing one device never interleave; taken before
+    /// `state`, never while holding it.
+    device_lifecycle: Mutex<()>,
     errors: errmsg::ErrorLog,
     options: RuntimeOptions,
 }
@@ -76,6 +80,7 @@ impl Runtime {
             backend,
             chip,
             state: Mutex::new(State::default()),
+            device_lifecycle: Mutex::new(()),
             errors: errmsg::ErrorLog::default(),
             options: RuntimeOptions::default(),
         }

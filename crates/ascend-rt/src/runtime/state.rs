@@ -130,6 +130,9 @@ pub(crate) struct State {
     pub contexts: HashMap<u64, ContextRec>,
     pub current: HashMap<ThreadId, u64>,
     pub streams: HashMap<u64, StreamRec>,
+    /// Streams in a destroy that waits for their tasks: out of `streams`, but still holding
+    /// their device's stream slot (a failed destroy restores them), by handle, with device.
+    pub streams_leaving: HashMap<u64, u32>,
     pub events: HashMap<u64, EventRec>,
     pub notifies: HashMap<u64, NotifyRec>,
     /// Failure mode per stream (`aclrtSetStreamFailureMode`), when set.

@@ -69,7 +69,11 @@ impl Runtime {
     ) -> AclResult<RawStream> {
         let mut st = self.lock();
         let (ctx, device) = Self::current_device(&st, api)?;
-        let on_device = st.streams.values().filter(|s| s.device == device).count();
+        let on_device = st.streams.values().filter(|s| s.device == device).count()
+            + st.streams_leaving
+                .values()
+                .filter(|&&d| d == device)
+                .count();
         if on_device >= self.chip.limits.max_streams as usize {
             return Err(fail::plain(
                 ErrorCode::RtNoStreamResource,
@@ -126,6 +130,7 @@ impl Runtime {
                 ));
             }
             st.streams.remove(&stream.0);
+            st.streams_leaving.insert(stream.0, rec.device);
             let failure_mode = st.failure_modes.remove(&stream.0);
             if let Some(m) = rec.model {
                 if let Some(model) = st.models.get_mut(&m) {
@@ -136,10 +141,13 @@ impl Runtime {
         };
         let (rec, failure_mode) = rec;
         let result = self.backend.destroy_stream(rec.backend, force);
-        if result.is_err() {
+        if result.is_ok() {
+            self.lock().streams_leaving.remove(&stream.0);
+        } else {
             // The backend kept the stream (a wait that failed): it stays usable, as before the
             // call, unless its context or model went away meanwhile.
             let mut st = self.lock();
+            st.streams_leaving.remove(&stream.0);
             if !st.contexts.contains_key(&rec.ctx) {
                 drop(st);
                 if let Err(e) = self.backend.destroy_stream(rec.backend, true) {
