@@ -9,7 +9,7 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use ascend_chips::ChipProfile;
 use ascend_rt::raw_types::*;
 use ascend_rt::Runtime;
-use ascend_sim::{Sim, SimConfig, TaskKind, WaitMode};
+use ascend_sim::{Sim, SimConfig, Task, WaitMode};
 
 const ROUNDS: u64 = 400;
 
@@ -36,20 +36,20 @@ fn sim_pingpong(c: &mut Criterion) {
             for k in base + 1..=base + ROUNDS {
                 sim.submit(
                     a,
-                    TaskKind::ValueWait {
+                    Task::ValueWait {
                         addr: x,
                         value: k,
                         mode: WaitMode::Geq,
                     },
                 )
                 .unwrap();
-                sim.submit(a, TaskKind::ValueWrite { addr: y, value: k })
+                sim.submit(a, Task::ValueWrite { addr: y, value: k })
                     .unwrap();
-                sim.submit(b, TaskKind::ValueWrite { addr: x, value: k })
+                sim.submit(b, Task::ValueWrite { addr: x, value: k })
                     .unwrap();
                 sim.submit(
                     b,
-                    TaskKind::ValueWait {
+                    Task::ValueWait {
                         addr: y,
                         value: k,
                         mode: WaitMode::Geq,

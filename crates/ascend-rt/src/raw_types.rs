@@ -46,14 +46,15 @@ impl RawStream {
 
 /// `aclrtCmoType` values.
 pub mod cmo_type {
+    use ascend_types::CmoType;
     /// `ACL_RT_CMO_TYPE_PREFETCH`.
-    pub const PREFETCH: u32 = 0;
+    pub const PREFETCH: u32 = CmoType::Prefetch as u32;
     /// `ACL_RT_CMO_TYPE_WRITEBACK`.
-    pub const WRITEBACK: u32 = 1;
+    pub const WRITEBACK: u32 = CmoType::Writeback as u32;
     /// `ACL_RT_CMO_TYPE_INVALID`.
-    pub const INVALID: u32 = 2;
+    pub const INVALID: u32 = CmoType::Invalid as u32;
     /// `ACL_RT_CMO_TYPE_FLUSH`.
-    pub const FLUSH: u32 = 3;
+    pub const FLUSH: u32 = CmoType::Flush as u32;
     /// What the ACL layer adds to get the runtime opcode (`RT_CMO_PREFETCH` = 6).
     pub const RT_OPCODE_OFFSET: u32 = 6;
     /// The runtime's reserved opcode (`RT_CMO_RESERVED`), first invalid one.
@@ -65,14 +66,15 @@ pub const CMO_MAX_BARRIER_NUM: usize = 6;
 
 /// `aclrtValueWait` compare flags.
 pub mod wait_flag {
+    use ascend_types::WaitMode;
     /// `ACL_STREAM_WAIT_VALUE_GEQ`.
-    pub const GEQ: u32 = 0;
+    pub const GEQ: u32 = WaitMode::Geq as u32;
     /// `ACL_STREAM_WAIT_VALUE_EQ`.
-    pub const EQ: u32 = 1;
+    pub const EQ: u32 = WaitMode::Eq as u32;
     /// `ACL_STREAM_WAIT_VALUE_AND`.
-    pub const AND: u32 = 2;
+    pub const AND: u32 = WaitMode::And as u32;
     /// `ACL_STREAM_WAIT_VALUE_NOR`.
-    pub const NOR: u32 = 3;
+    pub const NOR: u32 = WaitMode::Nor as u32;
     /// `MEM_WAIT_VALUE_TYPE_MAX`: first invalid flag.
     pub const MAX: u32 = 4;
 }
@@ -105,18 +107,19 @@ pub mod model_stream_flag {
 
 /// `aclrtMemcpyKind` values.
 pub mod memcpy_kind {
+    use ascend_types::MemcpyKind;
     /// `ACL_MEMCPY_HOST_TO_HOST`.
-    pub const HOST_TO_HOST: u32 = 0;
+    pub const HOST_TO_HOST: u32 = MemcpyKind::HostToHost as u32;
     /// `ACL_MEMCPY_HOST_TO_DEVICE`.
-    pub const HOST_TO_DEVICE: u32 = 1;
+    pub const HOST_TO_DEVICE: u32 = MemcpyKind::HostToDevice as u32;
     /// `ACL_MEMCPY_DEVICE_TO_HOST`.
-    pub const DEVICE_TO_HOST: u32 = 2;
+    pub const DEVICE_TO_HOST: u32 = MemcpyKind::DeviceToHost as u32;
     /// `ACL_MEMCPY_DEVICE_TO_DEVICE`.
-    pub const DEVICE_TO_DEVICE: u32 = 3;
+    pub const DEVICE_TO_DEVICE: u32 = MemcpyKind::DeviceToDevice as u32;
     /// `ACL_MEMCPY_DEFAULT`: direction from the addresses.
-    pub const DEFAULT: u32 = 4;
+    pub const DEFAULT: u32 = MemcpyKind::Default as u32;
     /// `ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE`.
-    pub const HOST_TO_BUF_TO_DEVICE: u32 = 5;
+    pub const HOST_TO_BUF_TO_DEVICE: u32 = MemcpyKind::HostToBufToDevice as u32;
     /// `ACL_MEMCPY_INNER_DEVICE_TO_DEVICE` (rejected by aclrtMemcpy).
     pub const INNER_DEVICE_TO_DEVICE: u32 = 6;
     /// `ACL_MEMCPY_INTER_DEVICE_TO_DEVICE` (rejected by aclrtMemcpy).

@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use ascend_chips::ChipProfile;
-use ascend_sim::{Sim, SimConfig, TaskKind, WaitMode};
+use ascend_sim::{Sim, SimConfig, Task, WaitMode};
 
 fn main() {
     let iters: u64 = std::env::args()
@@ -31,15 +31,15 @@ fn main() {
     while i <= iters {
         let end = (i + batch).min(iters + 1);
         for k in i..end {
-            let wait = |addr, value| TaskKind::ValueWait {
+            let wait = |addr, value| Task::ValueWait {
                 addr,
                 value,
                 mode: WaitMode::Geq,
             };
             sim.submit(a, wait(x, k)).expect("submit");
-            sim.submit(a, TaskKind::ValueWrite { addr: y, value: k })
+            sim.submit(a, Task::ValueWrite { addr: y, value: k })
                 .expect("submit");
-            sim.submit(b, TaskKind::ValueWrite { addr: x, value: k })
+            sim.submit(b, Task::ValueWrite { addr: x, value: k })
                 .expect("submit");
             sim.submit(b, wait(y, k)).expect("submit");
         }

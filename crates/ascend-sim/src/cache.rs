@@ -2,12 +2,12 @@
 //! device read and write. The current model ([`NoCache`]) has no effect; a set-associative L2
 //! and per-core data caches plug in here later.
 
-use crate::types::{CmoOp, DevAddr};
+use crate::types::{CmoType, DevAddr};
 
 /// Observes device memory traffic and cache-maintenance operations.
 pub trait CacheModel: Send + std::fmt::Debug {
     /// A cache-maintenance operation on `[addr, addr+len)` completed at `now_ns`.
-    fn on_cmo(&mut self, device: u32, op: CmoOp, addr: DevAddr, len: u64, now_ns: u64) {
+    fn on_cmo(&mut self, device: u32, op: CmoType, addr: DevAddr, len: u64, now_ns: u64) {
         let _ = (device, op, addr, len, now_ns);
     }
     /// A device agent read `[addr, addr+len)` at `now_ns`.

@@ -4,7 +4,7 @@
 use crate::compare;
 use crate::engine::Engine;
 use crate::stream::{work_name, Head, Work};
-use crate::types::{BlockedStream, Diagnosis, TaskKind};
+use crate::types::{BlockedStream, Diagnosis, Task};
 
 impl Engine {
     /// The diagnosis, when nothing is scheduled and some stream is blocked.
@@ -62,11 +62,11 @@ impl Engine {
         self.host_waits.values().map(|w| w.to_string()).collect()
     }
 
-    fn describe_head(&self, s: u32) -> String {
+    fn describe_head(&self, s: u64) -> String {
         let st = &self.streams[&s];
         let task = st.queue.front().expect("non-empty");
         match (&st.head, &task.work) {
-            (Head::Wait(w), Work::User(TaskKind::ValueWait { addr, value, mode })) => {
+            (Head::Wait(w), Work::User(Task::ValueWait { addr, value, mode })) => {
                 let (m, info) = match self.mem.read_u64(*addr) {
                     Ok(x) => x,
                     Err(e) => return format!("value wait on a bad address: {e}"),
@@ -90,12 +90,12 @@ impl Engine {
                     st.head_start
                 )
             }
-            (Head::WaitEvent, Work::User(TaskKind::EventWait(e))) => {
+            (Head::WaitEvent, Work::User(Task::EventWait(e))) => {
                 let seq = task.event_seq.unwrap_or(0);
                 let mut where_ = format!("record #{seq} is not queued on any stream");
                 for (&os, ost) in &self.streams {
                     if let Some(t) = ost.queue.iter().find(|t| {
-                        matches!(t.work, Work::User(TaskKind::EventRecord(_)))
+                        matches!(t.work, Work::User(Task::EventRecord(_)))
                             && t.event_seq == Some(seq)
                     }) {
                         let state = if ost.queue.front().map(|h| h.id) == Some(t.id) {
@@ -108,7 +108,7 @@ impl Engine {
                 }
                 format!("event {} record not yet executed: {where_}", e.0)
             }
-            (Head::WaitBarrier, Work::User(TaskKind::CmoWaitBarrier { barrier_ids })) => {
+            (Head::WaitBarrier, Work::User(Task::CmoWaitBarrier { barrier_ids })) => {
                 let counts: Vec<String> = barrier_ids
                     .iter()
                     .map(|&id| {
@@ -118,14 +118,14 @@ impl Engine {
                     .collect();
                 format!("barrier wait: {}", counts.join(", "))
             }
-            (Head::WaitNotify, Work::User(TaskKind::NotifyWait { notify, .. })) => {
+            (Head::WaitNotify, Work::User(Task::NotifyWait { notify, .. })) => {
                 let recorders: Vec<String> = self
                     .streams
                     .iter()
                     .filter(|(_, o)| {
-                        o.queue.iter().any(|t| {
-                            matches!(&t.work, Work::User(TaskKind::NotifyRecord(x)) if x == notify)
-                        })
+                        o.queue.iter().any(
+                            |t| matches!(&t.work, Work::User(Task::NotifyRecord(x)) if x == notify),
+                        )
                     })
                     .map(|(os, _)| os.to_string())
                     .collect();

@@ -12,8 +12,8 @@ use crate::copy::Pool;
 use crate::memory::Memory;
 use crate::objects::{Event, Instance, Model, Notify};
 use crate::report::ReportData;
-use crate::stream::{Head, Stream, Task, Work};
-use crate::types::{SimConfig, SimError, TaskKind};
+use crate::stream::{Head, QueuedTask, Stream, Work};
+use crate::types::{SimConfig, SimError, Task};
 
 /// The latest simulated time the engine ever reaches (2^62 ns, about 146 years): every
 /// scheduled time and deadline is clamped to it, so that no addition of simulated time can
@@ -33,21 +33,21 @@ pub enum Ev {
     /// The scheduler finished dispatching a stream's head task.
     Dispatched {
         /// Stream.
-        s: u32,
+        s: u64,
         /// Stream generation.
         gen: u64,
     },
     /// A running head task completes.
     Complete {
         /// Stream.
-        s: u32,
+        s: u64,
         /// Stream generation.
         gen: u64,
     },
     /// A value wait's poll read returns.
     Poll {
         /// Stream.
-        s: u32,
+        s: u64,
         /// Stream generation.
         gen: u64,
         /// Check generation.
@@ -56,14 +56,14 @@ pub enum Ev {
     /// A copy job finished its setup and starts moving data.
     SetupDone {
         /// Stream.
-        s: u32,
+        s: u64,
         /// Stream generation.
         gen: u64,
     },
     /// A notify wait's own timeout expires.
     NotifyTimeout {
         /// Stream.
-        s: u32,
+        s: u64,
         /// Stream generation.
         gen: u64,
         /// The waiting task.
@@ -97,33 +97,33 @@ pub struct Engine {
     /// The cache model seam.
     pub cache: Box<dyn CacheModel>,
     /// Streams by id.
-    pub streams: BTreeMap<u32, Stream>,
-    next_stream: u32,
+    pub streams: BTreeMap<u64, Stream>,
+    next_stream: u64,
     /// Events by id.
-    pub events: BTreeMap<u32, Event>,
-    next_event: u32,
+    pub events: BTreeMap<u64, Event>,
+    next_event: u64,
     next_record: u64,
     /// Notifies by id.
-    pub notifies: BTreeMap<u32, Notify>,
-    next_notify: u32,
+    pub notifies: BTreeMap<u64, Notify>,
+    next_notify: u64,
     /// Streams whose head notify wait is blocked on each notify.
-    pub notify_waiters: BTreeMap<u32, BTreeSet<u32>>,
+    pub notify_waiters: BTreeMap<u64, BTreeSet<u64>>,
     /// Models by id.
-    pub models: BTreeMap<u32, Model>,
-    next_model: u32,
+    pub models: BTreeMap<u64, Model>,
+    next_model: u64,
     /// Model instances in flight.
     pub instances: BTreeMap<u64, Instance>,
     next_instance: u64,
     /// Outstanding INVALID CMOs per (model, logical barrier id).
-    pub barriers: BTreeMap<(Option<u32>, u32), u32>,
+    pub barriers: BTreeMap<(Option<u64>, u32), u32>,
     /// Streams whose head value wait watches each 8-byte word.
-    pub watchers: BTreeMap<u64, BTreeSet<u32>>,
+    pub watchers: BTreeMap<u64, BTreeSet<u64>>,
     /// Streams whose head event wait is blocked on each event.
-    pub event_waiters: BTreeMap<u32, BTreeSet<u32>>,
+    pub event_waiters: BTreeMap<u64, BTreeSet<u64>>,
     /// Streams whose head barrier wait is blocked.
-    pub barrier_waiters: BTreeSet<u32>,
+    pub barrier_waiters: BTreeSet<u64>,
     /// Copy-engine jobs in flight: task → stream.
-    pub copy_owner: BTreeMap<u64, u32>,
+    pub copy_owner: BTreeMap<u64, u64>,
     /// Per device: time the task scheduler is free.
     pub sched_free: Vec<u64>,
     /// Per device: scheduler dispatches and busy time.
@@ -282,34 +282,34 @@ impl Engine {
     }
 
     /// The stream `s`, or `Unknown`.
-    pub fn stream(&self, s: u32) -> Result<&Stream, SimError> {
+    pub fn stream(&self, s: u64) -> Result<&Stream, SimError> {
         self.streams.get(&s).ok_or(SimError::Unknown {
             kind: "stream",
-            id: s as u64,
+            id: s,
         })
     }
 
     /// The live event `e`, or `Unknown`.
-    pub fn event(&self, e: u32) -> Result<&Event, SimError> {
+    pub fn event(&self, e: u64) -> Result<&Event, SimError> {
         self.events
             .get(&e)
             .filter(|ev| !ev.destroyed)
             .ok_or(SimError::Unknown {
                 kind: "event",
-                id: e as u64,
+                id: e,
             })
     }
 
     /// The live notify `n`, or `Unknown`.
-    pub fn notify(&self, n: u32) -> Result<&Notify, SimError> {
+    pub fn notify(&self, n: u64) -> Result<&Notify, SimError> {
         self.notifies.get(&n).ok_or(SimError::Unknown {
             kind: "notify",
-            id: n as u64,
+            id: n,
         })
     }
 
     /// Creates a notify.
-    pub fn create_notify(&mut self) -> u32 {
+    pub fn create_notify(&mut self) -> u64 {
         let id = self.next_notify;
         self.next_notify += 1;
         self.notifies.insert(id, Notify::default());
@@ -317,15 +317,15 @@ impl Engine {
     }
 
     /// The live model `m`, or `Unknown`.
-    pub fn model(&self, m: u32) -> Result<&Model, SimError> {
+    pub fn model(&self, m: u64) -> Result<&Model, SimError> {
         self.models.get(&m).ok_or(SimError::Unknown {
             kind: "model",
-            id: m as u64,
+            id: m,
         })
     }
 
     /// Creates a stream.
-    pub fn create_stream(&mut self, device: u32, priority: u32, persistent: bool) -> u32 {
+    pub fn create_stream(&mut self, device: u32, priority: u32, persistent: bool) -> u64 {
         let id = self.next_stream;
         self.next_stream += 1;
         self.streams
@@ -334,7 +334,7 @@ impl Engine {
     }
 
     /// Creates an event.
-    pub fn create_event(&mut self) -> u32 {
+    pub fn create_event(&mut self) -> u64 {
         let id = self.next_event;
         self.next_event += 1;
         self.events.insert(id, Event::default());
@@ -342,7 +342,7 @@ impl Engine {
     }
 
     /// Creates a model.
-    pub fn create_model(&mut self) -> u32 {
+    pub fn create_model(&mut self) -> u64 {
         let id = self.next_model;
         self.next_model += 1;
         self.models.insert(id, Model::default());
@@ -350,7 +350,7 @@ impl Engine {
     }
 
     /// A new record number for event `e` (the host submitted a record).
-    pub fn new_record(&mut self, e: u32) -> Option<u64> {
+    pub fn new_record(&mut self, e: u64) -> Option<u64> {
         let seq = self.next_record;
         let ev = self.events.get_mut(&e)?;
         self.next_record += 1;
@@ -360,9 +360,9 @@ impl Engine {
     }
 
     /// Slots a task takes in its stream's queue.
-    pub fn slots_of(&self, kind: &TaskKind) -> u32 {
+    pub fn slots_of(&self, kind: &Task) -> u32 {
         match kind {
-            TaskKind::ValueWait { .. } => self.chip.limits.value_wait_slots.max(1),
+            Task::ValueWait { .. } => self.chip.limits.value_wait_slots.max(1),
             _ => 1,
         }
     }
@@ -373,7 +373,7 @@ impl Engine {
     }
 
     /// Records a task on a model-bound stream.
-    pub fn record(&mut self, s: u32, kind: TaskKind) -> Result<u64, SimError> {
+    pub fn record(&mut self, s: u64, kind: Task) -> Result<u64, SimError> {
         let slots = self.slots_of(&kind);
         let cap = self.queue_capacity();
         let st = self.streams.get_mut(&s).expect("checked");
@@ -389,15 +389,15 @@ impl Engine {
     }
 
     /// Enqueues a task on a plain stream (room has been checked).
-    pub fn enqueue(&mut self, s: u32, kind: TaskKind) -> u64 {
+    pub fn enqueue(&mut self, s: u64, kind: Task) -> u64 {
         let slots = self.slots_of(&kind);
         let id = self.new_task_id();
         let event_seq = match &kind {
-            TaskKind::EventRecord(e) => self.new_record(e.0),
-            TaskKind::EventWait(e) => self.events.get(&e.0).and_then(|ev| ev.latest),
+            Task::EventRecord(e) => self.new_record(e.0),
+            Task::EventWait(e) => self.events.get(&e.0).and_then(|ev| ev.latest),
             _ => None,
         };
-        let task = Task {
+        let task = QueuedTask {
             id,
             work: Work::User(kind),
             slots,
@@ -411,7 +411,7 @@ impl Engine {
     }
 
     /// Appends a task to a stream's queue and starts it if the stream was idle.
-    pub fn push_task(&mut self, s: u32, task: Task) {
+    pub fn push_task(&mut self, s: u64, task: QueuedTask) {
         let st = self.streams.get_mut(&s).expect("checked");
         st.slots_used += task.slots;
         st.queue.push_back(task);
@@ -422,9 +422,9 @@ impl Engine {
     }
 
     /// Enqueues `execute_model_async`'s marker task on `s`.
-    pub fn enqueue_model_run(&mut self, s: u32, model: u32) -> u64 {
+    pub fn enqueue_model_run(&mut self, s: u64, model: u64) -> u64 {
         let id = self.new_task_id();
-        let task = Task {
+        let task = QueuedTask {
             id,
             work: Work::ModelRun(crate::types::ModelId(model)),
             slots: 1,
@@ -438,7 +438,7 @@ impl Engine {
     }
 
     /// Starts one instance of `model`: copies of all recorded tasks go to their streams.
-    pub fn spawn_instance(&mut self, model: u32, run_stream: Option<u32>) -> u64 {
+    pub fn spawn_instance(&mut self, model: u64, run_stream: Option<u64>) -> u64 {
         let id = self.next_instance;
         self.next_instance += 1;
         let streams = self
@@ -449,7 +449,7 @@ impl Engine {
         // Event records and waits are numbered in the host's submission order across the
         // model's streams: a wait waits for the latest record submitted before it (one of this
         // instance, or an earlier one), never for a record submitted after it.
-        let mut plan: Vec<(u32, TaskKind, u64)> = Vec::new();
+        let mut plan: Vec<(u64, Task, u64)> = Vec::new();
         for &s in &streams {
             if let Some(st) = self.streams.get(&s) {
                 plan.extend(st.recorded.iter().map(|(k, _, id)| (s, k.clone(), *id)));
@@ -460,8 +460,8 @@ impl Engine {
         let mut seqs: Vec<Option<u64>> = vec![None; plan.len()];
         for i in order {
             seqs[i] = match &plan[i].1 {
-                TaskKind::EventRecord(e) => self.new_record(e.0),
-                TaskKind::EventWait(e) => self.events.get(&e.0).and_then(|ev| ev.latest),
+                Task::EventRecord(e) => self.new_record(e.0),
+                Task::EventWait(e) => self.events.get(&e.0).and_then(|ev| ev.latest),
                 _ => None,
             };
         }
@@ -476,7 +476,7 @@ impl Engine {
             },
         );
         for ((s, kind, _), event_seq) in plan.into_iter().zip(seqs) {
-            let task = Task {
+            let task = QueuedTask {
                 id: self.new_task_id(),
                 work: Work::User(kind),
                 slots: 0,
@@ -491,7 +491,7 @@ impl Engine {
     }
 
     /// Drops every task of a stream (force destroy), settling the bookkeeping they hold.
-    pub fn drop_stream(&mut self, s: u32) {
+    pub fn drop_stream(&mut self, s: u64) {
         let Some(mut st) = self.streams.remove(&s) else {
             return;
         };
@@ -529,8 +529,8 @@ impl Engine {
             _ => {}
         }
         for (i, t) in st.queue.iter().enumerate() {
-            if let Work::User(TaskKind::CmoWithBarrier {
-                op: crate::types::CmoOp::Invalid,
+            if let Work::User(Task::CmoWithBarrier {
+                op: crate::types::CmoType::Invalid,
                 barrier_id,
                 ..
             }) = &t.work
@@ -539,7 +539,7 @@ impl Engine {
                     self.barrier_done(t.model, *barrier_id);
                 }
             }
-            if let (Work::User(TaskKind::EventRecord(e)), Some(seq)) = (&t.work, t.event_seq) {
+            if let (Work::User(Task::EventRecord(e)), Some(seq)) = (&t.work, t.event_seq) {
                 self.record_done(e.0, seq, None);
             }
         }

@@ -7,7 +7,7 @@ use crate::engine::{Engine, Ev};
 use crate::memory::Writer;
 use crate::report::{Span, ValueWaitRecord};
 use crate::stream::{work_name, Head, WaitState, Work};
-use crate::types::{CmoOp, Loc, SimError, TaskKind};
+use crate::types::{CmoType, Loc, SimError, Task};
 use crate::value_wait::PassClock;
 
 /// Descriptor field offsets: (len_inner u32, num_outer u16, num_inner u16, src u64).
@@ -62,23 +62,23 @@ impl Engine {
         }
     }
 
-    fn head_is(&self, s: u32, gen: u64, f: impl Fn(&Head) -> bool) -> bool {
+    fn head_is(&self, s: u64, gen: u64, f: impl Fn(&Head) -> bool) -> bool {
         self.streams
             .get(&s)
             .is_some_and(|st| st.gen == gen && f(&st.head))
     }
 
-    fn gen(&self, s: u32) -> u64 {
+    fn gen(&self, s: u64) -> u64 {
         self.streams[&s].gen
     }
 
-    fn head_work(&self, s: u32) -> (u64, Work, Option<u32>, Option<u64>) {
+    fn head_work(&self, s: u64) -> (u64, Work, Option<u64>, Option<u64>) {
         let t = self.streams[&s].queue.front().expect("a head task");
         (t.id, t.work.clone(), t.model, t.event_seq)
     }
 
     /// The head task of `s` goes to the scheduler.
-    pub(crate) fn start_head(&mut self, s: u32) {
+    pub(crate) fn start_head(&mut self, s: u64) {
         let d = self.chip.timing.sqe_dispatch_ns;
         let now = self.now;
         let st = self.streams.get_mut(&s).expect("stream");
@@ -94,14 +94,14 @@ impl Engine {
         self.schedule(start.saturating_add(d), Ev::Dispatched { s, gen });
     }
 
-    fn run_for(&mut self, s: u32, ns: u64) {
+    fn run_for(&mut self, s: u64, ns: u64) {
         let gen = self.gen(s);
         self.streams.get_mut(&s).expect("stream").head = Head::Running;
         let at = self.now.saturating_add(ns);
         self.schedule(at, Ev::Complete { s, gen });
     }
 
-    fn on_dispatched(&mut self, s: u32) {
+    fn on_dispatched(&mut self, s: u64) {
         let (id, work, model, event_seq) = self.head_work(s);
         let t = self.chip.timing;
         let kind = match work {
@@ -118,14 +118,14 @@ impl Engine {
             Work::User(k) => k,
         };
         match kind {
-            TaskKind::ValueWrite { .. } => self.run_for(s, t.value_write_ns),
-            TaskKind::EventRecord(_) => self.run_for(s, t.event_ns),
-            TaskKind::EventReset(_) => self.run_for(s, 0),
-            TaskKind::NotifyRecord(_) => self.run_for(s, t.event_ns),
-            TaskKind::NotifyWait { notify, timeout_ms } => {
+            Task::ValueWrite { .. } => self.run_for(s, t.value_write_ns),
+            Task::EventRecord(_) => self.run_for(s, t.event_ns),
+            Task::EventReset(_) => self.run_for(s, 0),
+            Task::NotifyRecord(_) => self.run_for(s, t.event_ns),
+            Task::NotifyWait { notify, timeout_ms } => {
                 self.dispatch_notify_wait(s, id, notify.0, timeout_ms)
             }
-            TaskKind::EventWait(e) => {
+            Task::EventWait(e) => {
                 let ready = match (event_seq, self.events.get(&e.0)) {
                     (Some(seq), Some(ev)) => ev.done(seq),
                     _ => true,
@@ -137,7 +137,7 @@ impl Engine {
                     self.event_waiters.entry(e.0).or_default().insert(s);
                 }
             }
-            TaskKind::ValueWait { addr, .. } => {
+            Task::ValueWait { addr, .. } => {
                 let clock = PassClock {
                     t0: self.now,
                     dispatch_ns: t.sqe_dispatch_ns,
@@ -156,7 +156,7 @@ impl Engine {
                 self.watchers.entry(addr & !7).or_default().insert(s);
                 self.schedule(first, Ev::Poll { s, gen, check: 1 });
             }
-            TaskKind::CmoWaitBarrier { barrier_ids } => {
+            Task::CmoWaitBarrier { barrier_ids } => {
                 if self.barriers_clear(model, &barrier_ids) {
                     self.run_for(s, 0);
                 } else {
@@ -167,7 +167,7 @@ impl Engine {
             // Transfers check their ranges when dispatched (and again when they finish, in
             // case memory was freed meanwhile): a bad range faults at once, so no transfer is
             // ever sized by a length that no memory backs.
-            TaskKind::Memcpy { dst, src, len } => {
+            Task::Memcpy { dst, src, len } => {
                 if let Err(e) = self
                     .check_loc(&src, len)
                     .and_then(|()| self.check_loc(&dst, len))
@@ -182,14 +182,14 @@ impl Engine {
                 };
                 self.start_copy(s, 0, link, len, t.dma_setup_ns);
             }
-            TaskKind::Memset { addr, len, .. } => {
+            Task::Memset { addr, len, .. } => {
                 if let Err(e) = self.mem.check(addr, len) {
                     self.complete(s, Some(format!("task {id}: {e}")));
                     return;
                 }
                 self.start_copy(s, 0, Link::Hbm, len, t.dma_setup_ns)
             }
-            TaskKind::Cmo { op, addr, len } => {
+            Task::Cmo { op, addr, len } => {
                 if let Err(e) = self.mem.check(addr, len) {
                     self.complete(s, Some(format!("task {id}: {e}")));
                     return;
@@ -197,7 +197,7 @@ impl Engine {
                 let (engine, link) = self.cmo_route(op);
                 self.start_copy(s, engine, link, len, t.dma_setup_ns);
             }
-            TaskKind::CmoWithBarrier {
+            Task::CmoWithBarrier {
                 op,
                 addr,
                 len,
@@ -207,13 +207,13 @@ impl Engine {
                     self.complete(s, Some(format!("task {id}: {e}")));
                     return;
                 }
-                if op == CmoOp::Invalid {
+                if op == CmoType::Invalid {
                     *self.barriers.entry((model, barrier_id)).or_default() += 1;
                 }
                 let (engine, link) = self.cmo_route(op);
                 self.start_copy(s, engine, link, len, t.dma_setup_ns);
             }
-            TaskKind::CmoWithDesc { desc, op } => match self.read_desc(desc) {
+            Task::CmoWithDesc { desc, op } => match self.read_desc(desc) {
                 Ok((addr, len)) => match self.mem.check(addr, len) {
                     Ok(()) => {
                         let (engine, link) = self.cmo_route(op);
@@ -251,12 +251,12 @@ impl Engine {
         }
     }
 
-    fn cmo_route(&self, op: CmoOp) -> (usize, Link) {
+    fn cmo_route(&self, op: CmoType) -> (usize, Link) {
         let engine = match op {
-            CmoOp::Prefetch | CmoOp::Writeback if self.has_cmo_engine() => 1,
+            CmoType::Prefetch | CmoType::Writeback if self.has_cmo_engine() => 1,
             _ => 0,
         };
-        let link = if op == CmoOp::Invalid {
+        let link = if op == CmoType::Invalid {
             Link::L2
         } else {
             Link::Hbm
@@ -278,7 +278,7 @@ impl Engine {
         Ok((src, len_inner * u16_at(no).max(1) * u16_at(ni).max(1)))
     }
 
-    fn start_copy(&mut self, s: u32, engine: usize, link: Link, bytes: u64, setup: u64) {
+    fn start_copy(&mut self, s: u64, engine: usize, link: Link, bytes: u64, setup: u64) {
         let now = self.now;
         let st = self.streams.get_mut(&s).expect("stream");
         let dev = st.device as usize;
@@ -292,7 +292,7 @@ impl Engine {
         self.schedule(now.saturating_add(setup), Ev::SetupDone { s, gen });
     }
 
-    fn on_setup_done(&mut self, s: u32) {
+    fn on_setup_done(&mut self, s: u64) {
         let now = self.now;
         let (id, ..) = self.head_work(s);
         let st = self.streams.get_mut(&s).expect("stream");
@@ -334,7 +334,7 @@ impl Engine {
     }
 
     /// A copy-engine job moved its bytes: apply its effect and complete it.
-    fn finish_copy(&mut self, s: u32) {
+    fn finish_copy(&mut self, s: u64) {
         let (id, work, model, _) = self.head_work(s);
         let now = self.now;
         let by = Writer::Task {
@@ -345,8 +345,8 @@ impl Engine {
         let Work::User(kind) = work else { return };
         let dev = self.streams[&s].device;
         let result: Result<(), String> = match kind {
-            TaskKind::Memcpy { dst, src, len } => self.do_memcpy(&dst, &src, len, by),
-            TaskKind::Memset { addr, value, len } => {
+            Task::Memcpy { dst, src, len } => self.do_memcpy(&dst, &src, len, by),
+            Task::Memset { addr, value, len } => {
                 let r = self.mem.fill(addr, value, len, by);
                 if r.is_ok() {
                     self.cache.on_write(addr, len, now);
@@ -354,9 +354,9 @@ impl Engine {
                 }
                 r.map_err(|e| e.to_string())
             }
-            TaskKind::Cmo { op, addr, len } | TaskKind::CmoWithBarrier { op, addr, len, .. } => {
-                if let TaskKind::CmoWithBarrier {
-                    op: CmoOp::Invalid,
+            Task::Cmo { op, addr, len } | Task::CmoWithBarrier { op, addr, len, .. } => {
+                if let Task::CmoWithBarrier {
+                    op: CmoType::Invalid,
                     barrier_id,
                     ..
                 } = kind
@@ -365,7 +365,7 @@ impl Engine {
                 }
                 self.cmo_effect(dev, op, addr, len)
             }
-            TaskKind::CmoWithDesc { desc, op } => match self.read_desc(desc) {
+            Task::CmoWithDesc { desc, op } => match self.read_desc(desc) {
                 Ok((addr, len)) => self.cmo_effect(dev, op, addr, len),
                 Err(e) => Err(e.to_string()),
             },
@@ -374,7 +374,7 @@ impl Engine {
         self.complete(s, result.err().map(|e| format!("task {id}: {e}")));
     }
 
-    fn cmo_effect(&mut self, dev: u32, op: CmoOp, addr: u64, len: u64) -> Result<(), String> {
+    fn cmo_effect(&mut self, dev: u32, op: CmoType, addr: u64, len: u64) -> Result<(), String> {
         self.mem.check(addr, len).map_err(|e| e.to_string())?;
         let now = self.now;
         self.cache.on_cmo(dev, op, addr, len, now);
@@ -446,13 +446,13 @@ impl Engine {
         Ok(())
     }
 
-    fn on_complete(&mut self, s: u32) {
+    fn on_complete(&mut self, s: u64) {
         let (id, work, _, event_seq) = self.head_work(s);
         let now = self.now;
         let mut fault = None;
         if let Work::User(kind) = work {
             match kind {
-                TaskKind::ValueWrite { addr, value } => {
+                Task::ValueWrite { addr, value } => {
                     let by = Writer::Task {
                         task: id,
                         stream: s,
@@ -466,17 +466,17 @@ impl Engine {
                         Err(e) => fault = Some(format!("task {id}: value write: {e}")),
                     }
                 }
-                TaskKind::EventRecord(e) => {
+                Task::EventRecord(e) => {
                     if let Some(seq) = event_seq {
                         self.record_done(e.0, seq, Some(now));
                     }
                 }
-                TaskKind::EventReset(e) => {
+                Task::EventReset(e) => {
                     if let Some(ev) = self.events.get_mut(&e.0) {
                         ev.executed = None;
                     }
                 }
-                TaskKind::NotifyRecord(n) => self.notify_set(n.0),
+                Task::NotifyRecord(n) => self.notify_set(n.0),
                 _ => {}
             }
         }
@@ -484,7 +484,7 @@ impl Engine {
     }
 
     /// Record `seq` of event `e` executed at `at` (or was dropped, `None`): wake its waiters.
-    pub(crate) fn record_done(&mut self, e: u32, seq: u64, at: Option<u64>) {
+    pub(crate) fn record_done(&mut self, e: u64, seq: u64, at: Option<u64>) {
         let Some(ev) = self.events.get_mut(&e) else {
             return;
         };
@@ -494,7 +494,7 @@ impl Engine {
                 ev.executed = Some((seq, t));
             }
         }
-        let waiters: Vec<u32> = self
+        let waiters: Vec<u64> = self
             .event_waiters
             .get(&e)
             .map(|w| w.iter().copied().collect())
@@ -531,7 +531,7 @@ impl Engine {
 
     /// A notify wait reaches the scheduler: consume a set notify at once, or block (with the
     /// wait's own timeout scheduled, if it has one).
-    fn dispatch_notify_wait(&mut self, s: u32, task: u64, n: u32, timeout_ms: Option<u64>) {
+    fn dispatch_notify_wait(&mut self, s: u64, task: u64, n: u64, timeout_ms: Option<u64>) {
         let event_ns = self.chip.timing.event_ns;
         if let Some(x) = self.notifies.get_mut(&n).filter(|x| x.set) {
             x.set = false;
@@ -549,7 +549,7 @@ impl Engine {
 
     /// A notify record executed: set the notify and release one waiter (the lowest stream
     /// number), which consumes it.
-    fn notify_set(&mut self, n: u32) {
+    fn notify_set(&mut self, n: u64) {
         let Some(x) = self.notifies.get_mut(&n) else {
             return;
         };
@@ -574,9 +574,9 @@ impl Engine {
     }
 
     /// A blocked notify wait's timeout expired: the task completes with a timeout fault.
-    fn on_notify_timeout(&mut self, s: u32) {
+    fn on_notify_timeout(&mut self, s: u64) {
         let (id, work, ..) = self.head_work(s);
-        let Work::User(TaskKind::NotifyWait { notify, timeout_ms }) = work else {
+        let Work::User(Task::NotifyWait { notify, timeout_ms }) = work else {
             return;
         };
         if let Some(w) = self.notify_waiters.get_mut(&notify.0) {
@@ -593,26 +593,26 @@ impl Engine {
         self.complete_with(s, Some(msg), true);
     }
 
-    fn barriers_clear(&self, model: Option<u32>, ids: &[u32]) -> bool {
+    fn barriers_clear(&self, model: Option<u64>, ids: &[u32]) -> bool {
         ids.iter()
             .all(|&id| self.barriers.get(&(model, id)).copied().unwrap_or(0) == 0)
     }
 
     /// An INVALID CMO carrying `id` completed: decrement and release barrier waits.
-    pub(crate) fn barrier_done(&mut self, model: Option<u32>, id: u32) {
+    pub(crate) fn barrier_done(&mut self, model: Option<u64>, id: u32) {
         if let Some(c) = self.barriers.get_mut(&(model, id)) {
             *c = c.saturating_sub(1);
             if *c == 0 {
                 self.barriers.remove(&(model, id));
             }
         }
-        let waiters: Vec<u32> = self.barrier_waiters.iter().copied().collect();
+        let waiters: Vec<u64> = self.barrier_waiters.iter().copied().collect();
         for s in waiters {
             let Some(st) = self.streams.get(&s) else {
                 continue;
             };
             let Some(t) = st.queue.front() else { continue };
-            if let Work::User(TaskKind::CmoWaitBarrier { barrier_ids }) = &t.work {
+            if let Work::User(Task::CmoWaitBarrier { barrier_ids }) = &t.work {
                 if self.barriers_clear(t.model, barrier_ids) {
                     self.barrier_waiters.remove(&s);
                     self.run_for(s, 0);
@@ -652,9 +652,9 @@ impl Engine {
 
     // ----- value waits -----
 
-    fn on_poll(&mut self, s: u32) {
+    fn on_poll(&mut self, s: u64) {
         let (id, work, ..) = self.head_work(s);
-        let Work::User(TaskKind::ValueWait { addr, value, mode }) = work else {
+        let Work::User(Task::ValueWait { addr, value, mode }) = work else {
             return;
         };
         let geq = self.config.geq;
@@ -701,7 +701,7 @@ impl Engine {
         }
     }
 
-    pub(crate) fn unwatch(&mut self, addr: u64, s: u32) {
+    pub(crate) fn unwatch(&mut self, addr: u64, s: u64) {
         let key = addr & !7;
         if let Some(set) = self.watchers.get_mut(&key) {
             set.remove(&s);
@@ -715,7 +715,7 @@ impl Engine {
     /// value wait watching a word in it.
     pub(crate) fn on_mem_write(&mut self, addr: u64, len: u64) {
         let lo = (addr & !7).saturating_sub(8);
-        let hits: Vec<u32> = self
+        let hits: Vec<u64> = self
             .watchers
             .range(lo..addr.saturating_add(len))
             .filter(|(&w, _)| w + 16 > addr) // an unaligned wait reads into the next word
@@ -749,14 +749,14 @@ impl Engine {
     // ----- completion -----
 
     /// The head task of `s` completes now, with an optional fault.
-    pub(crate) fn complete(&mut self, s: u32, fault: Option<String>) {
+    pub(crate) fn complete(&mut self, s: u64, fault: Option<String>) {
         self.complete_with(s, fault, false);
     }
 
     /// The head task of `s` completes now, with an optional fault that is a task timeout when
     /// `timeout`. A fault of a model instance's task goes to the instance (reported where the
     /// run is synchronized); any other to the stream.
-    pub(crate) fn complete_with(&mut self, s: u32, fault: Option<String>, timeout: bool) {
+    pub(crate) fn complete_with(&mut self, s: u64, fault: Option<String>, timeout: bool) {
         let now = self.now;
         let limit = self.config.max_timeline_entries;
         let Some(st) = self.streams.get_mut(&s) else {

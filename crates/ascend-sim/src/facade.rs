@@ -304,7 +304,8 @@ impl Sim {
 
     /// Enqueues a task. On a model-bound stream the task is recorded into the model instead.
     /// A plain stream whose queue is full blocks the calling host thread until slots free up.
-    pub fn submit(&self, stream: StreamId, task: TaskKind) -> Result<TaskId, SimError> {
+    pub fn submit(&self, stream: StreamId, task: Task) -> Result<TaskId, SimError> {
+        let task = narrow_cmo_length(task);
         let s = stream.0;
         let mut g = self.lock();
         if g.stream(s)?.model.is_some() {
@@ -657,6 +658,31 @@ impl Sim {
     }
 }
 
+/// The runtime's CMO task carries a 32-bit length: a size of 4 GiB or more wraps, as on the
+/// device (the runtime stores the size in a 32-bit field of the task).
+fn narrow_cmo_length(task: Task) -> Task {
+    const LENGTH_FIELD: u64 = u32::MAX as u64;
+    match task {
+        Task::Cmo { op, addr, len } => Task::Cmo {
+            op,
+            addr,
+            len: len & LENGTH_FIELD,
+        },
+        Task::CmoWithBarrier {
+            op,
+            addr,
+            len,
+            barrier_id,
+        } => Task::CmoWithBarrier {
+            op,
+            addr,
+            len: len & LENGTH_FIELD,
+            barrier_id,
+        },
+        other => other,
+    }
+}
+
 /// The engine's diagnosis, or a plain one when no stream is blocked on anything nameable.
 fn stall_diagnosis(e: &Engine) -> Diagnosis {
     e.diagnose().unwrap_or_else(|| Diagnosis {
@@ -696,12 +722,12 @@ mod tests {
         let other = s.create_stream(0, 0, false).unwrap();
         for _ in 0..100 {
             let e = s.create_event(0).unwrap();
-            s.submit(st, TaskKind::EventRecord(e)).unwrap();
-            s.submit(other, TaskKind::EventWait(e)).unwrap();
+            s.submit(st, Task::EventRecord(e)).unwrap();
+            s.submit(other, Task::EventWait(e)).unwrap();
             s.destroy_event(e).unwrap();
             let n = s.create_notify(0).unwrap();
-            s.submit(st, TaskKind::NotifyRecord(n)).unwrap();
-            let wait = TaskKind::NotifyWait {
+            s.submit(st, Task::NotifyRecord(n)).unwrap();
+            let wait = Task::NotifyWait {
                 notify: n,
                 timeout_ms: None,
             };
@@ -729,7 +755,7 @@ mod tests {
         let ps = s.create_stream(0, 0, true).unwrap();
         let m = s.create_model(0).unwrap();
         s.bind_stream(m, ps).unwrap();
-        let wait = TaskKind::ValueWait {
+        let wait = Task::ValueWait {
             addr: a,
             value: 1,
             mode: WaitMode::Eq,

@@ -25,7 +25,7 @@ pub enum Writer {
         /// The task number.
         task: u64,
         /// Its stream.
-        stream: u32,
+        stream: u64,
         /// Simulated completion time.
         at_ns: u64,
     },

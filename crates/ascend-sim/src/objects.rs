@@ -42,18 +42,18 @@ pub struct Notify {
 #[derive(Debug, Default)]
 pub struct Model {
     /// Bound streams, in binding order.
-    pub streams: Vec<u32>,
+    pub streams: Vec<u64>,
 }
 
 /// One execution of a model.
 #[derive(Debug)]
 pub struct Instance {
     /// The model.
-    pub model: u32,
+    pub model: u64,
     /// Tasks not yet complete.
     pub remaining: u64,
     /// The stream whose `ModelRun` task waits for this instance, if asynchronous.
-    pub run_stream: Option<u32>,
+    pub run_stream: Option<u64>,
     /// The first fault of its tasks (message, is a task timeout): reported at the synchronize
     /// of the run stream (asynchronous) or by `execute_model` (synchronous).
     pub fault: Option<(String, bool)>,

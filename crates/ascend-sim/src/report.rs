@@ -12,7 +12,7 @@ pub struct Span {
     /// Task number.
     pub task: u64,
     /// Stream.
-    pub stream: u32,
+    pub stream: u64,
     /// Task kind.
     pub kind: String,
     /// Simulated submission time.
@@ -31,7 +31,7 @@ pub struct ValueWaitRecord {
     /// Task number.
     pub task: u64,
     /// Stream.
-    pub stream: u32,
+    pub stream: u64,
     /// Watched address.
     pub addr: u64,
     /// Compare mode.
@@ -114,7 +114,7 @@ impl ReportData {
     }
 
     /// Keeps the figures of a stream being destroyed, unless `limit` are kept already.
-    pub fn keep_destroyed_stream(&mut self, id: u32, s: &crate::stream::Stream, limit: usize) {
+    pub fn keep_destroyed_stream(&mut self, id: u64, s: &crate::stream::Stream, limit: usize) {
         if self.destroyed_streams.len() < limit {
             let mut r = StreamReport::of(id, s);
             r.destroyed = true;
@@ -138,7 +138,7 @@ impl ReportData {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct StreamReport {
     /// Stream.
-    pub stream: u32,
+    pub stream: u64,
     /// Device.
     pub device: u32,
     /// Priority (0 highest).
@@ -154,7 +154,7 @@ pub struct StreamReport {
 }
 
 impl StreamReport {
-    fn of(id: u32, s: &crate::stream::Stream) -> StreamReport {
+    fn of(id: u64, s: &crate::stream::Stream) -> StreamReport {
         StreamReport {
             stream: id,
             device: s.device,

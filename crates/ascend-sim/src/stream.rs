@@ -4,21 +4,21 @@
 use std::collections::VecDeque;
 
 use crate::copy::Link;
-use crate::types::{ModelId, SimError, TaskKind};
+use crate::types::{ModelId, SimError, Task};
 use crate::value_wait::PassClock;
 
 /// What a queued task does: a user task, or the internal marker of an asynchronous model run.
 #[derive(Debug, Clone)]
 pub enum Work {
     /// A task submitted through [`crate::Sim::submit`].
-    User(TaskKind),
+    User(Task),
     /// `execute_model_async`: runs one instance of the model and completes when it is done.
     ModelRun(ModelId),
 }
 
 /// A task in a stream's queue.
 #[derive(Debug, Clone)]
-pub struct Task {
+pub struct QueuedTask {
     /// Task number.
     pub id: u64,
     /// What it does.
@@ -30,7 +30,7 @@ pub struct Task {
     /// The model instance it belongs to.
     pub instance: Option<u64>,
     /// The model whose barrier-id map it uses.
-    pub model: Option<u32>,
+    pub model: Option<u64>,
     /// For an event record: its record number; for an event wait: the record it waits for.
     pub event_seq: Option<u64>,
 }
@@ -95,9 +95,9 @@ pub struct Stream {
     /// Created persistent (model-capable).
     pub persistent: bool,
     /// Model it is bound to.
-    pub model: Option<u32>,
+    pub model: Option<u64>,
     /// Tasks not yet complete; the front one is the head.
-    pub queue: VecDeque<Task>,
+    pub queue: VecDeque<QueuedTask>,
     /// Slots occupied by queued tasks.
     pub slots_used: u32,
     /// What the head is doing.
@@ -108,7 +108,7 @@ pub struct Stream {
     pub gen: u64,
     /// Tasks recorded while bound to a model, with their slot counts and task numbers (the
     /// host's submission order across all streams).
-    pub recorded: Vec<(TaskKind, u32, u64)>,
+    pub recorded: Vec<(Task, u32, u64)>,
     /// Slots the recorded tasks take.
     pub recorded_slots: u32,
     /// A fault not yet reported by a synchronize.
@@ -167,19 +167,19 @@ pub fn work_name(w: &Work) -> &'static str {
     match w {
         Work::ModelRun(_) => "ModelRun",
         Work::User(k) => match k {
-            TaskKind::ValueWrite { .. } => "ValueWrite",
-            TaskKind::ValueWait { .. } => "ValueWait",
-            TaskKind::Memcpy { .. } => "Memcpy",
-            TaskKind::Memset { .. } => "Memset",
-            TaskKind::Cmo { .. } => "Cmo",
-            TaskKind::CmoWithBarrier { .. } => "CmoWithBarrier",
-            TaskKind::CmoWaitBarrier { .. } => "CmoWaitBarrier",
-            TaskKind::CmoWithDesc { .. } => "CmoWithDesc",
-            TaskKind::EventRecord(_) => "EventRecord",
-            TaskKind::EventWait(_) => "EventWait",
-            TaskKind::EventReset(_) => "EventReset",
-            TaskKind::NotifyRecord(_) => "NotifyRecord",
-            TaskKind::NotifyWait { .. } => "NotifyWait",
+            Task::ValueWrite { .. } => "ValueWrite",
+            Task::ValueWait { .. } => "ValueWait",
+            Task::Memcpy { .. } => "Memcpy",
+            Task::Memset { .. } => "Memset",
+            Task::Cmo { .. } => "Cmo",
+            Task::CmoWithBarrier { .. } => "CmoWithBarrier",
+            Task::CmoWaitBarrier { .. } => "CmoWaitBarrier",
+            Task::CmoWithDesc { .. } => "CmoWithDesc",
+            Task::EventRecord(_) => "EventRecord",
+            Task::EventWait(_) => "EventWait",
+            Task::EventReset(_) => "EventReset",
+            Task::NotifyRecord(_) => "NotifyRecord",
+            Task::NotifyWait { .. } => "NotifyWait",
         },
     }
 }

@@ -21,7 +21,7 @@ fn us(ns: u64) -> f64 {
 
 /// The report's timeline as a Chrome trace (JSON object format).
 pub fn chrome_trace(report: &RunReport) -> String {
-    let device_of = |stream: u32| {
+    let device_of = |stream: u64| {
         report
             .streams
             .iter()
@@ -72,7 +72,7 @@ pub fn chrome_trace(report: &RunReport) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Sim, SimConfig, TaskKind, WaitMode};
+    use crate::{Sim, SimConfig, Task, WaitMode};
     use ascend_chips::ChipProfile;
 
     #[test]
@@ -89,14 +89,14 @@ mod tests {
         );
         sim.submit(
             a,
-            TaskKind::ValueWait {
+            Task::ValueWait {
                 addr: x,
                 value: 1,
                 mode: WaitMode::Eq,
             },
         )
         .unwrap();
-        sim.submit(b, TaskKind::ValueWrite { addr: x, value: 1 })
+        sim.submit(b, Task::ValueWrite { addr: x, value: 1 })
             .unwrap();
         sim.synchronize_device(0, None).unwrap();
         let trace: Value = serde_json::from_str(&chrome_trace(&sim.report())).unwrap();

@@ -1,64 +1,12 @@
 //! The vocabulary shared by the simulator's host-facing API: ids, tasks, settings and errors.
 
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use thiserror::Error;
 
-/// A device address in the simulator's own device address space (never a host pointer).
-pub type DevAddr = u64;
-
-/// A stream of the simulator.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct StreamId(pub u32);
-
-/// An event of the simulator.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct EventId(pub u32);
-
-/// A notify of the simulator: a one-bit flag a stream sets (record) and another stream waits
-/// for and clears (wait-and-reset).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct NotifyId(pub u32);
-
-/// A model running instance of the simulator.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ModelId(pub u32);
-
-/// A task, numbered in submission order across the whole simulator.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct TaskId(pub u64);
-
-/// Host memory shared between a host program and the simulator (the simulator's stand-in for
-/// page-locked host memory): tasks read and write it when they execute.
-pub type HostBuf = Arc<Mutex<Vec<u8>>>;
-
-/// One end of a copy.
-#[derive(Debug, Clone)]
-pub enum Loc {
-    /// Device memory.
-    Device(DevAddr),
-    /// Host memory, at a byte offset into a shared buffer.
-    Host {
-        /// The buffer.
-        buf: HostBuf,
-        /// Byte offset into it.
-        offset: usize,
-    },
-}
-
-/// The compare of a value wait (`aclrtValueWait` flag values 0..=3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum WaitMode {
-    /// 0: greater or equal (signed or cyclic, see [`GeqSemantics`]).
-    Geq,
-    /// 1: all 64 bits equal.
-    Eq,
-    /// 2: `(mem & value) != 0`.
-    And,
-    /// 3: `~(mem | value) != 0`.
-    Nor,
-}
+pub use ascend_types::{
+    CmoType, DevAddr, EventId, HostBuf, Loc, ModelId, NotifyId, StreamId, Task, TaskId, WaitMode,
+};
 
 /// How GEQ compares: the hardware program's signed compare, or the documented cyclic one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -68,107 +16,6 @@ pub enum GeqSemantics {
     SignedIsa,
     /// `(int64)(mem - value) >= 0`: what the API documentation says.
     Cyclic,
-}
-
-/// A cache-maintenance operation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum CmoOp {
-    /// Load memory into the cache.
-    Prefetch,
-    /// Write dirty lines back, keep them.
-    Writeback,
-    /// Drop cached lines without writing back.
-    Invalid,
-    /// Write dirty lines back and drop them.
-    Flush,
-}
-
-/// What a stream task does. Tasks are validated before they reach the simulator.
-#[derive(Debug, Clone)]
-pub enum TaskKind {
-    /// Store a 64-bit value (little-endian) at a device address.
-    ValueWrite {
-        /// Target address.
-        addr: DevAddr,
-        /// Value to store.
-        value: u64,
-    },
-    /// Block the stream until the 64-bit word at `addr` satisfies the compare.
-    ValueWait {
-        /// Watched address.
-        addr: DevAddr,
-        /// Operand.
-        value: u64,
-        /// Compare.
-        mode: WaitMode,
-    },
-    /// Copy `len` bytes.
-    Memcpy {
-        /// Destination.
-        dst: Loc,
-        /// Source.
-        src: Loc,
-        /// Bytes.
-        len: u64,
-    },
-    /// Fill `len` bytes of device memory with `value`.
-    Memset {
-        /// Start address.
-        addr: DevAddr,
-        /// Fill byte.
-        value: u8,
-        /// Bytes.
-        len: u64,
-    },
-    /// A cache-maintenance operation on a range.
-    Cmo {
-        /// Operation.
-        op: CmoOp,
-        /// Start address.
-        addr: DevAddr,
-        /// Bytes (already narrowed to 32 bits as the runtime does).
-        len: u64,
-    },
-    /// A cache-maintenance operation carrying a barrier id (model streams, 310B).
-    CmoWithBarrier {
-        /// Operation.
-        op: CmoOp,
-        /// Start address.
-        addr: DevAddr,
-        /// Bytes.
-        len: u64,
-        /// Logical barrier id (0 for non-INVALID operations).
-        barrier_id: u32,
-    },
-    /// Wait until no INVALID operation carrying any of these barrier ids is outstanding.
-    CmoWaitBarrier {
-        /// Logical barrier ids (1..=6 entries).
-        barrier_ids: Vec<u32>,
-    },
-    /// A cache-maintenance operation described by a descriptor in device memory.
-    CmoWithDesc {
-        /// Descriptor address.
-        desc: DevAddr,
-        /// Operation.
-        op: CmoOp,
-    },
-    /// Record an event.
-    EventRecord(EventId),
-    /// Block the stream until the event's last record has executed.
-    EventWait(EventId),
-    /// Reset an event to not-recorded.
-    EventReset(EventId),
-    /// Set a notify (`aclrtRecordNotify`); setting a set notify changes nothing.
-    NotifyRecord(NotifyId),
-    /// Block the stream until the notify is set, then clear it (`aclrtWaitAndResetNotify`).
-    /// With a timeout (simulated time) that expires first, the task completes with a timeout
-    /// fault ([`SimError::TaskTimeout`] at the next synchronize) and the notify stays clear.
-    NotifyWait {
-        /// The notify.
-        notify: NotifyId,
-        /// Timeout in ms of simulated time; `None` waits forever.
-        timeout_ms: Option<u64>,
-    },
 }
 
 /// What the simulator does when a host thread waits on a device that can make no progress.
@@ -230,23 +77,23 @@ pub struct Diagnosis {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HostWait {
     /// A stream synchronize.
-    SynchronizeStream(u32),
+    SynchronizeStream(u64),
     /// A device synchronize (or a device release waiting for its streams).
     SynchronizeDevice(u32),
     /// An event synchronize.
-    SynchronizeEvent(u32),
+    SynchronizeEvent(u64),
     /// A non-forced stream destroy, which waits for the stream's tasks.
-    DestroyStream(u32),
+    DestroyStream(u64),
     /// A submission to a stream whose queue is full.
-    Submit(u32),
+    Submit(u64),
     /// A synchronous model run.
-    ExecuteModel(u32),
+    ExecuteModel(u64),
     /// An asynchronous model run enqueued on a stream whose queue is full.
     ExecuteModelAsync {
         /// The model.
-        model: u32,
+        model: u64,
         /// The stream.
-        stream: u32,
+        stream: u64,
     },
 }
 
@@ -278,7 +125,7 @@ impl std::fmt::Display for HostWait {
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct BlockedStream {
     /// The stream.
-    pub stream: u32,
+    pub stream: u64,
     /// The task at its head.
     pub task: u64,
     /// What the head task waits for (a value-wait predicate, an event, a barrier).
@@ -309,7 +156,7 @@ pub enum SimError {
     },
     /// A stream's queue has no room for the task (model-bound streams; plain streams wait).
     #[error("stream {0}: task queue full")]
-    QueueFull(u32),
+    QueueFull(u64),
     /// A timed wait expired.
     #[error("timed out after {0} ms")]
     Timeout(u64),

@@ -25,31 +25,31 @@ fn big_program(sim: &Sim) -> String {
     let m = sim.create_model(0).unwrap();
     sim.bind_stream(m, ps).unwrap();
     sim.bind_stream(m, ps2).unwrap();
-    let d2d = |len| TaskKind::Memcpy {
+    let d2d = |len| Task::Memcpy {
         dst: Loc::Device(b),
         src: Loc::Device(a),
         len,
     };
     sim.submit(ps, d2d(300_000)).unwrap();
-    sim.submit(ps, TaskKind::EventRecord(e2)).unwrap();
-    sim.submit(ps2, TaskKind::EventWait(e2)).unwrap();
+    sim.submit(ps, Task::EventRecord(e2)).unwrap();
+    sim.submit(ps2, Task::EventWait(e2)).unwrap();
     sim.submit(
         ps2,
-        TaskKind::ValueWrite {
+        Task::ValueWrite {
             addr: flag + 16,
             value: 3,
         },
     )
     .unwrap();
     for round in 0..5u64 {
-        let wait = TaskKind::ValueWait {
+        let wait = Task::ValueWait {
             addr: flag,
             value: round + 1,
             mode: WaitMode::Geq,
         };
         sim.submit(ss[0], wait).unwrap();
         sim.submit(ss[0], d2d(100_000 + round * 777)).unwrap();
-        let h2d = TaskKind::Memcpy {
+        let h2d = Task::Memcpy {
             dst: Loc::Device(b + 4096),
             src: Loc::Host {
                 buf: hb.clone(),
@@ -58,22 +58,22 @@ fn big_program(sim: &Sim) -> String {
             len: 200_000,
         };
         sim.submit(ss[1], h2d).unwrap();
-        sim.submit(ss[1], TaskKind::EventRecord(e)).unwrap();
-        sim.submit(ss[2], TaskKind::EventWait(e)).unwrap();
-        let memset = TaskKind::Memset {
+        sim.submit(ss[1], Task::EventRecord(e)).unwrap();
+        sim.submit(ss[2], Task::EventWait(e)).unwrap();
+        let memset = Task::Memset {
             addr: a + 8192,
             value: 3,
             len: 50_000,
         };
         sim.submit(ss[2], memset).unwrap();
-        let write = TaskKind::ValueWrite {
+        let write = Task::ValueWrite {
             addr: flag,
             value: round + 1,
         };
         sim.submit(ss[2], write).unwrap();
         sim.execute_model_async(m, ss[3]).unwrap();
-        let cmo = TaskKind::Cmo {
-            op: CmoOp::Prefetch,
+        let cmo = Task::Cmo {
+            op: CmoType::Prefetch,
             addr: a,
             len: 65536,
         };
@@ -101,7 +101,7 @@ fn huge_timeouts_do_not_overflow_simulated_time() {
     write_u64(&s, a, 0);
     let st = s.create_stream(0, 0, false).unwrap();
     let n = s.create_notify(0).unwrap();
-    let wait = TaskKind::NotifyWait {
+    let wait = Task::NotifyWait {
         notify: n,
         timeout_ms: Some(u64::MAX),
     };
@@ -111,16 +111,16 @@ fn huge_timeouts_do_not_overflow_simulated_time() {
     assert!(matches!(r, Err(SimError::Stalled(_))), "{r:?}");
     assert!(s.now_ns() < 1 << 40);
     let st2 = s.create_stream(0, 0, false).unwrap();
-    s.submit(st2, TaskKind::NotifyRecord(n)).unwrap();
+    s.submit(st2, Task::NotifyRecord(n)).unwrap();
     s.synchronize_device(0, Some(u64::MAX)).unwrap();
     let e = s.create_event(0).unwrap();
-    s.submit(st, TaskKind::EventRecord(e)).unwrap();
+    s.submit(st, Task::EventRecord(e)).unwrap();
     s.synchronize_event(e, Some(u64::MAX)).unwrap();
     s.charge_host(u64::MAX);
-    s.submit(st, TaskKind::ValueWrite { addr: a, value: 1 })
+    s.submit(st, Task::ValueWrite { addr: a, value: 1 })
         .unwrap();
     s.synchronize_stream(st, Some(u64::MAX)).unwrap();
-    let memset = TaskKind::Memset {
+    let memset = Task::Memset {
         addr: a,
         value: 0,
         len: u64::MAX,
@@ -138,7 +138,7 @@ fn a_stalled_wait_with_a_huge_timeout_then_more_work() {
     let a = s.malloc(0, 64).unwrap();
     write_u64(&s, a, 0);
     let st = s.create_stream(0, 0, false).unwrap();
-    let wait = TaskKind::ValueWait {
+    let wait = Task::ValueWait {
         addr: a,
         value: 1,
         mode: WaitMode::Eq,
@@ -147,14 +147,14 @@ fn a_stalled_wait_with_a_huge_timeout_then_more_work() {
     let r = s.synchronize_stream(st, Some(u64::MAX / 1_000_000 + 1));
     assert!(matches!(r, Err(SimError::Stalled(_))), "{r:?}");
     let st2 = s.create_stream(0, 0, false).unwrap();
-    s.submit(st2, TaskKind::ValueWrite { addr: a, value: 1 })
+    s.submit(st2, Task::ValueWrite { addr: a, value: 1 })
         .unwrap();
     s.synchronize_stream(st2, None).unwrap();
     s.synchronize_stream(st, None).unwrap();
     // A finite timeout still times out.
     s.submit(
         st,
-        TaskKind::ValueWait {
+        Task::ValueWait {
             addr: a,
             value: 2,
             mode: WaitMode::Eq,
@@ -171,7 +171,7 @@ fn faults_in_the_report_are_capped_and_counted() {
     let s = sim_with(|c| c.max_timeline_entries = 4);
     let st = s.create_stream(0, 0, false).unwrap();
     for _ in 0..10 {
-        let w = TaskKind::ValueWrite {
+        let w = Task::ValueWrite {
             addr: 0x1234,
             value: 1,
         };
@@ -190,7 +190,7 @@ fn churn_of_objects_keeps_working() {
     let st = s.create_stream(0, 0, false).unwrap();
     for i in 0..1000u64 {
         let e = s.create_event(0).unwrap();
-        s.submit(st, TaskKind::EventRecord(e)).unwrap();
+        s.submit(st, Task::EventRecord(e)).unwrap();
         s.destroy_event(e).unwrap();
         assert!(s.event_complete(e).is_err());
         let n = s.create_notify(0).unwrap();
@@ -198,7 +198,7 @@ fn churn_of_objects_keeps_working() {
         let m = s.create_model(0).unwrap();
         s.destroy_model(m).unwrap();
         assert!(s.execute_model(m, None).is_err());
-        s.submit(st, TaskKind::ValueWrite { addr: a, value: i })
+        s.submit(st, Task::ValueWrite { addr: a, value: i })
             .unwrap();
     }
     s.synchronize_stream(st, None).unwrap();
@@ -214,15 +214,15 @@ fn destroyed_streams_keep_their_figures_in_the_report() {
     let s1 = s.create_stream(0, 3, false).unwrap();
     let s2 = s.create_stream(0, 0, false).unwrap();
     for st in [s1, s2] {
-        s.submit(st, TaskKind::ValueWrite { addr: a, value: 1 })
+        s.submit(st, Task::ValueWrite { addr: a, value: 1 })
             .unwrap();
-        s.submit(st, TaskKind::ValueWrite { addr: a, value: 2 })
+        s.submit(st, Task::ValueWrite { addr: a, value: 2 })
             .unwrap();
     }
     s.synchronize_device(0, None).unwrap();
     s.destroy_stream(s1, false).unwrap();
     let r = s.report();
-    let ids: Vec<u32> = r.streams.iter().map(|x| x.stream).collect();
+    let ids: Vec<u64> = r.streams.iter().map(|x| x.stream).collect();
     assert_eq!(ids, vec![s1.0, s2.0]);
     let gone = &r.streams[0];
     assert!(gone.destroyed);

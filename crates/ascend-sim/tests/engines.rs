@@ -19,10 +19,10 @@ fn cmo_runs_on_the_copy_engine_on_a2_and_splits_on_950() {
         let sim = Sim::new(c, SimConfig::default());
         let a = sim.malloc(0, 1 << 20).unwrap();
         let s = sim.create_stream(0, 0, false).unwrap();
-        for op in [CmoOp::Prefetch, CmoOp::Invalid] {
+        for op in [CmoType::Prefetch, CmoType::Invalid] {
             sim.submit(
                 s,
-                TaskKind::Cmo {
+                Task::Cmo {
                     op,
                     addr: a,
                     len: 1 << 20,
@@ -48,8 +48,8 @@ fn cmo_on_unallocated_memory_faults() {
     let s = sim.create_stream(0, 0, false).unwrap();
     sim.submit(
         s,
-        TaskKind::Cmo {
-            op: CmoOp::Prefetch,
+        Task::Cmo {
+            op: CmoType::Prefetch,
             addr: 0x1000_0000_0000,
             len: 4096,
         },
@@ -73,9 +73,9 @@ fn cmo_with_descriptor_reads_the_range_from_device_memory() {
     let s = sim.create_stream(0, 0, false).unwrap();
     sim.submit(
         s,
-        TaskKind::CmoWithDesc {
+        Task::CmoWithDesc {
             desc,
-            op: CmoOp::Prefetch,
+            op: CmoType::Prefetch,
         },
     )
     .unwrap();
@@ -85,9 +85,9 @@ fn cmo_with_descriptor_reads_the_range_from_device_memory() {
     sim.write(desc, &d).unwrap();
     sim.submit(
         s,
-        TaskKind::CmoWithDesc {
+        Task::CmoWithDesc {
             desc,
-            op: CmoOp::Prefetch,
+            op: CmoType::Prefetch,
         },
     )
     .unwrap();
@@ -110,31 +110,31 @@ fn force_destroy_drops_blocked_and_running_tasks() {
     let ev = sim.create_event(0).unwrap();
     sim.submit(
         s1,
-        TaskKind::ValueWait {
+        Task::ValueWait {
             addr: a,
             value: 1,
             mode: WaitMode::Eq,
         },
     )
     .unwrap();
-    sim.submit(s1, TaskKind::EventRecord(ev)).unwrap();
+    sim.submit(s1, Task::EventRecord(ev)).unwrap();
     sim.submit(
         s2,
-        TaskKind::Memset {
+        Task::Memset {
             addr: a + 8,
             value: 0,
             len: (1 << 24) - 8,
         },
     )
     .unwrap();
-    sim.submit(s3, TaskKind::EventWait(ev)).unwrap();
+    sim.submit(s3, Task::EventWait(ev)).unwrap();
     sim.charge_host(3000);
     sim.destroy_stream(s1, true).unwrap();
     sim.destroy_stream(s2, true).unwrap();
     // The dropped record no longer blocks s3.
     sim.synchronize_device(0, None).unwrap();
     assert!(sim.diagnose().is_none());
-    assert!(sim.submit(s1, TaskKind::EventRecord(ev)).is_err());
+    assert!(sim.submit(s1, Task::EventRecord(ev)).is_err());
 }
 
 #[test]
@@ -142,7 +142,7 @@ fn destroy_without_force_waits_for_the_queue() {
     let sim = sim();
     let a = sim.malloc(0, 64).unwrap();
     let s = sim.create_stream(0, 0, false).unwrap();
-    sim.submit(s, TaskKind::ValueWrite { addr: a, value: 4 })
+    sim.submit(s, Task::ValueWrite { addr: a, value: 4 })
         .unwrap();
     sim.destroy_stream(s, false).unwrap();
     assert_eq!(read_u64(&sim, a), 4);
@@ -158,7 +158,7 @@ fn execute_model_with_timeout() {
     sim.bind_stream(m, s).unwrap();
     sim.submit(
         s,
-        TaskKind::ValueWait {
+        Task::ValueWait {
             addr: a,
             value: 1,
             mode: WaitMode::Eq,
@@ -183,7 +183,7 @@ fn unaligned_wait_sees_writes_to_either_word() {
     );
     sim.submit(
         s1,
-        TaskKind::ValueWait {
+        Task::ValueWait {
             addr: a + 4,
             value: 1 << 32,
             mode: WaitMode::Eq,
@@ -194,7 +194,7 @@ fn unaligned_wait_sees_writes_to_either_word() {
     // Bytes 8..12 of the buffer are bytes 4..8 of the waited word.
     sim.submit(
         s2,
-        TaskKind::ValueWrite {
+        Task::ValueWrite {
             addr: a + 8,
             value: 1,
         },

@@ -96,7 +96,7 @@ fn two_waiters_one_writer() {
         };
         sim.submit(s3, write(a, 1)).unwrap();
         // s1 must have seen 1 before it is overwritten: order it on the device.
-        sim.submit(s3, ascend_sim::TaskKind::EventWait(event_after(&sim, s1)))
+        sim.submit(s3, ascend_sim::Task::EventWait(event_after(&sim, s1)))
             .unwrap();
         second.store(true, Ordering::Release);
         sim.submit(s3, write(a, 2)).unwrap();
@@ -108,6 +108,6 @@ fn two_waiters_one_writer() {
 /// An event recorded on `s` after everything submitted to it so far.
 fn event_after(sim: &ascend_sim::Sim, s: ascend_sim::StreamId) -> ascend_sim::EventId {
     let e = sim.create_event(0).unwrap();
-    sim.submit(s, ascend_sim::TaskKind::EventRecord(e)).unwrap();
+    sim.submit(s, ascend_sim::Task::EventRecord(e)).unwrap();
     e
 }

@@ -22,7 +22,7 @@ fn memcpy_round_trip_and_timing() {
     let h2d = sim
         .submit(
             s,
-            TaskKind::Memcpy {
+            Task::Memcpy {
                 dst: Loc::Device(a),
                 src: Loc::Host {
                     buf: src,
@@ -34,7 +34,7 @@ fn memcpy_round_trip_and_timing() {
         .unwrap();
     sim.submit(
         s,
-        TaskKind::Memcpy {
+        Task::Memcpy {
             dst: Loc::Device(b),
             src: Loc::Device(a),
             len: n as u64,
@@ -43,7 +43,7 @@ fn memcpy_round_trip_and_timing() {
     .unwrap();
     sim.submit(
         s,
-        TaskKind::Memcpy {
+        Task::Memcpy {
             dst: Loc::Host {
                 buf: dst.clone(),
                 offset: 0,
@@ -77,7 +77,7 @@ fn concurrent_copies_share_bandwidth() {
             let dst = if i == 0 { a } else { b };
             sim.submit(
                 s,
-                TaskKind::Memcpy {
+                Task::Memcpy {
                     dst: Loc::Device(dst),
                     src: Loc::Host { buf, offset: 0 },
                     len: n,
@@ -126,7 +126,7 @@ fn task_on_freed_memory_faults_at_next_synchronize_only() {
     let s = sim.create_stream(0, 0, false).unwrap();
     sim.submit(
         s,
-        TaskKind::Memset {
+        Task::Memset {
             addr: a,
             value: 1,
             len: 4096,
@@ -159,22 +159,22 @@ fn events_order_streams_and_time_them() {
     );
     assert!(!sim.event_complete(start).unwrap());
     assert_eq!(sim.event_time_ns(start).unwrap(), None);
-    sim.submit(s1, TaskKind::EventRecord(start)).unwrap();
+    sim.submit(s1, Task::EventRecord(start)).unwrap();
     sim.submit(
         s1,
-        TaskKind::Memset {
+        Task::Memset {
             addr: a,
             value: 9,
             len: n,
         },
     )
     .unwrap();
-    sim.submit(s1, TaskKind::EventRecord(end)).unwrap();
+    sim.submit(s1, Task::EventRecord(end)).unwrap();
     // s2 waits for `end`, and for an event never recorded (does not block).
-    sim.submit(s2, TaskKind::EventWait(never)).unwrap();
-    sim.submit(s2, TaskKind::EventWait(end)).unwrap();
+    sim.submit(s2, Task::EventWait(never)).unwrap();
+    sim.submit(s2, Task::EventWait(end)).unwrap();
     let w = sim
-        .submit(s2, TaskKind::ValueWrite { addr: a, value: 42 })
+        .submit(s2, Task::ValueWrite { addr: a, value: 42 })
         .unwrap();
     sim.synchronize_stream(s2, None).unwrap();
     // The value write ran after the memset.
@@ -191,7 +191,7 @@ fn events_order_streams_and_time_them() {
     assert!(ws.start_ns >= t1);
     assert!(sim.event_complete(end).unwrap());
     // Reset makes it not complete again.
-    sim.submit(s1, TaskKind::EventReset(end)).unwrap();
+    sim.submit(s1, Task::EventReset(end)).unwrap();
     sim.synchronize_stream(s1, None).unwrap();
     assert!(!sim.event_complete(end).unwrap());
     sim.destroy_event(never).unwrap();
@@ -209,7 +209,7 @@ fn program(sim: &Sim) -> String {
     for i in 1..50u64 {
         sim.submit(
             s1,
-            TaskKind::ValueWait {
+            Task::ValueWait {
                 addr: a,
                 value: i,
                 mode: WaitMode::Geq,
@@ -218,14 +218,14 @@ fn program(sim: &Sim) -> String {
         .unwrap();
         sim.submit(
             s1,
-            TaskKind::Memcpy {
+            Task::Memcpy {
                 dst: Loc::Device(b),
                 src: Loc::Device(a),
                 len: 4096 * i,
             },
         )
         .unwrap();
-        sim.submit(s2, TaskKind::ValueWrite { addr: a, value: i })
+        sim.submit(s2, Task::ValueWrite { addr: a, value: i })
             .unwrap();
         sim.charge_host(3000);
     }
@@ -318,7 +318,7 @@ fn memcpy_with_a_huge_length_faults_without_allocating() {
         ),
     ];
     for (dst, src) in tasks {
-        let copy = TaskKind::Memcpy {
+        let copy = Task::Memcpy {
             dst,
             src,
             len: u64::MAX,
@@ -344,7 +344,7 @@ fn device_copies_across_pages_behave_as_memmove() {
         (80_000, 3, 200_000),
         (0, 131_072, 131_072),
     ] {
-        let copy = TaskKind::Memcpy {
+        let copy = Task::Memcpy {
             dst: Loc::Device(a + dst),
             src: Loc::Device(a + src),
             len: n,
@@ -366,7 +366,7 @@ fn a_gib_fill_costs_no_backing_until_partly_written() {
     let len = 1u64 << 30;
     let a = s.malloc(0, len).unwrap();
     let st = s.create_stream(0, 0, false).unwrap();
-    let memset = TaskKind::Memset {
+    let memset = Task::Memset {
         addr: a,
         value: 0x3C,
         len,

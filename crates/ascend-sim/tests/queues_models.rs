@@ -19,7 +19,7 @@ fn full_plain_stream_blocks_until_another_thread_releases_it() {
     let s = sim.create_stream(0, 0, false).unwrap();
     sim.submit(
         s,
-        TaskKind::ValueWait {
+        Task::ValueWait {
             addr: a,
             value: 1,
             mode: WaitMode::Eq,
@@ -29,7 +29,7 @@ fn full_plain_stream_blocks_until_another_thread_releases_it() {
     for _ in 0..cap - wait_slots {
         sim.submit(
             s,
-            TaskKind::ValueWrite {
+            Task::ValueWrite {
                 addr: a + 8,
                 value: 5,
             },
@@ -46,7 +46,7 @@ fn full_plain_stream_blocks_until_another_thread_releases_it() {
     let start = Instant::now();
     sim.submit(
         s,
-        TaskKind::ValueWrite {
+        Task::ValueWrite {
             addr: a + 16,
             value: 9,
         },
@@ -69,11 +69,11 @@ fn model_stream_reports_queue_full() {
     let m = sim.create_model(0).unwrap();
     sim.bind_stream(m, s).unwrap();
     for _ in 0..cap {
-        sim.submit(s, TaskKind::ValueWrite { addr: a, value: 1 })
+        sim.submit(s, Task::ValueWrite { addr: a, value: 1 })
             .unwrap();
     }
     assert_eq!(
-        sim.submit(s, TaskKind::ValueWrite { addr: a, value: 1 }),
+        sim.submit(s, Task::ValueWrite { addr: a, value: 1 }),
         Err(SimError::QueueFull(s.0))
     );
     // Nothing ran: recorded only.
@@ -91,18 +91,18 @@ fn model_executes_its_tasks_each_time() {
     sim.bind_stream(m, s2).unwrap();
     sim.submit(
         s1,
-        TaskKind::Memset {
+        Task::Memset {
             addr: a,
             value: 0,
             len: 16,
         },
     )
     .unwrap();
-    sim.submit(s1, TaskKind::ValueWrite { addr: a, value: 7 })
+    sim.submit(s1, Task::ValueWrite { addr: a, value: 7 })
         .unwrap();
     sim.submit(
         s2,
-        TaskKind::ValueWrite {
+        Task::ValueWrite {
             addr: a + 32,
             value: 11,
         },
@@ -134,7 +134,7 @@ fn model_execute_async_orders_with_its_stream() {
     sim.bind_stream(m, ms).unwrap();
     sim.submit(
         ms,
-        TaskKind::Memset {
+        Task::Memset {
             addr: a,
             value: 3,
             len: 64,
@@ -142,13 +142,13 @@ fn model_execute_async_orders_with_its_stream() {
     )
     .unwrap();
     let s = sim.create_stream(0, 0, false).unwrap();
-    sim.submit(s, TaskKind::ValueWrite { addr: a, value: 1 })
+    sim.submit(s, Task::ValueWrite { addr: a, value: 1 })
         .unwrap();
     sim.execute_model_async(m, s).unwrap();
     let last = sim
         .submit(
             s,
-            TaskKind::ValueWrite {
+            Task::ValueWrite {
                 addr: a + 8,
                 value: 2,
             },
@@ -179,8 +179,8 @@ fn barrier_waits_for_outstanding_invalid_cmos() {
     sim.bind_stream(m, s2).unwrap();
     sim.submit(
         s1,
-        TaskKind::CmoWithBarrier {
-            op: CmoOp::Invalid,
+        Task::CmoWithBarrier {
+            op: CmoType::Invalid,
             addr: a,
             len: 1 << 24,
             barrier_id: 1,
@@ -189,12 +189,12 @@ fn barrier_waits_for_outstanding_invalid_cmos() {
     .unwrap();
     sim.submit(
         s2,
-        TaskKind::CmoWaitBarrier {
+        Task::CmoWaitBarrier {
             barrier_ids: vec![1],
         },
     )
     .unwrap();
-    sim.submit(s2, TaskKind::ValueWrite { addr: a, value: 1 })
+    sim.submit(s2, Task::ValueWrite { addr: a, value: 1 })
         .unwrap();
     sim.execute_model(m, None).unwrap();
     let r = sim.report();
@@ -222,7 +222,7 @@ fn faulting_model(s: &Sim) -> (ModelId, StreamId) {
     let ps = s.create_stream(0, 0, true).unwrap();
     let m = s.create_model(0).unwrap();
     s.bind_stream(m, ps).unwrap();
-    s.submit(ps, TaskKind::ValueWrite { addr: a, value: 1 })
+    s.submit(ps, Task::ValueWrite { addr: a, value: 1 })
         .unwrap();
     s.free(0, a).unwrap();
     (m, ps)
@@ -266,7 +266,7 @@ fn model_notify_timeout_is_a_task_timeout_at_the_run_stream() {
     let ps = s.create_stream(0, 0, true).unwrap();
     let m = s.create_model(0).unwrap();
     s.bind_stream(m, ps).unwrap();
-    let wait = TaskKind::NotifyWait {
+    let wait = Task::NotifyWait {
         notify: n,
         timeout_ms: Some(1),
     };
@@ -288,13 +288,13 @@ fn model_wait_then_record_of_one_event_on_one_stream_runs() {
     let s = sim_with(strict);
     let e = s.create_event(0).unwrap();
     let st = s.create_stream(0, 0, false).unwrap();
-    s.submit(st, TaskKind::EventRecord(e)).unwrap();
+    s.submit(st, Task::EventRecord(e)).unwrap();
     s.synchronize_stream(st, None).unwrap();
     let ps = s.create_stream(0, 0, true).unwrap();
     let m = s.create_model(0).unwrap();
     s.bind_stream(m, ps).unwrap();
-    s.submit(ps, TaskKind::EventWait(e)).unwrap();
-    s.submit(ps, TaskKind::EventRecord(e)).unwrap();
+    s.submit(ps, Task::EventWait(e)).unwrap();
+    s.submit(ps, Task::EventRecord(e)).unwrap();
     s.execute_model(m, None).unwrap();
     // The second run waits for the first run's record.
     s.execute_model(m, None).unwrap();
@@ -319,15 +319,15 @@ fn model_wait_waits_for_a_record_submitted_before_it_on_another_stream() {
     let m = s.create_model(0).unwrap();
     s.bind_stream(m, pa).unwrap();
     s.bind_stream(m, pb).unwrap();
-    let memset = TaskKind::Memset {
+    let memset = Task::Memset {
         addr: a,
         value: 9,
         len: 64,
     };
     s.submit(pb, memset).unwrap();
-    s.submit(pb, TaskKind::EventRecord(e)).unwrap();
-    s.submit(pa, TaskKind::EventWait(e)).unwrap();
-    let write = TaskKind::ValueWrite {
+    s.submit(pb, Task::EventRecord(e)).unwrap();
+    s.submit(pa, Task::EventWait(e)).unwrap();
+    let write = Task::ValueWrite {
         addr: a + 8,
         value: 1,
     };
@@ -355,7 +355,7 @@ fn synchronize_of_any_persistent_stream_returns_at_once() {
     let a = s.malloc(0, 64).unwrap();
     write_u64(&s, a, 0);
     let ps = s.create_stream(0, 0, true).unwrap();
-    let wait = TaskKind::ValueWait {
+    let wait = Task::ValueWait {
         addr: a,
         value: 1,
         mode: WaitMode::Eq,
@@ -369,7 +369,7 @@ fn synchronize_of_any_persistent_stream_returns_at_once() {
     // Its faults surface at the device's synchronize.
     s.submit(
         ps,
-        TaskKind::ValueWrite {
+        Task::ValueWrite {
             addr: 0x1234,
             value: 1,
         },

@@ -18,7 +18,7 @@ fn releases(geq: GeqSemantics, mode: WaitMode, m: u64, v: u64) -> bool {
     let s = sim.create_stream(0, 0, false).unwrap();
     sim.submit(
         s,
-        TaskKind::ValueWait {
+        Task::ValueWait {
             addr: a,
             value: v,
             mode,
@@ -69,7 +69,7 @@ fn write_on_another_stream_releases_wait_with_pass_timing() {
     );
     sim.submit(
         sa,
-        TaskKind::ValueWait {
+        Task::ValueWait {
             addr: a,
             value: 1,
             mode: WaitMode::Eq,
@@ -78,7 +78,7 @@ fn write_on_another_stream_releases_wait_with_pass_timing() {
     .unwrap();
     // Let the wait poll a while (several passes) before the write is submitted.
     sim.charge_host(100_000);
-    sim.submit(sb, TaskKind::ValueWrite { addr: a, value: 1 })
+    sim.submit(sb, Task::ValueWrite { addr: a, value: 1 })
         .unwrap();
     sim.synchronize_stream(sa, None).unwrap();
     let r = sim.report();
@@ -105,7 +105,7 @@ fn waiter_thread_blocks_until_writer_thread_submits() {
         std::thread::spawn(move || {
             sim.submit(
                 sa,
-                TaskKind::ValueWait {
+                Task::ValueWait {
                     addr: a,
                     value: 100,
                     mode: WaitMode::Eq,
@@ -121,7 +121,7 @@ fn waiter_thread_blocks_until_writer_thread_submits() {
     written.store(true, Ordering::SeqCst);
     sim.submit(
         sb,
-        TaskKind::ValueWrite {
+        Task::ValueWrite {
             addr: a,
             value: 100,
         },
@@ -140,7 +140,7 @@ fn watchdog_reports_a_wait_that_can_never_be_satisfied() {
     let s = sim.create_stream(0, 0, false).unwrap();
     sim.submit(
         s,
-        TaskKind::ValueWait {
+        Task::ValueWait {
             addr: a,
             value: 100,
             mode: WaitMode::Eq,
@@ -182,7 +182,7 @@ fn a_destroy_of_a_stream_blocked_forever_waits_and_the_watchdog_names_it() {
     let a = sim.malloc(0, 64).unwrap();
     write_u64(&sim, a, 0);
     let s = sim.create_stream(0, 0, false).unwrap();
-    let wait = TaskKind::ValueWait {
+    let wait = Task::ValueWait {
         addr: a,
         value: 7,
         mode: WaitMode::Eq,
@@ -223,12 +223,12 @@ fn diagnosis_names_the_last_writer() {
     let s = sim.create_stream(0, 0, false).unwrap();
     let w = sim.create_stream(0, 0, false).unwrap();
     let wt = sim
-        .submit(w, TaskKind::ValueWrite { addr: a, value: 3 })
+        .submit(w, Task::ValueWrite { addr: a, value: 3 })
         .unwrap();
     sim.synchronize_stream(w, None).unwrap();
     sim.submit(
         s,
-        TaskKind::ValueWait {
+        Task::ValueWait {
             addr: a,
             value: 4,
             mode: WaitMode::Geq,
@@ -257,7 +257,7 @@ fn timed_synchronize_times_out_in_simulated_time() {
     let s = sim.create_stream(0, 0, false).unwrap();
     sim.submit(
         s,
-        TaskKind::ValueWait {
+        Task::ValueWait {
             addr: a,
             value: 1,
             mode: WaitMode::Eq,
@@ -282,7 +282,7 @@ fn wait_on_freed_memory_faults_once() {
     let s = sim.create_stream(0, 0, false).unwrap();
     sim.submit(
         s,
-        TaskKind::ValueWait {
+        Task::ValueWait {
             addr: a,
             value: 1,
             mode: WaitMode::Eq,
@@ -304,7 +304,7 @@ fn free_under_a_parked_value_wait_faults_it() {
     let a = s.malloc(0, 64).unwrap();
     write_u64(&s, a, 0);
     let st = s.create_stream(0, 0, false).unwrap();
-    let wait = TaskKind::ValueWait {
+    let wait = Task::ValueWait {
         addr: a,
         value: 1,
         mode: WaitMode::Eq,

@@ -1,15 +1,16 @@
-//! The `sim` backend: [`Backend`] over [`ascend_sim::Sim`].
+//! The `sim` backend: [`Backend`] over [`ascend_sim::Sim`]. The simulator speaks the same
+//! vocabulary as the front end (`ascend-types`), so tasks and handles pass through unchanged;
+//! what this file adds is the simulated cost of host calls and CANN's codes for what the
+//! simulator reports.
 
 use std::collections::HashMap;
+use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
 use ascend_chips::ChipProfile;
-use ascend_sim::{
-    CmoOp as SimCmo, EventId, Loc, ModelId, NotifyId, Sim, SimConfig, SimError, StreamId, TaskKind,
-    WaitMode,
-};
+use ascend_sim::{Sim, SimConfig, SimError};
 
-use super::{AsyncLoc, BHandle, Backend, CmoOp, HostBuf, SyncDst, SyncSrc, Task, WaitCompare};
+use super::{Backend, EventId, HostBuf, ModelId, NotifyId, StreamId, SyncDst, SyncSrc, Task};
 use crate::error::{fail, AclError, AclResult, ErrorCode, MsgCode};
 
 /// The simulator backend.
@@ -18,7 +19,7 @@ pub struct SimBackend {
     sim: Arc<Sim>,
     chip: ChipProfile,
     /// The default stream of each open device, released with the device.
-    default_streams: Mutex<HashMap<u32, BHandle>>,
+    default_streams: Mutex<HashMap<u32, StreamId>>,
 }
 
 impl SimBackend {
@@ -32,7 +33,8 @@ impl SimBackend {
     }
 }
 
-/// Maps a simulator error to CANN's code.
+/// Maps a simulator error to CANN's code; `timeout_code` is the code of an expired wait for
+/// the call at hand.
 fn map(err: SimError, timeout_code: ErrorCode) -> AclError {
     let kind = match &err {
         SimError::OutOfMemory { .. } => ErrorCode::RtMemoryAllocation,
@@ -64,40 +66,6 @@ fn m(err: SimError) -> AclError {
     map(err, ErrorCode::RtStreamSyncTimeout)
 }
 
-fn loc(l: AsyncLoc) -> Loc {
-    match l {
-        AsyncLoc::Device(a) => Loc::Device(a),
-        AsyncLoc::Host(buf, offset) => Loc::Host { buf, offset },
-    }
-}
-
-/// The runtime's 32-bit CMO length field: sizes of 4 GiB and more wrap (cann-api-facts §5.1).
-fn narrow(len: u64) -> u64 {
-    len as u32 as u64
-}
-
-fn op(o: CmoOp) -> SimCmo {
-    match o {
-        CmoOp::Prefetch => SimCmo::Prefetch,
-        CmoOp::Writeback => SimCmo::Writeback,
-        CmoOp::Invalid => SimCmo::Invalid,
-        CmoOp::Flush => SimCmo::Flush,
-    }
-}
-
-fn sid(h: BHandle) -> StreamId {
-    StreamId(h as u32)
-}
-fn eid(h: BHandle) -> EventId {
-    EventId(h as u32)
-}
-fn nid(h: BHandle) -> NotifyId {
-    NotifyId(h as u32)
-}
-fn mid(h: BHandle) -> ModelId {
-    ModelId(h as u32)
-}
-
 impl Backend for SimBackend {
     fn name(&self) -> &'static str {
         "sim"
@@ -115,13 +83,13 @@ impl Backend for SimBackend {
         Ok(self.chip.limits.device_count)
     }
 
-    fn open_device(&self, device: u32) -> AclResult<BHandle> {
+    fn open_device(&self, device: u32) -> AclResult<StreamId> {
         let s = self.sim.create_stream(device, 0, false).map_err(m)?;
         self.default_streams
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .insert(device, s.0 as BHandle);
-        Ok(s.0 as BHandle)
+            .insert(device, s);
+        Ok(s)
     }
 
     fn close_device(&self, device: u32, force: bool) -> AclResult<()> {
@@ -134,7 +102,7 @@ impl Backend for SimBackend {
             .unwrap_or_else(|p| p.into_inner())
             .remove(&device);
         match default {
-            Some(s) => self.sim.destroy_stream(sid(s), true).map_err(m),
+            Some(s) => self.sim.destroy_stream(s, true).map_err(m),
             None => Ok(()),
         }
     }
@@ -159,15 +127,19 @@ impl Backend for SimBackend {
         Ok(Arc::new(Mutex::new(v)))
     }
 
+    fn free_host(&self, _buf: &HostBuf) -> AclResult<()> {
+        // The buffer goes with its last clone: a copy queued on a stream may still hold one.
+        Ok(())
+    }
+
     fn memcpy(&self, dst: SyncDst<'_>, src: SyncSrc<'_>, count: u64) -> AclResult<()> {
-        let n = count as usize;
         match (dst, src) {
             (SyncDst::Host(d), SyncSrc::Host(s)) => {
-                d[..n].copy_from_slice(&s[..n]);
+                d.copy_from_slice(s);
                 Ok(())
             }
-            (SyncDst::Device(d), SyncSrc::Host(s)) => self.sim.write(d, &s[..n]).map_err(m),
-            (SyncDst::Host(d), SyncSrc::Device(s)) => self.sim.read(s, &mut d[..n]).map_err(m),
+            (SyncDst::Device(d), SyncSrc::Host(s)) => self.sim.write(d, s).map_err(m),
+            (SyncDst::Host(d), SyncSrc::Device(s)) => self.sim.read(s, d).map_err(m),
             (SyncDst::Device(d), SyncSrc::Device(s)) => self.sim.copy(d, s, count).map_err(m),
         }
     }
@@ -176,109 +148,56 @@ impl Backend for SimBackend {
         self.sim.fill(addr, value, count).map_err(m)
     }
 
-    fn create_stream(&self, device: u32, priority: u32, flags: u32) -> AclResult<BHandle> {
+    fn create_stream(&self, device: u32, priority: u32, flags: u32) -> AclResult<StreamId> {
         let persistent = flags & crate::raw_types::stream_flag::PERSISTENT != 0;
-        let s = self
-            .sim
-            .create_stream(device, priority, persistent)
-            .map_err(m)?;
-        Ok(s.0 as BHandle)
-    }
-
-    fn destroy_stream(&self, stream: BHandle, force: bool) -> AclResult<()> {
-        self.sim.destroy_stream(sid(stream), force).map_err(m)
-    }
-
-    fn launch(&self, stream: BHandle, task: Task) -> AclResult<()> {
-        let kind = match task {
-            Task::ValueWrite { addr, value } => TaskKind::ValueWrite { addr, value },
-            Task::ValueWait {
-                addr,
-                value,
-                compare,
-            } => TaskKind::ValueWait {
-                addr,
-                value,
-                mode: match compare {
-                    WaitCompare::Geq => WaitMode::Geq,
-                    WaitCompare::Eq => WaitMode::Eq,
-                    WaitCompare::And => WaitMode::And,
-                    WaitCompare::Nor => WaitMode::Nor,
-                },
-            },
-            Task::Memcpy { dst, src, len } => TaskKind::Memcpy {
-                dst: loc(dst),
-                src: loc(src),
-                len,
-            },
-            Task::Memset { addr, value, len } => TaskKind::Memset { addr, value, len },
-            Task::Cmo { op: o, addr, len } => TaskKind::Cmo {
-                op: op(o),
-                addr,
-                len: narrow(len),
-            },
-            Task::CmoWithBarrier {
-                op: o,
-                addr,
-                len,
-                barrier_id,
-            } => TaskKind::CmoWithBarrier {
-                op: op(o),
-                addr,
-                len: narrow(len),
-                barrier_id,
-            },
-            Task::CmoWaitBarrier { barrier_ids } => TaskKind::CmoWaitBarrier { barrier_ids },
-            Task::CmoWithDesc { desc, op: o } => TaskKind::CmoWithDesc { desc, op: op(o) },
-            Task::EventRecord(e) => TaskKind::EventRecord(eid(e)),
-            Task::EventWait(e) => TaskKind::EventWait(eid(e)),
-            Task::EventReset(e) => TaskKind::EventReset(eid(e)),
-            Task::NotifyRecord(n) => TaskKind::NotifyRecord(nid(n)),
-            Task::NotifyWait { notify, timeout_s } => TaskKind::NotifyWait {
-                notify: nid(notify),
-                timeout_ms: timeout_s.map(|s| s as u64 * 1000),
-            },
-        };
-        // The host pays the launch cost before the task reaches the queue.
-        self.sim.charge_host(self.chip.timing.host_launch_ns);
-        self.sim.submit(sid(stream), kind).map(|_| ()).map_err(m)
-    }
-
-    fn synchronize_stream(&self, stream: BHandle, timeout_ms: Option<u64>) -> AclResult<()> {
         self.sim
-            .synchronize_stream(sid(stream), timeout_ms)
+            .create_stream(device, priority, persistent)
             .map_err(m)
     }
 
-    fn stream_idle(&self, stream: BHandle) -> AclResult<bool> {
-        self.sim.stream_idle(sid(stream)).map_err(m)
+    fn destroy_stream(&self, stream: StreamId, force: bool) -> AclResult<()> {
+        self.sim.destroy_stream(stream, force).map_err(m)
+    }
+
+    fn launch(&self, stream: StreamId, task: Task) -> AclResult<()> {
+        // The host pays the launch cost before the task reaches the queue.
+        self.sim.charge_host(self.chip.timing.host_launch_ns);
+        self.sim.submit(stream, task).map(|_| ()).map_err(m)
+    }
+
+    fn synchronize_stream(&self, stream: StreamId, timeout_ms: Option<u64>) -> AclResult<()> {
+        self.sim.synchronize_stream(stream, timeout_ms).map_err(m)
+    }
+
+    fn stream_idle(&self, stream: StreamId) -> AclResult<bool> {
+        self.sim.stream_idle(stream).map_err(m)
     }
 
     fn synchronize_device(&self, device: u32, timeout_ms: Option<u64>) -> AclResult<()> {
         self.sim.synchronize_device(device, timeout_ms).map_err(m)
     }
 
-    fn create_event(&self, device: u32, _flags: u32) -> AclResult<BHandle> {
-        Ok(self.sim.create_event(device).map_err(m)?.0 as BHandle)
+    fn create_event(&self, device: u32, _flags: u32) -> AclResult<EventId> {
+        self.sim.create_event(device).map_err(m)
     }
 
-    fn destroy_event(&self, event: BHandle) -> AclResult<()> {
-        self.sim.destroy_event(eid(event)).map_err(m)
+    fn destroy_event(&self, event: EventId) -> AclResult<()> {
+        self.sim.destroy_event(event).map_err(m)
     }
 
-    fn event_complete(&self, event: BHandle) -> AclResult<bool> {
-        self.sim.event_complete(eid(event)).map_err(m)
+    fn event_complete(&self, event: EventId) -> AclResult<bool> {
+        self.sim.event_complete(event).map_err(m)
     }
 
-    fn synchronize_event(&self, event: BHandle, timeout_ms: Option<u64>) -> AclResult<()> {
+    fn synchronize_event(&self, event: EventId, timeout_ms: Option<u64>) -> AclResult<()> {
         self.sim
-            .synchronize_event(eid(event), timeout_ms)
+            .synchronize_event(event, timeout_ms)
             .map_err(|e| map(e, ErrorCode::RtEventSyncTimeout))
     }
 
-    fn event_elapsed_ms(&self, start: BHandle, end: BHandle) -> AclResult<f32> {
-        let t0 = self.sim.event_time_ns(eid(start)).map_err(m)?;
-        let t1 = self.sim.event_time_ns(eid(end)).map_err(m)?;
+    fn event_elapsed_ms(&self, start: EventId, end: EventId) -> AclResult<f32> {
+        let t0 = self.sim.event_time_ns(start).map_err(m)?;
+        let t1 = self.sim.event_time_ns(end).map_err(m)?;
         match (t0, t1) {
             (Some(a), Some(b)) => {
                 // Elapsed time is measured in ticks of the chip's timestamp counter.
@@ -293,40 +212,51 @@ impl Backend for SimBackend {
         }
     }
 
-    fn create_model(&self, device: u32) -> AclResult<BHandle> {
-        Ok(self.sim.create_model(device).map_err(m)?.0 as BHandle)
+    fn event_timestamp_us(&self, event: EventId) -> AclResult<Option<u64>> {
+        let Some(ns) = self.sim.event_time_ns(event).map_err(m)? else {
+            return Ok(None);
+        };
+        // The device divides its counter by the ticks per µs.
+        let per_ms = self.chip.timing.timestamp_ticks_per_ms.max(1);
+        let ticks = ns as u128 * per_ms as u128 / 1_000_000;
+        let per_us = (per_ms / 1000).max(1) as u128;
+        Ok(Some((ticks / per_us) as u64))
     }
 
-    fn bind_stream(&self, model: BHandle, stream: BHandle, _flag: u32) -> AclResult<()> {
-        self.sim.bind_stream(mid(model), sid(stream)).map_err(m)
+    fn create_model(&self, device: u32) -> AclResult<ModelId> {
+        self.sim.create_model(device).map_err(m)
     }
 
-    fn unbind_stream(&self, model: BHandle, stream: BHandle) -> AclResult<()> {
-        self.sim.unbind_stream(mid(model), sid(stream)).map_err(m)
+    fn bind_stream(&self, model: ModelId, stream: StreamId, _flag: u32) -> AclResult<()> {
+        self.sim.bind_stream(model, stream).map_err(m)
     }
 
-    fn end_task(&self, _model: BHandle, _stream: BHandle) -> AclResult<()> {
+    fn unbind_stream(&self, model: ModelId, stream: StreamId) -> AclResult<()> {
+        self.sim.unbind_stream(model, stream).map_err(m)
+    }
+
+    fn end_task(&self, _model: ModelId, _stream: StreamId) -> AclResult<()> {
+        // Recording ends with the next task submitted elsewhere; nothing to mark.
         Ok(())
     }
 
-    fn build_end(&self, _model: BHandle) -> AclResult<()> {
+    fn build_end(&self, _model: ModelId) -> AclResult<()> {
+        // A model runs whatever its streams recorded; the build needs no finishing step.
         Ok(())
     }
 
-    fn execute_model(&self, model: BHandle, timeout_ms: Option<u64>) -> AclResult<()> {
+    fn execute_model(&self, model: ModelId, timeout_ms: Option<u64>) -> AclResult<()> {
         self.sim
-            .execute_model(mid(model), timeout_ms)
+            .execute_model(model, timeout_ms)
             .map_err(|e| map(e, ErrorCode::RtModelExecute))
     }
 
-    fn execute_model_async(&self, model: BHandle, stream: BHandle) -> AclResult<()> {
-        self.sim
-            .execute_model_async(mid(model), sid(stream))
-            .map_err(m)
+    fn execute_model_async(&self, model: ModelId, stream: StreamId) -> AclResult<()> {
+        self.sim.execute_model_async(model, stream).map_err(m)
     }
 
-    fn destroy_model(&self, model: BHandle) -> AclResult<()> {
-        self.sim.destroy_model(mid(model)).map_err(m)
+    fn destroy_model(&self, model: ModelId) -> AclResult<()> {
+        self.sim.destroy_model(model).map_err(m)
     }
 
     fn cmo_set_desc(&self, desc: u64, src: u64, size: u64) -> AclResult<()> {
@@ -334,16 +264,33 @@ impl Backend for SimBackend {
         self.sim.write(desc, &bytes).map_err(m)
     }
 
-    fn simulator(&self) -> Option<&Sim> {
-        Some(&self.sim)
+    fn create_context(&self, device: u32) -> AclResult<StreamId> {
+        // An explicit context's default stream is a plain stream of the device.
+        self.create_stream(device, 0, 0)
     }
 
-    fn device_window(&self) -> Option<std::ops::Range<u64>> {
+    fn destroy_context(&self, _device: u32, default_stream: StreamId) -> AclResult<()> {
+        self.destroy_stream(default_stream, false)
+    }
+
+    fn create_notify(&self, device: u32, _flag: u64) -> AclResult<NotifyId> {
+        self.sim.create_notify(device).map_err(m)
+    }
+
+    fn destroy_notify(&self, notify: NotifyId) -> AclResult<()> {
+        self.sim.destroy_notify(notify).map_err(m)
+    }
+
+    fn device_window(&self) -> Option<Range<u64>> {
         Some(self.sim.device_window())
     }
 
     fn explain_device_address(&self, addr: u64) -> Option<String> {
         self.sim.check_range(addr, 1).err().map(|e| e.to_string())
+    }
+
+    fn simulator(&self) -> Option<&Sim> {
+        Some(&self.sim)
     }
 
     fn report_json(&self) -> Option<String> {
@@ -352,24 +299,5 @@ impl Backend for SimBackend {
 
     fn trace_json(&self) -> Option<String> {
         Some(self.sim.trace_json())
-    }
-
-    fn create_notify(&self, device: u32, _flag: u64) -> AclResult<BHandle> {
-        Ok(self.sim.create_notify(device).map_err(m)?.0 as BHandle)
-    }
-
-    fn destroy_notify(&self, notify: BHandle) -> AclResult<()> {
-        self.sim.destroy_notify(nid(notify)).map_err(m)
-    }
-
-    fn event_timestamp_us(&self, event: BHandle) -> AclResult<Option<u64>> {
-        let Some(ns) = self.sim.event_time_ns(eid(event)).map_err(m)? else {
-            return Ok(None);
-        };
-        // CANN divides the counter by ticks per µs (`Event::GetTimeStamp`).
-        let per_ms = self.chip.timing.timestamp_ticks_per_ms.max(1);
-        let ticks = ns as u128 * per_ms as u128 / 1_000_000;
-        let per_us = (per_ms / 1000).max(1) as u128;
-        Ok(Some((ticks / per_us) as u64))
     }
 }

@@ -3,7 +3,7 @@
 
 use super::state::{EventRec, HandleKind};
 use super::Runtime;
-use crate::backend::Task;
+use crate::backend::{EventId, Task};
 use crate::error::{fail, AclResult, ErrorCode};
 use crate::raw_types::{event_flag, event_recorded_status, RawEvent, RawStream};
 
@@ -73,7 +73,7 @@ impl Runtime {
         api: &str,
         event: RawEvent,
         stream: RawStream,
-        task: fn(u64) -> Task,
+        task: fn(EventId) -> Task,
     ) -> AclResult<()> {
         let ev = self.check_event(api, event)?;
         let rec = self.task_stream(api, stream)?;

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 
 use super::state::{Alloc, AllocKind, Location};
 use super::{Runtime, StreamRec};
-use crate::backend::{AsyncLoc, BHandle, HostBuf, SyncDst, SyncSrc, Task};
+use crate::backend::{HostBuf, Loc, StreamId, SyncDst, SyncSrc, Task};
 use crate::error::{fail, AclResult};
 use crate::raw_types::{malloc_policy, Addr, RawStream};
 
@@ -184,11 +184,11 @@ pub enum AddressClass {
 /// The ends of an asynchronous copy, as the staging loop moves them.
 enum AsyncEnds<'a> {
     /// Both ends are runtime memory: one task, nothing staged.
-    Locs { dst: AsyncLoc, src: AsyncLoc },
+    Locs { dst: Loc, src: Loc },
     /// A pageable source: staged a chunk at a time, each chunk read before the call returns.
-    FromPageable { dst: AsyncLoc, src: &'a [u8] },
+    FromPageable { dst: Loc, src: &'a [u8] },
     /// A pageable destination: filled a chunk at a time before the call returns.
-    ToPageable { dst: &'a mut [u8], src: AsyncLoc },
+    ToPageable { dst: &'a mut [u8], src: Loc },
     /// Two disjoint pageable ranges.
     BothPageable { dst: &'a mut [u8], src: &'a [u8] },
     /// Two possibly overlapping pageable ranges of one buffer (memmove semantics).
@@ -682,25 +682,25 @@ impl Runtime {
             let src = self.src_side(api, src, n)?;
             let dst = self.dst_side(api, dst, n)?;
             let src = match src {
-                Side::Device(a) => Ok(AsyncLoc::Device(a)),
-                Side::Pinned(b, o) => Ok(AsyncLoc::Host(b, o)),
+                Side::Device(a) => Ok(Loc::Device(a)),
+                Side::Pinned(b, o) => Ok(Loc::Host { buf: b, offset: o }),
                 Side::Slice(s) => Err(s),
             };
             let ends = match (dst, src) {
                 (DSide::Device(a), Ok(src)) => AsyncEnds::Locs {
-                    dst: AsyncLoc::Device(a),
+                    dst: Loc::Device(a),
                     src,
                 },
                 (DSide::Pinned(b, o), Ok(src)) => AsyncEnds::Locs {
-                    dst: AsyncLoc::Host(b, o),
+                    dst: Loc::Host { buf: b, offset: o },
                     src,
                 },
                 (DSide::Device(a), Err(src)) => AsyncEnds::FromPageable {
-                    dst: AsyncLoc::Device(a),
+                    dst: Loc::Device(a),
                     src: &src[..count],
                 },
                 (DSide::Pinned(b, o), Err(src)) => AsyncEnds::FromPageable {
-                    dst: AsyncLoc::Host(b, o),
+                    dst: Loc::Host { buf: b, offset: o },
                     src: &src[..count],
                 },
                 (DSide::Slice(d), Ok(src)) => AsyncEnds::ToPageable {
@@ -754,7 +754,7 @@ impl Runtime {
     /// pageable destination is filled before the call returns: it is moved through page-locked
     /// chunks of at most [`STAGING_CHUNK`] bytes, one task each, the stream synchronised after
     /// each, so that no temporary grows with the count.
-    fn launch_copy(&self, stream: BHandle, mut ends: AsyncEnds<'_>, len: usize) -> AclResult<()> {
+    fn launch_copy(&self, stream: StreamId, mut ends: AsyncEnds<'_>, len: usize) -> AclResult<()> {
         let copy = |dst, src, n: usize| Task::Memcpy {
             dst,
             src,
@@ -765,7 +765,10 @@ impl Runtime {
                 return self.backend.launch(stream, copy(dst, src, len));
             }
             AsyncEnds::FromPageable { dst, src } => {
-                let staged = AsyncLoc::Host(staged_copy(src)?, 0);
+                let staged = Loc::Host {
+                    buf: staged_copy(src)?,
+                    offset: 0,
+                };
                 return self.backend.launch(stream, copy(dst, staged, len));
             }
             _ => {}
@@ -774,17 +777,26 @@ impl Runtime {
         let backwards = matches!(ends, AsyncEnds::Within { dst, src, .. } if dst > src);
         for r in staging_ranges(len, backwards) {
             let n = r.len();
-            let into_staging = AsyncLoc::Host(staging.clone(), 0);
+            let into_staging = Loc::Host {
+                buf: staging.clone(),
+                offset: 0,
+            };
             let (src, out) = match &mut ends {
                 AsyncEnds::ToPageable { dst, src } => (src.advanced(r.start), &mut dst[r]),
                 AsyncEnds::BothPageable { dst, src } => (
-                    AsyncLoc::Host(staged_copy(&src[r.clone()])?, 0),
+                    Loc::Host {
+                        buf: staged_copy(&src[r.clone()])?,
+                        offset: 0,
+                    },
                     &mut dst[r],
                 ),
                 AsyncEnds::Within { buf, dst, src } => {
                     let from = staged_copy(&buf[*src + r.start..*src + r.end])?;
                     (
-                        AsyncLoc::Host(from, 0),
+                        Loc::Host {
+                            buf: from,
+                            offset: 0,
+                        },
                         &mut buf[*dst + r.start..*dst + r.end],
                     )
                 }
@@ -860,8 +872,14 @@ impl Runtime {
                     let fill: HostBuf = Arc::new(Mutex::new(vec![byte; count.min(STAGING_CHUNK)]));
                     for r in staging_ranges(count, false) {
                         let piece = Task::Memcpy {
-                            dst: AsyncLoc::Host(b.clone(), o + r.start),
-                            src: AsyncLoc::Host(fill.clone(), 0),
+                            dst: Loc::Host {
+                                buf: b.clone(),
+                                offset: o + r.start,
+                            },
+                            src: Loc::Host {
+                                buf: fill.clone(),
+                                offset: 0,
+                            },
                             len: r.len() as u64,
                         };
                         self.backend.launch(backend_stream, piece)?;

@@ -29,7 +29,7 @@ use std::thread::ThreadId;
 
 use ascend_chips::ChipProfile;
 
-use crate::backend::Backend;
+use crate::backend::{Backend, NotifyId};
 use crate::error::{fail, AclError, AclResult};
 use crate::raw_types::RawStream;
 
@@ -123,6 +123,11 @@ impl Runtime {
     #[cfg(feature = "sim")]
     pub fn sim_with_chip(chip: ChipProfile, config: ascend_sim::SimConfig) -> Runtime {
         Runtime::new(Box::new(crate::backend::sim::SimBackend::new(chip, config)))
+    }
+
+    /// Which backend runs the calls: `"sim"` or `"hw"`.
+    pub fn backend_name(&self) -> &'static str {
+        self.backend.name()
     }
 
     /// The chip profile of the devices.
@@ -229,7 +234,7 @@ impl Runtime {
     }
 
     /// Frees a released device's memory and notifies in the backend.
-    fn release_device_objects(&self, device: u32, allocs: &[u64], notifies: &[u64]) {
+    fn release_device_objects(&self, device: u32, allocs: &[u64], notifies: &[NotifyId]) {
         for &a in allocs {
             if let Err(e) = self.backend.free(device, a) {
                 tracing::warn!("freeing device memory {a:#x} of device {device}: {e}");

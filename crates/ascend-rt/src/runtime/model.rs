@@ -5,6 +5,7 @@ use std::collections::BTreeSet;
 
 use super::state::{HandleKind, ModelRec};
 use super::Runtime;
+use crate::backend::StreamId;
 use crate::error::{fail, AclError, AclResult, ErrorCode, MsgCode};
 use crate::raw_types::{model_stream_flag, stream_flag, RawModel, RawStream};
 
@@ -143,7 +144,7 @@ impl Runtime {
         api: &str,
         model: RawModel,
         stream: RawStream,
-    ) -> AclResult<(ModelRec, u64)> {
+    ) -> AclResult<(ModelRec, StreamId)> {
         let mdl = self.check_model(api, model)?;
         let st = self.lock();
         Self::check_stream_handle(&st, api, stream)?;

@@ -17,7 +17,7 @@
 
 use super::state::{HandleKind, NotifyRec};
 use super::{chip_caps, Runtime};
-use crate::backend::Task;
+use crate::backend::{NotifyId, Task};
 use crate::error::{fail, AclResult, ErrorCode};
 use crate::raw_types::{notify_flag, notify_timeout, RawNotify, RawStream};
 
@@ -106,7 +106,7 @@ impl Runtime {
         api: &str,
         notify: RawNotify,
         stream: RawStream,
-        task: impl FnOnce(u64) -> Task,
+        task: impl FnOnce(NotifyId) -> Task,
     ) -> AclResult<()> {
         let rec = self.check_notify(api, notify)?;
         let stream_rec = {
@@ -132,14 +132,14 @@ impl Runtime {
         timeout: u32,
     ) -> AclResult<()> {
         self.call(|| {
-            let timeout_s = match timeout {
+            let timeout_ms = match timeout {
                 notify_timeout::FOREVER | notify_timeout::PLAIN_WAIT => None,
-                t => Some(t),
+                t => Some(u64::from(t) * 1000),
             };
             self.notify_task("aclrtWaitAndResetNotify", notify, stream, |n| {
                 Task::NotifyWait {
                     notify: n,
-                    timeout_s,
+                    timeout_ms,
                 }
             })
         })

@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::thread::ThreadId;
 
-use crate::backend::{BHandle, HostBuf};
+use crate::backend::{EventId, HostBuf, ModelId, NotifyId, StreamId};
 
 /// The kind of object a handle names; stored in the handle's top bits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,7 +42,7 @@ pub(crate) struct ContextRec {
 pub(crate) struct StreamRec {
     pub ctx: u64,
     pub device: u32,
-    pub backend: BHandle,
+    pub backend: StreamId,
     pub flags: u32,
     pub priority: u32,
     pub model: Option<u64>,
@@ -53,7 +53,7 @@ pub(crate) struct StreamRec {
 #[derive(Debug, Clone)]
 pub(crate) struct EventRec {
     pub ctx: u64,
-    pub backend: BHandle,
+    pub backend: EventId,
     /// The runtime flag word (`aclrtCreateEvent` is `RT_EVENT_DEFAULT`, 0x0E).
     pub flags: u32,
     /// Created by `aclrtCreateEventExWithFlag` (CANN's "new mode").
@@ -66,14 +66,14 @@ pub(crate) struct EventRec {
 #[derive(Debug, Clone)]
 pub(crate) struct NotifyRec {
     pub device: u32,
-    pub backend: BHandle,
+    pub backend: NotifyId,
 }
 
 /// A model running instance.
 #[derive(Debug, Clone)]
 pub(crate) struct ModelRec {
     pub ctx: u64,
-    pub backend: BHandle,
+    pub backend: ModelId,
     pub streams: BTreeSet<u64>,
     /// Logical barrier ids used by `aclrtCmoAsyncWithBarrier` on this model's streams.
     pub barrier_ids: BTreeSet<u32>,
@@ -153,7 +153,7 @@ impl State {
     pub fn register_context(
         &mut self,
         device: u32,
-        default_stream: BHandle,
+        default_stream: StreamId,
         explicit: bool,
     ) -> u64 {
         let ctx = self.new_handle(HandleKind::Context);
@@ -267,7 +267,7 @@ impl State {
 
     /// Removes the device allocations and notifies of a device, returning what the backend
     /// must free.
-    pub fn take_device_objects(&mut self, device: u32) -> (Vec<u64>, Vec<BHandle>) {
+    pub fn take_device_objects(&mut self, device: u32) -> (Vec<u64>, Vec<NotifyId>) {
         let allocs: Vec<u64> = self
             .allocs
             .iter()
@@ -293,11 +293,11 @@ impl State {
 #[derive(Debug, Default)]
 pub(crate) struct CtxObjects {
     /// The context's default stream.
-    pub default_stream: Option<BHandle>,
+    pub default_stream: Option<StreamId>,
     /// Streams created in the context.
-    pub streams: Vec<BHandle>,
+    pub streams: Vec<StreamId>,
     /// Events created in the context.
-    pub events: Vec<BHandle>,
+    pub events: Vec<EventId>,
     /// Models created in the context.
-    pub models: Vec<BHandle>,
+    pub models: Vec<ModelId>,
 }

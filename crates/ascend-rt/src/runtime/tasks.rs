@@ -6,7 +6,7 @@
 
 use super::state::Location;
 use super::Runtime;
-use crate::backend::{CmoOp, Task, WaitCompare};
+use crate::backend::{CmoType, Task, WaitMode};
 use crate::error::{fail, AclError, AclResult, ErrorCode};
 use crate::raw_types::{cmo_type, Addr, RawBarrierTaskInfo, RawStream, CMO_MAX_BARRIER_NUM};
 
@@ -117,7 +117,7 @@ impl Runtime {
     ) -> AclResult<()> {
         self.call(|| {
             let api = "aclrtValueWait";
-            let compare = WaitCompare::from_flag(flag);
+            let compare = WaitMode::from_flag(flag);
             self.value_task(
                 api,
                 dev_addr,
@@ -127,7 +127,7 @@ impl Runtime {
                 Task::ValueWait {
                     addr: dev_addr.0,
                     value,
-                    compare: compare.unwrap_or(WaitCompare::Geq),
+                    mode: compare.unwrap_or(WaitMode::Geq),
                 },
             )
         })
@@ -153,7 +153,7 @@ impl Runtime {
                 );
             }
             // 4. RT: opcode in 6..=9 (the same early return: not stored either).
-            let Some(op) = CmoOp::from_acl(cmo) else {
+            let Some(op) = CmoType::from_raw(cmo) else {
                 return Err(fail::not_supported(
                     api,
                     soc,
@@ -164,7 +164,7 @@ impl Runtime {
                 )
                 .without_last_error());
             };
-            if self.options.documented_rules && op != CmoOp::Prefetch {
+            if self.options.documented_rules && op != CmoType::Prefetch {
                 return Err(documented(api, "cmoType", cmo, "ACL_RT_CMO_TYPE_PREFETCH"));
             }
             // 8. RT: stream handle.
@@ -240,7 +240,7 @@ impl Runtime {
                 ));
             }
             // 7. RT: opcode in 6..=9.
-            let Some(op) = CmoOp::from_acl(cmo) else {
+            let Some(op) = CmoType::from_raw(cmo) else {
                 return Err(fail::not_supported(
                     api,
                     soc,
@@ -425,7 +425,7 @@ impl Runtime {
             if cmo_desc.is_null() {
                 return Err(fail::rt_null(api, "cmoDesc"));
             }
-            let Some(op) = CmoOp::from_acl(cmo) else {
+            let Some(op) = CmoType::from_raw(cmo) else {
                 return Err(fail::rt_value(
                     api,
                     "cmoType",
@@ -433,7 +433,7 @@ impl Runtime {
                     "[0, 3] (runtime opcode [6, 10))",
                 ));
             };
-            if self.options.documented_rules && op != CmoOp::Prefetch {
+            if self.options.documented_rules && op != CmoType::Prefetch {
                 return Err(documented(api, "cmoType", cmo, "ACL_RT_CMO_TYPE_PREFETCH"));
             }
             // 7. RT impl: contexts.

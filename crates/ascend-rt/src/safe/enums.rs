@@ -1,87 +1,9 @@
-//! Rust enums for the ACL enum values the safe level takes.
+//! Rust enums for the ACL enum values the safe level takes (the CMO type, wait mode and copy
+//! kind are the shared vocabulary of `ascend-types`).
 
-use crate::raw_types::{cmo_type, malloc_policy, memcpy_kind, stream_flag, wait_flag};
+use crate::raw_types::{malloc_policy, stream_flag};
 
-/// `aclrtCmoType`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum CmoType {
-    /// Load memory into the cache.
-    Prefetch,
-    /// Write dirty cached data back, keep the copy.
-    Writeback,
-    /// Drop cached data without writing back.
-    Invalid,
-    /// Write back and drop.
-    Flush,
-}
-
-impl CmoType {
-    /// The raw `aclrtCmoType` value.
-    pub fn raw(self) -> u32 {
-        match self {
-            CmoType::Prefetch => cmo_type::PREFETCH,
-            CmoType::Writeback => cmo_type::WRITEBACK,
-            CmoType::Invalid => cmo_type::INVALID,
-            CmoType::Flush => cmo_type::FLUSH,
-        }
-    }
-}
-
-/// The compare of `aclrtValueWait`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum WaitMode {
-    /// Released when the word is greater than or equal to the value.
-    Geq,
-    /// Released when the word equals the value.
-    Eq,
-    /// Released when `word & value != 0`.
-    And,
-    /// Released when `!(word | value) != 0`.
-    Nor,
-}
-
-impl WaitMode {
-    /// The raw flag value.
-    pub fn raw(self) -> u32 {
-        match self {
-            WaitMode::Geq => wait_flag::GEQ,
-            WaitMode::Eq => wait_flag::EQ,
-            WaitMode::And => wait_flag::AND,
-            WaitMode::Nor => wait_flag::NOR,
-        }
-    }
-}
-
-/// `aclrtMemcpyKind`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum MemcpyKind {
-    /// Host to host.
-    HostToHost,
-    /// Host to device.
-    HostToDevice,
-    /// Device to host.
-    DeviceToHost,
-    /// Device to device.
-    DeviceToDevice,
-    /// Direction from the addresses.
-    Default,
-    /// Host to device through a buffer.
-    HostToBufToDevice,
-}
-
-impl MemcpyKind {
-    /// The raw value.
-    pub fn raw(self) -> u32 {
-        match self {
-            MemcpyKind::HostToHost => memcpy_kind::HOST_TO_HOST,
-            MemcpyKind::HostToDevice => memcpy_kind::HOST_TO_DEVICE,
-            MemcpyKind::DeviceToHost => memcpy_kind::DEVICE_TO_HOST,
-            MemcpyKind::DeviceToDevice => memcpy_kind::DEVICE_TO_DEVICE,
-            MemcpyKind::Default => memcpy_kind::DEFAULT,
-            MemcpyKind::HostToBufToDevice => memcpy_kind::HOST_TO_BUF_TO_DEVICE,
-        }
-    }
-}
+pub use ascend_types::{CmoType, MemcpyKind, WaitMode};
 
 /// `aclrtMemMallocPolicy` (the eight base policies).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

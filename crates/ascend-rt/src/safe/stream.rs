@@ -59,7 +59,7 @@ impl Stream {
         self.bind()?;
         self.dev
             .rt
-            .value_wait(ptr.addr(), value, mode.raw(), self.raw)
+            .value_wait(ptr.addr(), value, mode.flag(), self.raw)
     }
 
     /// Enqueues `aclrtCmoAsync` on `len` bytes at `ptr`.

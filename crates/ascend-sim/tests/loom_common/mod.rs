@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use ascend_chips::ChipProfile;
-use ascend_sim::{DevAddr, OnStall, Sim, SimConfig, StreamId, TaskKind, WaitMode};
+use ascend_sim::{DevAddr, OnStall, Sim, SimConfig, StreamId, Task, WaitMode};
 
 /// The preemption bound used when `LOOM_MAX_PREEMPTIONS` is not set.
 pub const DEFAULT_PREEMPTIONS: usize = 3;
@@ -68,8 +68,8 @@ pub fn stream(sim: &Sim) -> StreamId {
 }
 
 /// The value wait `*addr == value`.
-pub fn wait_eq(addr: DevAddr, value: u64) -> TaskKind {
-    TaskKind::ValueWait {
+pub fn wait_eq(addr: DevAddr, value: u64) -> Task {
+    Task::ValueWait {
         addr,
         value,
         mode: WaitMode::Eq,
@@ -77,8 +77,8 @@ pub fn wait_eq(addr: DevAddr, value: u64) -> TaskKind {
 }
 
 /// The value write `*addr = value`.
-pub fn write(addr: DevAddr, value: u64) -> TaskKind {
-    TaskKind::ValueWrite { addr, value }
+pub fn write(addr: DevAddr, value: u64) -> Task {
+    Task::ValueWrite { addr, value }
 }
 
 /// The 64-bit word at `addr`.

@@ -6,7 +6,7 @@ use ascend_rt_sys::{self as sys, acl_fn};
 
 use super::state::StreamInfo;
 use super::HwBackend;
-use crate::backend::BHandle;
+use super::RawHandle;
 use crate::error::{AclError, AclResult, ErrorCode};
 
 impl HwBackend {
@@ -70,7 +70,7 @@ impl HwBackend {
     }
 
     /// What the backend knows of a stream, or `ACL_ERROR_RT_INVALID_HANDLE`.
-    fn stream_info(&self, stream: BHandle) -> AclResult<StreamInfo> {
+    fn stream_info(&self, stream: RawHandle) -> AclResult<StreamInfo> {
         self.state().streams.get(&stream).copied().ok_or_else(|| {
             AclError::new(
                 ErrorCode::RtInvalidHandle,
@@ -81,14 +81,14 @@ impl HwBackend {
     }
 
     /// Makes the stream's context current on the calling thread.
-    pub(super) fn enter_stream(&self, stream: BHandle) -> AclResult<StreamInfo> {
+    pub(super) fn enter_stream(&self, stream: RawHandle) -> AclResult<StreamInfo> {
         let info = self.stream_info(stream)?;
         self.enter_ctx(info.ctx)?;
         Ok(info)
     }
 
     /// `ACL_ERROR_RT_INVALID_HANDLE` for a `kind` handle the backend does not know.
-    pub(super) fn unknown(kind: &str, h: BHandle) -> AclError {
+    pub(super) fn unknown(kind: &str, h: RawHandle) -> AclError {
         AclError::new(
             ErrorCode::RtInvalidHandle,
             None,
@@ -97,19 +97,19 @@ impl HwBackend {
     }
 
     /// Makes the event's context current on the calling thread.
-    pub(super) fn enter_event(&self, event: BHandle) -> AclResult<()> {
+    pub(super) fn enter_event(&self, event: RawHandle) -> AclResult<()> {
         let ctx = self.state().events.get(&event).map(|e| e.ctx);
         self.enter_ctx(ctx.ok_or_else(|| Self::unknown("event", event))?)
     }
 
     /// Makes the model's context current on the calling thread.
-    pub(super) fn enter_model(&self, model: BHandle) -> AclResult<()> {
+    pub(super) fn enter_model(&self, model: RawHandle) -> AclResult<()> {
         let ctx = self.state().models.get(&model).map(|m| m.ctx);
         self.enter_ctx(ctx.ok_or_else(|| Self::unknown("model", model))?)
     }
 
     /// Makes the notify's context current on the calling thread.
-    pub(super) fn enter_notify(&self, notify: BHandle) -> AclResult<()> {
+    pub(super) fn enter_notify(&self, notify: RawHandle) -> AclResult<()> {
         let ctx = self.state().notifies.get(&notify).map(|n| n.ctx);
         self.enter_ctx(ctx.ok_or_else(|| Self::unknown("notify", notify))?)
     }

@@ -7,7 +7,7 @@ use ascend_rt_sys as sys;
 use super::handles::{default_stream, CONTEXT_STREAM_TAG, TAG_MASK};
 use super::state::{ExplicitCtx, StreamInfo};
 use super::HwBackend;
-use crate::backend::BHandle;
+use super::RawHandle;
 use crate::error::{AclError, AclResult, ErrorCode};
 
 impl HwBackend {
@@ -21,7 +21,7 @@ impl HwBackend {
 
     /// `aclrtSetDevice` (a device's first), remembering the default context it created;
     /// returns the handle of the device's default stream.
-    pub(super) fn open_device(&self, device: u32) -> AclResult<BHandle> {
+    pub(super) fn open_device(&self, device: u32) -> AclResult<RawHandle> {
         acl!(self, aclrtSetDevice(device as i32))?;
         let mut ctx: sys::aclrtContext = std::ptr::null_mut();
         // SAFETY: the out-pointer is a live local.
@@ -49,7 +49,7 @@ impl HwBackend {
         } else {
             acl!(self, aclrtResetDevice(device as i32))
         };
-        let streams: Vec<BHandle> = {
+        let streams: Vec<RawHandle> = {
             let mut st = self.state();
             // The reset releases the default context and what was created in it; explicit
             // contexts stay until they are destroyed.
@@ -74,7 +74,7 @@ impl HwBackend {
 
     /// `aclrtCreateContext`, which also makes the new context current on the calling thread
     /// (as the front end does); its default stream is the NULL stream in it.
-    pub(super) fn create_context(&self, device: u32) -> AclResult<BHandle> {
+    pub(super) fn create_context(&self, device: u32) -> AclResult<RawHandle> {
         let mut ctx: sys::aclrtContext = std::ptr::null_mut();
         // SAFETY: the out-pointer is a live local.
         acl!(self, aclrtCreateContext(&mut ctx, device as i32))?;
@@ -97,7 +97,7 @@ impl HwBackend {
 
     /// Waits for the context's default stream, finishes its pending host copies, then
     /// `aclrtDestroyContext`; forgets what the library released with the context.
-    pub(super) fn destroy_context(&self, _device: u32, default_stream: BHandle) -> AclResult<()> {
+    pub(super) fn destroy_context(&self, _device: u32, default_stream: RawHandle) -> AclResult<()> {
         let info = self.enter_stream(default_stream)?;
         let ctx = info.ctx;
         if !self.state().explicit.contains_key(&ctx) {
@@ -113,7 +113,7 @@ impl HwBackend {
             tracing::debug!("hw backend: synchronising a context before its destruction: {e}");
         }
         // Copies into host buffers are finished while their pinned memory is surely alive.
-        let streams: Vec<BHandle> = {
+        let streams: Vec<RawHandle> = {
             let st = self.state();
             st.streams
                 .iter()

@@ -8,7 +8,7 @@ use super::errors::missing;
 use super::handles::timeout_arg;
 use super::state::EventInfo;
 use super::HwBackend;
-use crate::backend::BHandle;
+use super::RawHandle;
 use crate::error::{AclResult, ErrorCode};
 
 /// `aclrtEventGetTimestamp`'s code for a record that has not executed.
@@ -23,7 +23,7 @@ impl HwBackend {
     /// only Ex mode has (`ACL_EVENT_IPC`) is `aclrtCreateEventExWithFlag`, any other is
     /// `aclrtCreateEventWithFlag` (the trait does not say whether the front end's event is in
     /// Ex mode; the front end enforces Ex mode's rules itself).
-    pub(super) fn create_event(&self, device: u32, flags: u32) -> AclResult<BHandle> {
+    pub(super) fn create_event(&self, device: u32, flags: u32) -> AclResult<RawHandle> {
         let ctx = self.enter(device)?;
         let mut e: sys::aclrtEvent = std::ptr::null_mut();
         // SAFETY (all three): the out-pointer is a live local.
@@ -34,7 +34,7 @@ impl HwBackend {
         } else {
             acl!(self, aclrtCreateEventWithFlag(&mut e, flags))?;
         }
-        let h = e as usize as BHandle;
+        let h = e as usize as RawHandle;
         self.state().events.insert(
             h,
             EventInfo {
@@ -46,7 +46,7 @@ impl HwBackend {
     }
 
     /// `aclrtDestroyEvent` in the event's context.
-    pub(super) fn destroy_event(&self, event: BHandle) -> AclResult<()> {
+    pub(super) fn destroy_event(&self, event: RawHandle) -> AclResult<()> {
         self.enter_event(event)?;
         // SAFETY: a live event handle of the library.
         acl!(self, aclrtDestroyEvent(event as usize as sys::aclrtEvent))?;
@@ -55,7 +55,7 @@ impl HwBackend {
     }
 
     /// `aclrtQueryEventStatus`; a complete event finishes the work before its latest record.
-    pub(super) fn event_complete(&self, event: BHandle) -> AclResult<bool> {
+    pub(super) fn event_complete(&self, event: RawHandle) -> AclResult<bool> {
         self.enter_event(event)?;
         let mut status: sys::aclrtEventRecordedStatus = 0 as _;
         // SAFETY: a live event handle and a live out-pointer.
@@ -75,7 +75,7 @@ impl HwBackend {
     /// event's latest record.
     pub(super) fn synchronize_event(
         &self,
-        event: BHandle,
+        event: RawHandle,
         timeout_ms: Option<u64>,
     ) -> AclResult<()> {
         self.enter_event(event)?;
@@ -93,7 +93,7 @@ impl HwBackend {
     }
 
     /// `aclrtEventElapsedTime`, in the start event's context.
-    pub(super) fn event_elapsed_ms(&self, start: BHandle, end: BHandle) -> AclResult<f32> {
+    pub(super) fn event_elapsed_ms(&self, start: RawHandle, end: RawHandle) -> AclResult<f32> {
         self.enter_event(start)?;
         let mut ms = 0f32;
         // SAFETY: live event handles and a live out-pointer.
@@ -110,7 +110,7 @@ impl HwBackend {
 
     /// `aclrtEventGetTimestamp`; its "not executed yet" code (107006) is `None`. A timestamp
     /// means the record executed, so the work before it is finished on the host too.
-    pub(super) fn event_timestamp_us(&self, event: BHandle) -> AclResult<Option<u64>> {
+    pub(super) fn event_timestamp_us(&self, event: RawHandle) -> AclResult<Option<u64>> {
         self.enter_event(event)?;
         let f = acl_fn!(self.lib, aclrtEventGetTimestamp).map_err(missing)?;
         let mut ts = 0u64;

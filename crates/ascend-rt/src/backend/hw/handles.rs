@@ -5,7 +5,7 @@ use std::ffi::c_void;
 
 use ascend_rt_sys as sys;
 
-use crate::backend::BHandle;
+use super::RawHandle;
 
 /// Tag of a device's default stream handle (never a user-space pointer).
 const DEFAULT_STREAM_TAG: u64 = 0xDEF0_0000_0000_0000;
@@ -15,13 +15,13 @@ pub(super) const CONTEXT_STREAM_TAG: u64 = 0xDEF1_0000_0000_0000;
 pub(super) const TAG_MASK: u64 = 0xFFFF_0000_0000_0000;
 
 /// The handle of `device`'s default stream (the NULL stream of its default context).
-pub(super) fn default_stream(device: u32) -> BHandle {
+pub(super) fn default_stream(device: u32) -> RawHandle {
     DEFAULT_STREAM_TAG | device as u64
 }
 
 /// The library's stream for a backend stream handle (NULL for a context's default stream,
 /// which the caller has made current).
-pub(super) fn raw_stream(h: BHandle) -> sys::aclrtStream {
+pub(super) fn raw_stream(h: RawHandle) -> sys::aclrtStream {
     if matches!(h & TAG_MASK, DEFAULT_STREAM_TAG | CONTEXT_STREAM_TAG) {
         std::ptr::null_mut()
     } else {

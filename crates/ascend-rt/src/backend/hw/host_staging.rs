@@ -8,7 +8,8 @@ use std::sync::{Arc, Mutex, Weak};
 use super::handles::ptr;
 use super::state::HwState;
 use super::HwBackend;
-use crate::backend::{AsyncLoc, BHandle, HostBuf};
+use super::RawHandle;
+use crate::backend::{HostBuf, Loc};
 use crate::error::AclResult;
 
 /// Pinned memory behind a host buffer the backend allocated.
@@ -31,14 +32,14 @@ pub(super) enum Finish {
         len: usize,
     },
     /// Refresh the copies into host buffers of a model run.
-    ModelRun(BHandle),
+    ModelRun(RawHandle),
 }
 
 /// Host-side work waiting for device work enqueued on a stream.
 #[derive(Debug)]
 pub(super) struct Pending {
     /// The stream the device work was enqueued on.
-    pub(super) stream: BHandle,
+    pub(super) stream: RawHandle,
     /// Its sequence number (ordered with event records).
     pub(super) seq: u64,
     /// What to do on the host once the device work is done.
@@ -141,13 +142,13 @@ impl HwBackend {
     /// copy is done. Host sources are staged into pinned memory now.
     pub(super) fn async_end(
         &self,
-        loc: &AsyncLoc,
+        loc: &Loc,
         len: usize,
         is_dst: bool,
     ) -> AclResult<(*mut c_void, Option<Finish>, Option<usize>)> {
         match loc {
-            AsyncLoc::Device(a) => Ok((ptr(*a), None, None)),
-            AsyncLoc::Host(buf, offset) => {
+            Loc::Device(a) => Ok((ptr(*a), None, None)),
+            Loc::Host { buf, offset } => {
                 let known = self.state().pinned_of(buf);
                 let (base, temp) = match known {
                     Some(p) => (p + offset, None),
@@ -183,7 +184,7 @@ impl HwBackend {
     /// (nothing when there is nothing to do).
     pub(super) fn push_pending(
         &self,
-        stream: BHandle,
+        stream: RawHandle,
         sticky: bool,
         finish: Option<Finish>,
         temp: Option<usize>,
@@ -206,7 +207,7 @@ impl HwBackend {
     /// Finishes the pending work matching `done`: copies device results into host buffers,
     /// frees temporaries. Sticky entries are only refreshed unless `release` is set.
     pub(super) fn finish(&self, done: impl Fn(&Pending) -> bool, release: bool) {
-        let (ready, models): (Vec<Pending>, Vec<BHandle>) = {
+        let (ready, models): (Vec<Pending>, Vec<RawHandle>) = {
             let mut st = self.state();
             let mut ready = Vec::new();
             let mut models = Vec::new();
@@ -256,8 +257,8 @@ impl HwBackend {
     }
 
     /// After a model run: refreshes the host destinations of its streams' copies.
-    pub(super) fn refresh_model(&self, model: BHandle) {
-        let streams: Vec<BHandle> = self
+    pub(super) fn refresh_model(&self, model: RawHandle) {
+        let streams: Vec<RawHandle> = self
             .state()
             .models
             .get(&model)
@@ -267,7 +268,7 @@ impl HwBackend {
     }
 
     /// Finishes the work enqueued before the event's latest record on its stream.
-    pub(super) fn finish_event(&self, event: BHandle) {
+    pub(super) fn finish_event(&self, event: RawHandle) {
         let rec = self.state().events.get(&event).and_then(|e| e.last_record);
         if let Some((stream, seq)) = rec {
             self.finish(|p| p.stream == stream && p.seq <= seq, false);

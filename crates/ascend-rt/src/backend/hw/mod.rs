@@ -66,7 +66,11 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use ascend_chips::ChipProfile;
 use ascend_rt_sys::Library;
 
-use super::{BHandle, Backend, HostBuf, SyncDst, SyncSrc, Task};
+use super::{Backend, EventId, HostBuf, ModelId, NotifyId, StreamId, SyncDst, SyncSrc, Task};
+
+/// A handle value of the library (a pointer as an integer), or a tagged value for a default
+/// stream: what this backend keys its tables by. The trait's typed ids carry it unchanged.
+pub(super) type RawHandle = u64;
 use crate::error::AclResult;
 
 /// Calls an ACL function of the backend's library and turns its code into a result. The
@@ -144,8 +148,8 @@ impl Backend for HwBackend {
         HwBackend::device_count(self)
     }
 
-    fn open_device(&self, device: u32) -> AclResult<BHandle> {
-        HwBackend::open_device(self, device)
+    fn open_device(&self, device: u32) -> AclResult<StreamId> {
+        HwBackend::open_device(self, device).map(StreamId)
     }
 
     fn close_device(&self, device: u32, force: bool) -> AclResult<()> {
@@ -176,103 +180,125 @@ impl Backend for HwBackend {
         HwBackend::memset(self, addr, value, count)
     }
 
-    fn create_stream(&self, device: u32, priority: u32, flags: u32) -> AclResult<BHandle> {
-        HwBackend::create_stream(self, device, priority, flags)
+    fn create_stream(&self, device: u32, priority: u32, flags: u32) -> AclResult<StreamId> {
+        HwBackend::create_stream(self, device, priority, flags).map(StreamId)
     }
 
-    fn destroy_stream(&self, stream: BHandle, force: bool) -> AclResult<()> {
-        HwBackend::destroy_stream(self, stream, force)
+    fn destroy_stream(&self, stream: StreamId, force: bool) -> AclResult<()> {
+        HwBackend::destroy_stream(self, stream.0, force)
     }
 
-    fn launch(&self, stream: BHandle, task: Task) -> AclResult<()> {
-        HwBackend::launch(self, stream, task)
+    fn launch(&self, stream: StreamId, task: Task) -> AclResult<()> {
+        HwBackend::launch(self, stream.0, task)
     }
 
-    fn synchronize_stream(&self, stream: BHandle, timeout_ms: Option<u64>) -> AclResult<()> {
-        HwBackend::synchronize_stream(self, stream, timeout_ms)
+    fn synchronize_stream(&self, stream: StreamId, timeout_ms: Option<u64>) -> AclResult<()> {
+        HwBackend::synchronize_stream(self, stream.0, timeout_ms)
     }
 
-    fn stream_idle(&self, stream: BHandle) -> AclResult<bool> {
-        HwBackend::stream_idle(self, stream)
+    fn stream_idle(&self, stream: StreamId) -> AclResult<bool> {
+        HwBackend::stream_idle(self, stream.0)
     }
 
     fn synchronize_device(&self, device: u32, timeout_ms: Option<u64>) -> AclResult<()> {
         HwBackend::synchronize_device(self, device, timeout_ms)
     }
 
-    fn create_event(&self, device: u32, flags: u32) -> AclResult<BHandle> {
-        HwBackend::create_event(self, device, flags)
+    fn create_event(&self, device: u32, flags: u32) -> AclResult<EventId> {
+        HwBackend::create_event(self, device, flags).map(EventId)
     }
 
-    fn destroy_event(&self, event: BHandle) -> AclResult<()> {
-        HwBackend::destroy_event(self, event)
+    fn destroy_event(&self, event: EventId) -> AclResult<()> {
+        HwBackend::destroy_event(self, event.0)
     }
 
-    fn event_complete(&self, event: BHandle) -> AclResult<bool> {
-        HwBackend::event_complete(self, event)
+    fn event_complete(&self, event: EventId) -> AclResult<bool> {
+        HwBackend::event_complete(self, event.0)
     }
 
-    fn synchronize_event(&self, event: BHandle, timeout_ms: Option<u64>) -> AclResult<()> {
-        HwBackend::synchronize_event(self, event, timeout_ms)
+    fn synchronize_event(&self, event: EventId, timeout_ms: Option<u64>) -> AclResult<()> {
+        HwBackend::synchronize_event(self, event.0, timeout_ms)
     }
 
-    fn event_elapsed_ms(&self, start: BHandle, end: BHandle) -> AclResult<f32> {
-        HwBackend::event_elapsed_ms(self, start, end)
+    fn event_elapsed_ms(&self, start: EventId, end: EventId) -> AclResult<f32> {
+        HwBackend::event_elapsed_ms(self, start.0, end.0)
     }
 
-    fn create_model(&self, device: u32) -> AclResult<BHandle> {
-        HwBackend::create_model(self, device)
+    fn create_model(&self, device: u32) -> AclResult<ModelId> {
+        HwBackend::create_model(self, device).map(ModelId)
     }
 
-    fn bind_stream(&self, model: BHandle, stream: BHandle, flag: u32) -> AclResult<()> {
-        HwBackend::bind_stream(self, model, stream, flag)
+    fn bind_stream(&self, model: ModelId, stream: StreamId, flag: u32) -> AclResult<()> {
+        HwBackend::bind_stream(self, model.0, stream.0, flag)
     }
 
-    fn unbind_stream(&self, model: BHandle, stream: BHandle) -> AclResult<()> {
-        HwBackend::unbind_stream(self, model, stream)
+    fn unbind_stream(&self, model: ModelId, stream: StreamId) -> AclResult<()> {
+        HwBackend::unbind_stream(self, model.0, stream.0)
     }
 
-    fn end_task(&self, model: BHandle, stream: BHandle) -> AclResult<()> {
-        HwBackend::end_task(self, model, stream)
+    fn end_task(&self, model: ModelId, stream: StreamId) -> AclResult<()> {
+        HwBackend::end_task(self, model.0, stream.0)
     }
 
-    fn build_end(&self, model: BHandle) -> AclResult<()> {
-        HwBackend::build_end(self, model)
+    fn build_end(&self, model: ModelId) -> AclResult<()> {
+        HwBackend::build_end(self, model.0)
     }
 
-    fn execute_model(&self, model: BHandle, timeout_ms: Option<u64>) -> AclResult<()> {
-        HwBackend::execute_model(self, model, timeout_ms)
+    fn execute_model(&self, model: ModelId, timeout_ms: Option<u64>) -> AclResult<()> {
+        HwBackend::execute_model(self, model.0, timeout_ms)
     }
 
-    fn execute_model_async(&self, model: BHandle, stream: BHandle) -> AclResult<()> {
-        HwBackend::execute_model_async(self, model, stream)
+    fn execute_model_async(&self, model: ModelId, stream: StreamId) -> AclResult<()> {
+        HwBackend::execute_model_async(self, model.0, stream.0)
     }
 
-    fn destroy_model(&self, model: BHandle) -> AclResult<()> {
-        HwBackend::destroy_model(self, model)
+    fn destroy_model(&self, model: ModelId) -> AclResult<()> {
+        HwBackend::destroy_model(self, model.0)
     }
 
     fn cmo_set_desc(&self, desc: u64, src: u64, size: u64) -> AclResult<()> {
         HwBackend::cmo_set_desc(self, desc, src, size)
     }
 
-    fn create_context(&self, device: u32) -> AclResult<BHandle> {
-        HwBackend::create_context(self, device)
+    fn create_context(&self, device: u32) -> AclResult<StreamId> {
+        HwBackend::create_context(self, device).map(StreamId)
     }
 
-    fn destroy_context(&self, device: u32, default_stream: BHandle) -> AclResult<()> {
-        HwBackend::destroy_context(self, device, default_stream)
+    fn destroy_context(&self, device: u32, default_stream: StreamId) -> AclResult<()> {
+        HwBackend::destroy_context(self, device, default_stream.0)
     }
 
-    fn create_notify(&self, device: u32, flag: u64) -> AclResult<BHandle> {
-        HwBackend::create_notify(self, device, flag)
+    fn create_notify(&self, device: u32, flag: u64) -> AclResult<NotifyId> {
+        HwBackend::create_notify(self, device, flag).map(NotifyId)
     }
 
-    fn destroy_notify(&self, notify: BHandle) -> AclResult<()> {
-        HwBackend::destroy_notify(self, notify)
+    fn destroy_notify(&self, notify: NotifyId) -> AclResult<()> {
+        HwBackend::destroy_notify(self, notify.0)
     }
 
-    fn event_timestamp_us(&self, event: BHandle) -> AclResult<Option<u64>> {
-        HwBackend::event_timestamp_us(self, event)
+    fn event_timestamp_us(&self, event: EventId) -> AclResult<Option<u64>> {
+        HwBackend::event_timestamp_us(self, event.0)
+    }
+
+    fn device_window(&self) -> Option<std::ops::Range<u64>> {
+        // A real device's addresses are the driver's: no window is known.
+        None
+    }
+
+    fn explain_device_address(&self, _addr: u64) -> Option<String> {
+        None
+    }
+
+    #[cfg(feature = "sim")]
+    fn simulator(&self) -> Option<&ascend_sim::Sim> {
+        None
+    }
+
+    fn report_json(&self) -> Option<String> {
+        None
+    }
+
+    fn trace_json(&self) -> Option<String> {
+        None
     }
 }

@@ -7,17 +7,17 @@ use super::handles::{raw_stream, timeout_arg};
 use super::host_staging::Finish;
 use super::state::ModelInfo;
 use super::HwBackend;
-use crate::backend::BHandle;
+use super::RawHandle;
 use crate::error::AclResult;
 
 impl HwBackend {
     /// `aclmdlRIBuildBegin` in the context of the device's new objects.
-    pub(super) fn create_model(&self, device: u32) -> AclResult<BHandle> {
+    pub(super) fn create_model(&self, device: u32) -> AclResult<RawHandle> {
         let ctx = self.enter(device)?;
         let mut m: sys::aclmdlRI = std::ptr::null_mut();
         // SAFETY: the out-pointer is a live local.
         acl!(self, aclmdlRIBuildBegin(&mut m, 0))?;
-        let h = m as usize as BHandle;
+        let h = m as usize as RawHandle;
         self.state().models.insert(
             h,
             ModelInfo {
@@ -29,7 +29,12 @@ impl HwBackend {
     }
 
     /// `aclmdlRIBindStream`; the model remembers the stream.
-    pub(super) fn bind_stream(&self, model: BHandle, stream: BHandle, flag: u32) -> AclResult<()> {
+    pub(super) fn bind_stream(
+        &self,
+        model: RawHandle,
+        stream: RawHandle,
+        flag: u32,
+    ) -> AclResult<()> {
         self.enter_model(model)?;
         // SAFETY: live model and stream handles of the library.
         acl!(
@@ -43,7 +48,7 @@ impl HwBackend {
     }
 
     /// `aclmdlRIUnbindStream`; the model forgets the stream.
-    pub(super) fn unbind_stream(&self, model: BHandle, stream: BHandle) -> AclResult<()> {
+    pub(super) fn unbind_stream(&self, model: RawHandle, stream: RawHandle) -> AclResult<()> {
         self.enter_model(model)?;
         // SAFETY: live model and stream handles of the library.
         acl!(
@@ -57,7 +62,7 @@ impl HwBackend {
     }
 
     /// `aclmdlRIEndTask`.
-    pub(super) fn end_task(&self, model: BHandle, stream: BHandle) -> AclResult<()> {
+    pub(super) fn end_task(&self, model: RawHandle, stream: RawHandle) -> AclResult<()> {
         self.enter_model(model)?;
         // SAFETY: live model and stream handles of the library.
         acl!(
@@ -67,7 +72,7 @@ impl HwBackend {
     }
 
     /// `aclmdlRIBuildEnd`.
-    pub(super) fn build_end(&self, model: BHandle) -> AclResult<()> {
+    pub(super) fn build_end(&self, model: RawHandle) -> AclResult<()> {
         self.enter_model(model)?;
         // SAFETY: a live model handle; `reserve` must be NULL.
         acl!(
@@ -77,7 +82,7 @@ impl HwBackend {
     }
 
     /// `aclmdlRIExecute`; then refreshes the host destinations of the model's copies.
-    pub(super) fn execute_model(&self, model: BHandle, timeout_ms: Option<u64>) -> AclResult<()> {
+    pub(super) fn execute_model(&self, model: RawHandle, timeout_ms: Option<u64>) -> AclResult<()> {
         self.enter_model(model)?;
         // SAFETY: a live model handle of the library.
         acl!(
@@ -90,7 +95,7 @@ impl HwBackend {
 
     /// `aclmdlRIExecuteAsync` on `stream`; the model's copies are refreshed when the stream
     /// is observed complete.
-    pub(super) fn execute_model_async(&self, model: BHandle, stream: BHandle) -> AclResult<()> {
+    pub(super) fn execute_model_async(&self, model: RawHandle, stream: RawHandle) -> AclResult<()> {
         if !self.state().models.contains_key(&model) {
             return Err(Self::unknown("model", model));
         }
@@ -106,7 +111,7 @@ impl HwBackend {
     }
 
     /// `aclmdlRIDestroy`; finishes and drops the pending host work of its streams.
-    pub(super) fn destroy_model(&self, model: BHandle) -> AclResult<()> {
+    pub(super) fn destroy_model(&self, model: RawHandle) -> AclResult<()> {
         self.enter_model(model)?;
         // SAFETY: a live model handle of the library.
         acl!(self, aclmdlRIDestroy(model as usize as sys::aclmdlRI))?;

@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::host_staging::{Pending, Pinned};
-use crate::backend::BHandle;
+use super::RawHandle;
 
 /// A stream the backend created, or a context's default stream.
 #[derive(Debug, Clone, Copy)]
@@ -23,7 +23,7 @@ pub(super) struct EventInfo {
     /// The library context it was created in.
     pub(super) ctx: usize,
     /// The stream and sequence number of its latest record.
-    pub(super) last_record: Option<(BHandle, u64)>,
+    pub(super) last_record: Option<(RawHandle, u64)>,
 }
 
 /// A model the backend created.
@@ -32,7 +32,7 @@ pub(super) struct ModelInfo {
     /// The library context it was created in.
     pub(super) ctx: usize,
     /// The streams bound to it.
-    pub(super) streams: Vec<BHandle>,
+    pub(super) streams: Vec<RawHandle>,
 }
 
 /// A notify the backend created.
@@ -59,13 +59,13 @@ pub(super) struct HwState {
     /// Live explicit contexts, by the library's context value.
     pub(super) explicit: HashMap<usize, ExplicitCtx>,
     /// Live streams (default streams included), by backend handle.
-    pub(super) streams: HashMap<BHandle, StreamInfo>,
+    pub(super) streams: HashMap<RawHandle, StreamInfo>,
     /// Live events, by backend handle.
-    pub(super) events: HashMap<BHandle, EventInfo>,
+    pub(super) events: HashMap<RawHandle, EventInfo>,
     /// Live models, by backend handle.
-    pub(super) models: HashMap<BHandle, ModelInfo>,
+    pub(super) models: HashMap<RawHandle, ModelInfo>,
     /// Live notifies, by backend handle.
-    pub(super) notifies: HashMap<BHandle, NotifyInfo>,
+    pub(super) notifies: HashMap<RawHandle, NotifyInfo>,
     /// Device allocations: base → (length, device).
     pub(super) allocs: BTreeMap<u64, (u64, u32)>,
     /// Pinned memory of the host buffers, by the buffer's `Arc` address.

@@ -7,7 +7,8 @@ use ascend_rt_sys as sys;
 use super::handles::{raw_stream, timeout_arg};
 use super::state::StreamInfo;
 use super::HwBackend;
-use crate::backend::{BHandle, Task};
+use super::RawHandle;
+use crate::backend::Task;
 use crate::error::AclResult;
 
 impl HwBackend {
@@ -17,12 +18,12 @@ impl HwBackend {
         device: u32,
         priority: u32,
         flags: u32,
-    ) -> AclResult<BHandle> {
+    ) -> AclResult<RawHandle> {
         let ctx = self.enter(device)?;
         let mut s: sys::aclrtStream = std::ptr::null_mut();
         // SAFETY: the out-pointer is a live local.
         acl!(self, aclrtCreateStreamWithConfig(&mut s, priority, flags))?;
-        let h = s as usize as BHandle;
+        let h = s as usize as RawHandle;
         self.state().streams.insert(
             h,
             StreamInfo {
@@ -36,7 +37,7 @@ impl HwBackend {
 
     /// `aclrtDestroyStream` (or `aclrtDestroyStreamForce`); finishes and drops the stream's
     /// pending host work.
-    pub(super) fn destroy_stream(&self, stream: BHandle, force: bool) -> AclResult<()> {
+    pub(super) fn destroy_stream(&self, stream: RawHandle, force: bool) -> AclResult<()> {
         self.enter_stream(stream)?;
         let s = raw_stream(stream);
         // SAFETY: a live stream handle of the library (front-end validated).
@@ -51,7 +52,7 @@ impl HwBackend {
     }
 
     /// Enqueues `task` on `stream` in the stream's context (see `tasks`).
-    pub(super) fn launch(&self, stream: BHandle, task: Task) -> AclResult<()> {
+    pub(super) fn launch(&self, stream: RawHandle, task: Task) -> AclResult<()> {
         let info = self.enter_stream(stream)?;
         self.launch_inner(stream, info, task)
     }
@@ -60,7 +61,7 @@ impl HwBackend {
     /// host work.
     pub(super) fn synchronize_stream(
         &self,
-        stream: BHandle,
+        stream: RawHandle,
         timeout_ms: Option<u64>,
     ) -> AclResult<()> {
         self.enter_stream(stream)?;
@@ -78,7 +79,7 @@ impl HwBackend {
     }
 
     /// `aclrtStreamQuery`; a complete stream's pending host work is finished.
-    pub(super) fn stream_idle(&self, stream: BHandle) -> AclResult<bool> {
+    pub(super) fn stream_idle(&self, stream: RawHandle) -> AclResult<bool> {
         self.enter_stream(stream)?;
         let mut status: sys::aclrtStreamStatus = 0 as _;
         // SAFETY: a live stream handle (or NULL) and a live out-pointer.
@@ -98,7 +99,7 @@ impl HwBackend {
     ) -> AclResult<()> {
         self.enter(device)?;
         acl!(self, aclrtSynchronizeDevice())?;
-        let streams: Vec<BHandle> = self
+        let streams: Vec<RawHandle> = self
             .state()
             .streams
             .iter()

@@ -7,34 +7,33 @@ use ascend_rt_sys as sys;
 use super::handles::{ptr, raw_stream};
 use super::state::StreamInfo;
 use super::HwBackend;
-use crate::backend::{AsyncLoc, BHandle, CmoOp, Task, WaitCompare};
+use super::RawHandle;
+use crate::backend::{CmoType, Loc, Task, WaitMode};
 use crate::error::AclResult;
 
-/// The library's CMO type of an operation.
-fn cmo_type(op: CmoOp) -> sys::aclrtCmoType {
-    (match op {
-        CmoOp::Prefetch => sys::aclrtCmoType_ACL_RT_CMO_TYPE_PREFETCH,
-        CmoOp::Writeback => sys::aclrtCmoType_ACL_RT_CMO_TYPE_WRITEBACK,
-        CmoOp::Invalid => sys::aclrtCmoType_ACL_RT_CMO_TYPE_INVALID,
-        CmoOp::Flush => sys::aclrtCmoType_ACL_RT_CMO_TYPE_FLUSH,
-    }) as _
-}
+// The vocabulary's raw values are the header's: checked at compile time, so the library
+// receives each value as the vocabulary names it.
+const _: () = {
+    assert!(CmoType::Prefetch as u32 == sys::aclrtCmoType_ACL_RT_CMO_TYPE_PREFETCH as u32);
+    assert!(CmoType::Writeback as u32 == sys::aclrtCmoType_ACL_RT_CMO_TYPE_WRITEBACK as u32);
+    assert!(CmoType::Invalid as u32 == sys::aclrtCmoType_ACL_RT_CMO_TYPE_INVALID as u32);
+    assert!(CmoType::Flush as u32 == sys::aclrtCmoType_ACL_RT_CMO_TYPE_FLUSH as u32);
+    assert!(WaitMode::Geq as u32 == sys::ACL_STREAM_WAIT_VALUE_GEQ as u32);
+    assert!(WaitMode::Eq as u32 == sys::ACL_STREAM_WAIT_VALUE_EQ as u32);
+    assert!(WaitMode::And as u32 == sys::ACL_STREAM_WAIT_VALUE_AND as u32);
+    assert!(WaitMode::Nor as u32 == sys::ACL_STREAM_WAIT_VALUE_NOR as u32);
+};
 
-/// The `aclrtValueWait` flag of a compare mode.
-fn wait_flag(c: WaitCompare) -> u32 {
-    (match c {
-        WaitCompare::Geq => sys::ACL_STREAM_WAIT_VALUE_GEQ,
-        WaitCompare::Eq => sys::ACL_STREAM_WAIT_VALUE_EQ,
-        WaitCompare::And => sys::ACL_STREAM_WAIT_VALUE_AND,
-        WaitCompare::Nor => sys::ACL_STREAM_WAIT_VALUE_NOR,
-    }) as u32
+/// The library's CMO type of an operation.
+fn cmo_type(op: CmoType) -> sys::aclrtCmoType {
+    op.raw() as _
 }
 
 impl HwBackend {
     /// Enqueues `task` on `stream` (whose context the caller has made current).
     pub(super) fn launch_inner(
         &self,
-        stream: BHandle,
+        stream: RawHandle,
         info: StreamInfo,
         task: Task,
     ) -> AclResult<()> {
@@ -43,14 +42,9 @@ impl HwBackend {
             // SAFETY (all value and CMO tasks): addresses are device addresses the front end
             // validated; the library does not dereference them on the host.
             Task::ValueWrite { addr, value } => acl!(self, aclrtValueWrite(ptr(addr), value, 0, s)),
-            Task::ValueWait {
-                addr,
-                value,
-                compare,
-            } => acl!(
-                self,
-                aclrtValueWait(ptr(addr), value, wait_flag(compare), s)
-            ),
+            Task::ValueWait { addr, value, mode } => {
+                acl!(self, aclrtValueWait(ptr(addr), value, mode.flag(), s))
+            }
             Task::Memset { addr, value, len } => acl!(
                 self,
                 aclrtMemsetAsync(ptr(addr), len as usize, value as i32, len as usize, s)
@@ -74,7 +68,7 @@ impl HwBackend {
                     ..Default::default()
                 };
                 for (slot, id) in info.cmoInfo.iter_mut().zip(&barrier_ids) {
-                    slot.cmoType = cmo_type(CmoOp::Invalid);
+                    slot.cmoType = cmo_type(CmoType::Invalid);
                     slot.barrierId = *id;
                 }
                 // SAFETY: `info` is a live local the call only reads.
@@ -86,32 +80,36 @@ impl HwBackend {
             ),
             Task::EventRecord(e) => {
                 // SAFETY: `e` is a live event handle of the library (front-end validated).
-                acl!(self, aclrtRecordEvent(e as usize as sys::aclrtEvent, s))?;
+                acl!(self, aclrtRecordEvent(e.0 as usize as sys::aclrtEvent, s))?;
                 let mut st = self.state();
                 st.seq += 1;
                 let seq = st.seq;
-                if let Some(ev) = st.events.get_mut(&e) {
+                if let Some(ev) = st.events.get_mut(&e.0) {
                     ev.last_record = Some((stream, seq));
                 }
                 Ok(())
             }
             // SAFETY: `e` is a live event handle of the library (front-end validated).
             Task::EventWait(e) => {
-                acl!(self, aclrtStreamWaitEvent(s, e as usize as sys::aclrtEvent))
+                acl!(
+                    self,
+                    aclrtStreamWaitEvent(s, e.0 as usize as sys::aclrtEvent)
+                )
             }
             // SAFETY: as above.
-            Task::EventReset(e) => acl!(self, aclrtResetEvent(e as usize as sys::aclrtEvent, s)),
+            Task::EventReset(e) => acl!(self, aclrtResetEvent(e.0 as usize as sys::aclrtEvent, s)),
             // SAFETY: `n` is a live notify handle of the library (front-end validated).
             Task::NotifyRecord(n) => {
-                acl!(self, aclrtRecordNotify(n as usize as sys::aclrtNotify, s))
+                acl!(self, aclrtRecordNotify(n.0 as usize as sys::aclrtNotify, s))
             }
-            Task::NotifyWait { notify, timeout_s } => {
-                // The API's 0 waits forever.
-                let timeout = timeout_s.unwrap_or(0);
+            Task::NotifyWait { notify, timeout_ms } => {
+                // The API takes whole seconds; its 0 waits forever.
+                let timeout =
+                    timeout_ms.map_or(0, |ms| (ms / 1000).clamp(1, u64::from(u32::MAX)) as u32);
                 // SAFETY: as above.
                 acl!(
                     self,
-                    aclrtWaitAndResetNotify(notify as usize as sys::aclrtNotify, s, timeout)
+                    aclrtWaitAndResetNotify(notify.0 as usize as sys::aclrtNotify, s, timeout)
                 )
             }
             Task::Memcpy { dst, src, len } => {
@@ -127,16 +125,16 @@ impl HwBackend {
                     }
                 };
                 let kind = match (&dst, &src) {
-                    (AsyncLoc::Device(_), AsyncLoc::Host(..)) => {
+                    (Loc::Device(_), Loc::Host { .. }) => {
                         sys::aclrtMemcpyKind_ACL_MEMCPY_HOST_TO_DEVICE
                     }
-                    (AsyncLoc::Host(..), AsyncLoc::Device(_)) => {
+                    (Loc::Host { .. }, Loc::Device(_)) => {
                         sys::aclrtMemcpyKind_ACL_MEMCPY_DEVICE_TO_HOST
                     }
-                    (AsyncLoc::Device(_), AsyncLoc::Device(_)) => {
+                    (Loc::Device(_), Loc::Device(_)) => {
                         sys::aclrtMemcpyKind_ACL_MEMCPY_DEVICE_TO_DEVICE
                     }
-                    (AsyncLoc::Host(..), AsyncLoc::Host(..)) => {
+                    (Loc::Host { .. }, Loc::Host { .. }) => {
                         sys::aclrtMemcpyKind_ACL_MEMCPY_HOST_TO_HOST
                     }
                 };

@@ -1,0 +1,22 @@
+//! `ascend-types`: the vocabulary every layer of the twin speaks — the front end
+//! (`ascend-rt`), both backends and the simulator (`ascend-sim`) use these types directly, so
+//! no layer re-spells another's enum.
+//!
+//! - [`CmoType`], [`WaitMode`], [`MemcpyKind`]: the ACL enum values, each with its raw value
+//!   written once;
+//! - [`StreamId`], [`EventId`], [`NotifyId`], [`ModelId`], [`TaskId`]: typed handles of a
+//!   backend's objects (64 bits: a simulator's serial number or a real library's pointer), never
+//!   a bare integer and never narrowed;
+//! - [`Task`], [`Loc`], [`HostBuf`]: what a stream executes, after validation.
+//!
+//! No logic beyond conversions lives here.
+
+#![forbid(unsafe_code)]
+
+mod enums;
+mod ids;
+mod task;
+
+pub use enums::{CmoType, MemcpyKind, WaitMode};
+pub use ids::{EventId, ModelId, NotifyId, StreamId, TaskId};
+pub use task::{DevAddr, HostBuf, Loc, Task};

@@ -1,0 +1,132 @@
+//! What a stream executes: a validated task and the ends of a copy.
+
+use std::sync::{Arc, Mutex};
+
+use crate::{CmoType, EventId, NotifyId, WaitMode};
+
+/// A device address (in a simulator, its own address space: never a host pointer).
+pub type DevAddr = u64;
+
+/// Host memory shared between a host program and a backend (page-locked host memory): tasks
+/// read and write it when they execute.
+pub type HostBuf = Arc<Mutex<Vec<u8>>>;
+
+/// One end of a copy.
+#[derive(Debug, Clone)]
+pub enum Loc {
+    /// Device memory.
+    Device(DevAddr),
+    /// Host memory, at a byte offset into a shared buffer.
+    Host {
+        /// The buffer.
+        buf: HostBuf,
+        /// Byte offset into it.
+        offset: usize,
+    },
+}
+
+impl Loc {
+    /// The same end `by` bytes further on.
+    pub fn advanced(&self, by: usize) -> Loc {
+        match self {
+            Loc::Device(a) => Loc::Device(a + by as u64),
+            Loc::Host { buf, offset } => Loc::Host {
+                buf: buf.clone(),
+                offset: offset + by,
+            },
+        }
+    }
+}
+
+/// A validated stream task: what `aclrtValueWrite`, `aclrtValueWait`, `aclrtMemcpyAsync`,
+/// `aclrtMemsetAsync`, the three CMO launches, `aclrtCmoWaitBarrier`, the event and the
+/// notify calls put on a stream.
+#[derive(Debug, Clone)]
+pub enum Task {
+    /// Store a 64-bit value (little-endian) at a device address.
+    ValueWrite {
+        /// Target address.
+        addr: DevAddr,
+        /// Value to store.
+        value: u64,
+    },
+    /// Block the stream until the 64-bit word at `addr` satisfies the compare.
+    ValueWait {
+        /// Watched address.
+        addr: DevAddr,
+        /// Operand.
+        value: u64,
+        /// Compare.
+        mode: WaitMode,
+    },
+    /// Copy `len` bytes.
+    Memcpy {
+        /// Destination.
+        dst: Loc,
+        /// Source.
+        src: Loc,
+        /// Bytes.
+        len: u64,
+    },
+    /// Fill `len` bytes of device memory with `value`.
+    Memset {
+        /// Start address.
+        addr: DevAddr,
+        /// Fill byte.
+        value: u8,
+        /// Bytes.
+        len: u64,
+    },
+    /// A cache-maintenance operation on a range (`aclrtCmoAsync`).
+    Cmo {
+        /// Operation.
+        op: CmoType,
+        /// Start address.
+        addr: DevAddr,
+        /// Bytes as the caller gave them; the runtime's task carries a 32-bit length field, so
+        /// a backend that models the runtime narrows it (sizes of 4 GiB and more wrap).
+        len: u64,
+    },
+    /// A cache-maintenance operation carrying a barrier id (`aclrtCmoAsyncWithBarrier`).
+    CmoWithBarrier {
+        /// Operation.
+        op: CmoType,
+        /// Start address.
+        addr: DevAddr,
+        /// Bytes as the caller gave them (see [`Task::Cmo`]).
+        len: u64,
+        /// Logical barrier id (0 for non-INVALID operations).
+        barrier_id: u32,
+    },
+    /// Wait until no INVALID operation carrying any of these barrier ids is outstanding
+    /// (`aclrtCmoWaitBarrier`).
+    CmoWaitBarrier {
+        /// Logical barrier ids (1..=6 entries).
+        barrier_ids: Vec<u32>,
+    },
+    /// A cache-maintenance operation described by a descriptor in device memory
+    /// (`aclrtCmoAsyncWithDesc`).
+    CmoWithDesc {
+        /// Descriptor address.
+        desc: DevAddr,
+        /// Operation.
+        op: CmoType,
+    },
+    /// Record an event.
+    EventRecord(EventId),
+    /// Block the stream until the event's last record has executed.
+    EventWait(EventId),
+    /// Reset an event to not-recorded.
+    EventReset(EventId),
+    /// Set a notify (`aclrtRecordNotify`); setting a set notify changes nothing.
+    NotifyRecord(NotifyId),
+    /// Block the stream until the notify is set, then clear it (`aclrtWaitAndResetNotify`).
+    /// A timeout that expires first fails the stream: its next synchronize returns the task
+    /// timeout, and the notify stays clear.
+    NotifyWait {
+        /// The notify.
+        notify: NotifyId,
+        /// Timeout in ms; `None` waits forever.
+        timeout_ms: Option<u64>,
+    },
+}
