@@ -107,22 +107,22 @@ fn a_wait_is_released_by_a_write_from_another_stream() {
     let rt = runtime("Ascend950PR_9599");
     let dev = Device::open(&rt, 0).unwrap();
     let flag = dev.malloc(8, MallocPolicy::NormalOnly).unwrap();
-    flag.fill(0).unwrap();
+    flag.fill_sync(0).unwrap();
     let data = dev.malloc(64, MallocPolicy::NormalOnly).unwrap();
     let (a, b) = (dev.stream().unwrap(), dev.stream().unwrap());
     // a: wait for flag >= 1, then copy the data written by b before the flag.
     a.value_wait(flag.ptr(), 1, WaitMode::Geq).unwrap();
     let out = dev.malloc(64, MallocPolicy::NormalOnly).unwrap();
-    a.copy_d2d(out.ptr(), data.ptr(), 64).unwrap();
+    a.copy_d2d_async(out.ptr(), data.ptr(), 64).unwrap();
     assert!(
         !a.is_complete().unwrap(),
         "a must be blocked before b writes"
     );
-    b.copy_h2d(data.ptr(), &[7u8; 64]).unwrap();
+    b.copy_h2d_async(data.ptr(), &[7u8; 64]).unwrap();
     b.value_write(flag.ptr(), 1).unwrap();
     a.synchronize().unwrap();
     let mut got = [0u8; 64];
-    out.copy_to_host(&mut got).unwrap();
+    out.copy_to_host_sync(&mut got).unwrap();
     assert_eq!(got, [7u8; 64], "stream order: the data precedes the flag");
 }
 
@@ -131,7 +131,7 @@ fn two_host_threads_wait_and_write() {
     let rt = runtime("Ascend910B1");
     let dev = Device::open(&rt, 0).unwrap();
     let flag = Arc::new(dev.malloc(8, MallocPolicy::HugeFirst).unwrap());
-    flag.fill(0).unwrap();
+    flag.fill_sync(0).unwrap();
     let a = Arc::new(dev.stream().unwrap());
     let b = Arc::new(dev.stream().unwrap());
     let started = Instant::now();
@@ -211,7 +211,7 @@ fn a_full_plain_queue_blocks_the_host_until_another_thread_releases_it() {
     let rt = runtime("Ascend910B1");
     let dev = Device::open(&rt, 0).unwrap();
     let gate = Arc::new(dev.malloc(8, MallocPolicy::NormalOnly).unwrap());
-    gate.fill(0).unwrap();
+    gate.fill_sync(0).unwrap();
     let s = Arc::new(dev.stream().unwrap());
     s.value_wait(gate.ptr(), 1, WaitMode::Eq).unwrap();
     let cap = rt.chip().limits.max_tasks_per_stream() as usize;
@@ -248,7 +248,7 @@ fn events_order_streams_and_measure_time() {
     let (start, end) = (dev.event().unwrap(), dev.event().unwrap());
     let s = dev.stream().unwrap();
     s.record(&start).unwrap();
-    s.fill(buf.ptr(), 1, 1 << 20).unwrap();
+    s.fill_async(buf.ptr(), 1, 1 << 20).unwrap();
     s.record(&end).unwrap();
     let t = dev.stream().unwrap();
     t.wait_event(&end).unwrap();
@@ -266,7 +266,7 @@ fn model_execution_runs_recorded_tasks_each_time() {
     let rt = runtime("Ascend950PR_9599");
     let dev = Device::open(&rt, 0).unwrap();
     let word = dev.malloc(8, MallocPolicy::NormalOnly).unwrap();
-    word.fill(0).unwrap();
+    word.fill_sync(0).unwrap();
     let model = dev.model().unwrap();
     let s = dev.stream_with(StreamConfig::persistent()).unwrap();
     model.bind(&s).unwrap();
@@ -276,7 +276,7 @@ fn model_execution_runs_recorded_tasks_each_time() {
     assert_eq!(word.read_u64(0).unwrap(), 0, "recorded, not run");
     model.execute().unwrap();
     assert_eq!(word.read_u64(0).unwrap(), 42);
-    word.fill(0).unwrap();
+    word.fill_sync(0).unwrap();
     model.execute().unwrap();
     assert_eq!(word.read_u64(0).unwrap(), 42, "runs again");
 }
@@ -284,13 +284,13 @@ fn model_execution_runs_recorded_tasks_each_time() {
 fn program(rt: &Arc<Runtime>) -> String {
     let dev = Device::open(rt, 0).unwrap();
     let word = dev.malloc(8, MallocPolicy::NormalOnly).unwrap();
-    word.fill(0).unwrap();
+    word.fill_sync(0).unwrap();
     let buf = dev.malloc(4096, MallocPolicy::NormalOnly).unwrap();
     let (a, b) = (dev.stream().unwrap(), dev.stream().unwrap());
     for i in 1..=20u64 {
         a.value_wait(word.ptr(), i, WaitMode::Geq).unwrap();
-        a.fill(buf.ptr(), i as u8, 4096).unwrap();
-        b.copy_h2d(buf.ptr(), &[i as u8; 128]).unwrap();
+        a.fill_async(buf.ptr(), i as u8, 4096).unwrap();
+        b.copy_h2d_async(buf.ptr(), &[i as u8; 128]).unwrap();
         b.value_write(word.ptr(), i).unwrap();
     }
     a.synchronize().unwrap();
@@ -390,7 +390,7 @@ fn with_on_stall_wait_the_watchdog_speaks_and_the_host_keeps_waiting() {
     let rt = runtime_with("Ascend910B1", cfg);
     let dev = Device::open(&rt, 0).unwrap();
     let flag = Arc::new(dev.malloc(8, MallocPolicy::NormalOnly).unwrap());
-    flag.fill(0).unwrap();
+    flag.fill_sync(0).unwrap();
     let s = dev.stream().unwrap();
     s.value_wait(flag.ptr(), 1, WaitMode::Eq).unwrap();
     let releaser = {

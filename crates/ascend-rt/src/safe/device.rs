@@ -124,7 +124,7 @@ impl Device {
     }
 
     /// Allocates and fills a CMO descriptor for `len` bytes at `src` (`aclrtCmoSetDesc`).
-    pub fn cmo_desc(&self, src: DevicePtr, len: usize) -> AclResult<CmoDesc> {
+    pub fn cmo_desc(&self, src: DevicePtr<'_>, len: usize) -> AclResult<CmoDesc> {
         let size = self.cmo_desc_size()?;
         let buf = self.malloc(size, MallocPolicy::NormalOnly)?;
         self.guard

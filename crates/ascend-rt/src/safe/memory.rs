@@ -1,34 +1,95 @@
 //! Device buffers, device pointers, page-locked host buffers and CMO descriptors.
+//!
+//! Device memory is tied to stream order: a [`DevicePtr`] borrows its buffer, every stream
+//! task that names one records its stream with the buffer, and dropping a [`DeviceBuffer`]
+//! first waits for those streams, so memory a queued task still touches is never freed under
+//! it (as cudarc's device slices do with their events).
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use super::device::DeviceGuard;
 use crate::error::{AclError, AclResult, ErrorCode};
-use crate::raw_types::Addr;
+use crate::raw_types::{Addr, RawContext, RawStream};
 use crate::runtime::{HostBuffer, MemDst, MemSrc};
 
-/// An address in device memory (no ownership). Obtained from a [`DeviceBuffer`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct DevicePtr(Addr);
+/// The streams that have tasks naming a buffer, not yet known to have finished them.
+#[derive(Debug, Default)]
+pub(super) struct StreamUsers(Mutex<Vec<(RawContext, RawStream)>>);
 
-impl DevicePtr {
-    /// The raw address.
-    pub fn addr(self) -> Addr {
-        self.0
+impl StreamUsers {
+    /// Records that `stream` of `ctx` has a task naming the buffer.
+    pub(super) fn add(&self, ctx: RawContext, stream: RawStream) {
+        let mut users = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if !users.contains(&(ctx, stream)) {
+            users.push((ctx, stream));
+        }
+    }
+
+    fn take(&self) -> Vec<(RawContext, RawStream)> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(|p| p.into_inner()))
     }
 }
 
-/// Device memory from `aclrtMalloc`; freed on drop.
+/// An address in device memory, borrowed from a [`DeviceBuffer`] (or a [`CmoDesc`]): while
+/// it exists the buffer cannot be dropped, and a stream task that names it makes the buffer
+/// wait for that stream before it is freed.
+#[derive(Debug, Clone, Copy)]
+pub struct DevicePtr<'a> {
+    addr: Addr,
+    users: &'a StreamUsers,
+}
+
+impl PartialEq for DevicePtr<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.addr == other.addr
+    }
+}
+
+impl Eq for DevicePtr<'_> {}
+
+impl DevicePtr<'_> {
+    /// The raw address.
+    pub fn addr(self) -> Addr {
+        self.addr
+    }
+
+    /// Records that a task on `stream` of `ctx` names this memory.
+    pub(super) fn used_by(self, ctx: RawContext, stream: RawStream) {
+        self.users.add(ctx, stream);
+    }
+}
+
+/// Device memory from `aclrtMalloc`. Dropping it waits for every stream that has a task
+/// naming it (through a [`DevicePtr`]) to finish its work, then frees it: a buffer is never
+/// freed under a queued copy, wait or CMO. A stream blocked forever makes the drop block too;
+/// the simulator's watchdog then explains which.
+///
+/// ```
+/// use std::sync::Arc;
+/// use ascend_rt::{Runtime, safe::*};
+/// let rt = Arc::new(Runtime::sim("Ascend910B1").unwrap());
+/// let dev = Device::open(&rt, 0).unwrap();
+/// let stream = dev.stream().unwrap();
+/// let buf = dev.malloc(64, MallocPolicy::NormalOnly).unwrap();
+/// stream.fill_async(buf.ptr(), 7, 64).unwrap();
+/// drop(buf); // waits for the fill, then frees
+/// ```
 #[derive(Debug)]
 pub struct DeviceBuffer {
     dev: Arc<DeviceGuard>,
     addr: Addr,
     size: usize,
+    users: StreamUsers,
 }
 
 impl DeviceBuffer {
     pub(super) fn new(dev: Arc<DeviceGuard>, addr: Addr, size: usize) -> Self {
-        DeviceBuffer { dev, addr, size }
+        DeviceBuffer {
+            dev,
+            addr,
+            size,
+            users: StreamUsers::default(),
+        }
     }
 
     /// The size asked for.
@@ -42,12 +103,15 @@ impl DeviceBuffer {
     }
 
     /// Its base address.
-    pub fn ptr(&self) -> DevicePtr {
-        DevicePtr(self.addr)
+    pub fn ptr(&self) -> DevicePtr<'_> {
+        DevicePtr {
+            addr: self.addr,
+            users: &self.users,
+        }
     }
 
     /// The address `offset` bytes in; `offset` must be inside the buffer.
-    pub fn at(&self, offset: usize) -> AclResult<DevicePtr> {
+    pub fn at(&self, offset: usize) -> AclResult<DevicePtr<'_>> {
         if offset >= self.size {
             return Err(AclError::new(
                 ErrorCode::InvalidParam,
@@ -55,11 +119,15 @@ impl DeviceBuffer {
                 format!("offset {offset} is outside a {}-byte buffer", self.size),
             ));
         }
-        Ok(DevicePtr(self.addr.offset(offset as u64)))
+        Ok(DevicePtr {
+            addr: self.addr.offset(offset as u64),
+            users: &self.users,
+        })
     }
 
-    /// Copies host bytes into the buffer's start (`aclrtMemcpy`, host to device).
-    pub fn copy_from_host(&self, data: &[u8]) -> AclResult<()> {
+    /// Copies host bytes into the buffer's start now (`aclrtMemcpy`, host to device; no
+    /// stream order).
+    pub fn copy_from_host_sync(&self, data: &[u8]) -> AclResult<()> {
         self.dev.rt.set_current_context(self.dev.ctx)?;
         self.dev.rt.memcpy(
             MemDst::Addr(self.addr),
@@ -70,8 +138,9 @@ impl DeviceBuffer {
         )
     }
 
-    /// Copies the buffer's first `out.len()` bytes to the host (`aclrtMemcpy`).
-    pub fn copy_to_host(&self, out: &mut [u8]) -> AclResult<()> {
+    /// Copies the buffer's first `out.len()` bytes to the host now (`aclrtMemcpy`; no stream
+    /// order).
+    pub fn copy_to_host_sync(&self, out: &mut [u8]) -> AclResult<()> {
         self.dev.rt.set_current_context(self.dev.ctx)?;
         let n = out.len();
         self.dev.rt.memcpy(
@@ -83,7 +152,7 @@ impl DeviceBuffer {
         )
     }
 
-    /// Reads the 64-bit word at `offset` (synchronously).
+    /// Reads the 64-bit word at `offset` now (`aclrtMemcpy`; no stream order).
     pub fn read_u64(&self, offset: usize) -> AclResult<u64> {
         self.dev.rt.set_current_context(self.dev.ctx)?;
         let mut b = [0u8; 8];
@@ -97,8 +166,8 @@ impl DeviceBuffer {
         Ok(u64::from_le_bytes(b))
     }
 
-    /// Fills the whole buffer with a byte (`aclrtMemset`).
-    pub fn fill(&self, value: u8) -> AclResult<()> {
+    /// Fills the whole buffer with a byte now (`aclrtMemset`; no stream order).
+    pub fn fill_sync(&self, value: u8) -> AclResult<()> {
         self.dev.rt.set_current_context(self.dev.ctx)?;
         self.dev
             .rt
@@ -108,6 +177,18 @@ impl DeviceBuffer {
 
 impl Drop for DeviceBuffer {
     fn drop(&mut self) {
+        // Wait for the streams whose tasks name the buffer. A stream that is gone abandoned
+        // its tasks (a dropped `Stream` destroys without waiting), so its error is no concern.
+        for (ctx, stream) in self.users.take() {
+            let waited = self
+                .dev
+                .rt
+                .set_current_context(ctx)
+                .and_then(|()| self.dev.rt.synchronize_stream(stream));
+            if let Err(e) = waited {
+                tracing::debug!("waiting for stream {:#x} before a free: {e}", stream.0);
+            }
+        }
         if let Err(e) = self.dev.rt.free(self.addr) {
             tracing::warn!(
                 "freeing device buffer {:#x} on drop failed: {e}",
@@ -169,7 +250,7 @@ impl CmoDesc {
     }
 
     /// The descriptor's device address.
-    pub fn ptr(&self) -> DevicePtr {
+    pub fn ptr(&self) -> DevicePtr<'_> {
         self.buf.ptr()
     }
 }

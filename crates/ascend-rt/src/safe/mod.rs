@@ -5,13 +5,18 @@
 //! and makes it current on the calling thread before each call (as cudarc does), so handles
 //! can be moved to and shared between threads freely.
 //!
+//! Names say when work happens: a `_sync` method (and a read such as
+//! [`DeviceBuffer::read_u64`]) acts now, outside stream order; an `_async` method, and every
+//! other [`Stream`] method that takes memory, enqueues a task. Device memory is tied to stream
+//! order: dropping a [`DeviceBuffer`] waits for the streams whose tasks name it.
+//!
 //! ```
 //! use std::sync::Arc;
 //! use ascend_rt::{Runtime, safe::*};
 //! let rt = Arc::new(Runtime::sim("Ascend910B1").unwrap());
 //! let dev = Device::open(&rt, 0).unwrap();
 //! let flag = dev.malloc(8, MallocPolicy::NormalOnly).unwrap();
-//! flag.fill(0).unwrap();
+//! flag.fill_sync(0).unwrap();
 //! let (a, b) = (dev.stream().unwrap(), dev.stream().unwrap());
 //! a.value_wait(flag.ptr(), 7, WaitMode::Eq).unwrap();
 //! b.value_write(flag.ptr(), 7).unwrap();

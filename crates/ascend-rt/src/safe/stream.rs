@@ -48,23 +48,33 @@ impl Stream {
         self.dev.rt.set_current_context(self.dev.ctx)
     }
 
-    /// Enqueues `aclrtValueWrite`: stores `value` at `ptr` when the stream gets there.
-    pub fn value_write(&self, ptr: DevicePtr, value: u64) -> AclResult<()> {
+    /// Binds the stream's context and records that a task of this stream names `ptr`, so that
+    /// its buffer waits for the stream before it is freed.
+    fn uses(&self, ptrs: &[DevicePtr<'_>]) -> AclResult<()> {
         self.bind()?;
+        for p in ptrs {
+            p.used_by(self.dev.ctx, self.raw);
+        }
+        Ok(())
+    }
+
+    /// Enqueues `aclrtValueWrite`: stores `value` at `ptr` when the stream gets there.
+    pub fn value_write(&self, ptr: DevicePtr<'_>, value: u64) -> AclResult<()> {
+        self.uses(&[ptr])?;
         self.dev.rt.value_write(ptr.addr(), value, 0, self.raw)
     }
 
     /// Enqueues `aclrtValueWait`: the stream stops until the word at `ptr` satisfies `mode`.
-    pub fn value_wait(&self, ptr: DevicePtr, value: u64, mode: WaitMode) -> AclResult<()> {
-        self.bind()?;
+    pub fn value_wait(&self, ptr: DevicePtr<'_>, value: u64, mode: WaitMode) -> AclResult<()> {
+        self.uses(&[ptr])?;
         self.dev
             .rt
             .value_wait(ptr.addr(), value, mode.flag(), self.raw)
     }
 
     /// Enqueues `aclrtCmoAsync` on `len` bytes at `ptr`.
-    pub fn cmo(&self, kind: CmoType, ptr: DevicePtr, len: usize) -> AclResult<()> {
-        self.bind()?;
+    pub fn cmo(&self, kind: CmoType, ptr: DevicePtr<'_>, len: usize) -> AclResult<()> {
+        self.uses(&[ptr])?;
         self.dev.rt.cmo_async(ptr.addr(), len, kind.raw(), self.raw)
     }
 
@@ -72,11 +82,11 @@ impl Stream {
     pub fn cmo_with_barrier(
         &self,
         kind: CmoType,
-        ptr: DevicePtr,
+        ptr: DevicePtr<'_>,
         len: usize,
         barrier_id: u32,
     ) -> AclResult<()> {
-        self.bind()?;
+        self.uses(&[ptr])?;
         self.dev
             .rt
             .cmo_async_with_barrier(ptr.addr(), len, kind.raw(), barrier_id, self.raw)
@@ -104,7 +114,7 @@ impl Stream {
 
     /// Enqueues `aclrtCmoAsyncWithDesc` (model-bound streams).
     pub fn cmo_with_desc(&self, desc: &CmoDesc, kind: CmoType) -> AclResult<()> {
-        self.bind()?;
+        self.uses(&[desc.ptr()])?;
         self.dev
             .rt
             .cmo_async_with_desc(desc.ptr().addr(), kind.raw(), self.raw, Addr::NULL)
@@ -112,8 +122,8 @@ impl Stream {
 
     /// Enqueues a host-to-device copy of `data` to `dst` (`aclrtMemcpyAsync`; the data is read
     /// at once, as for pageable memory).
-    pub fn copy_h2d(&self, dst: DevicePtr, data: &[u8]) -> AclResult<()> {
-        self.bind()?;
+    pub fn copy_h2d_async(&self, dst: DevicePtr<'_>, data: &[u8]) -> AclResult<()> {
+        self.uses(&[dst])?;
         self.dev.rt.memcpy_async(
             crate::MemDst::Addr(dst.addr()),
             data.len(),
@@ -125,8 +135,13 @@ impl Stream {
     }
 
     /// Enqueues a device-to-device copy (`aclrtMemcpyAsync`).
-    pub fn copy_d2d(&self, dst: DevicePtr, src: DevicePtr, len: usize) -> AclResult<()> {
-        self.bind()?;
+    pub fn copy_d2d_async(
+        &self,
+        dst: DevicePtr<'_>,
+        src: DevicePtr<'_>,
+        len: usize,
+    ) -> AclResult<()> {
+        self.uses(&[dst, src])?;
         self.dev.rt.memcpy_async(
             crate::MemDst::Addr(dst.addr()),
             len,
@@ -138,8 +153,8 @@ impl Stream {
     }
 
     /// Enqueues a fill of `len` bytes at `dst` (`aclrtMemsetAsync`).
-    pub fn fill(&self, dst: DevicePtr, value: u8, len: usize) -> AclResult<()> {
-        self.bind()?;
+    pub fn fill_async(&self, dst: DevicePtr<'_>, value: u8, len: usize) -> AclResult<()> {
+        self.uses(&[dst])?;
         self.dev
             .rt
             .memset_async(dst.addr(), len, value as i32, len, self.raw)

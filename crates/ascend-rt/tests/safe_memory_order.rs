@@ -1,0 +1,67 @@
+//! The safe level ties device memory to stream order: a buffer named by a queued task is not
+//! freed under it; dropping the buffer waits for that stream's work.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use ascend_rt::safe::*;
+use ascend_rt::Runtime;
+
+#[test]
+fn dropping_a_buffer_waits_for_the_queued_tasks_that_name_it() {
+    let rt = Arc::new(Runtime::sim("Ascend910B1").unwrap());
+    let dev = Device::open(&rt, 0).unwrap();
+    let flag = Arc::new(dev.malloc(8, MallocPolicy::NormalOnly).unwrap());
+    flag.fill_sync(0).unwrap();
+    let src = dev.malloc(4096, MallocPolicy::NormalOnly).unwrap();
+    src.fill_sync(0x5A).unwrap();
+    let dst = dev.malloc(4096, MallocPolicy::NormalOnly).unwrap();
+    let s = dev.stream().unwrap();
+    // The copy waits behind a value wait that only the releaser below satisfies.
+    s.value_wait(flag.ptr(), 1, WaitMode::Eq).unwrap();
+    s.copy_d2d_async(dst.ptr(), src.ptr(), 4096).unwrap();
+    let releaser = {
+        let (rt, dev, flag) = (rt.clone(), dev.clone(), flag.clone());
+        std::thread::spawn(move || {
+            // Release only once the drop below is waiting on the stream.
+            let start = Instant::now();
+            let drop_waits = || {
+                rt.sim_view()
+                    .and_then(|v| v.diagnose())
+                    .is_some_and(|d| !d.host_waits.is_empty())
+            };
+            while !drop_waits() {
+                assert!(
+                    start.elapsed() < Duration::from_secs(20),
+                    "the drop never waited"
+                );
+                std::thread::yield_now();
+            }
+            let w = dev.stream().unwrap();
+            w.value_write(flag.ptr(), 1).unwrap();
+            w.synchronize().unwrap();
+        })
+    };
+    drop(src); // waits for the copy, which reads it
+    releaser.join().unwrap();
+    // The copy read live memory: no fault, and the bytes arrived.
+    s.synchronize().unwrap();
+    let mut out = vec![0u8; 4096];
+    dst.copy_to_host_sync(&mut out).unwrap();
+    assert!(out.iter().all(|&b| b == 0x5A));
+}
+
+#[test]
+fn a_buffer_used_by_a_dropped_stream_is_freed_at_once() {
+    let rt = Arc::new(Runtime::sim("Ascend910B1").unwrap());
+    let dev = Device::open(&rt, 0).unwrap();
+    let flag = dev.malloc(8, MallocPolicy::NormalOnly).unwrap();
+    flag.fill_sync(0).unwrap();
+    let buf = dev.malloc(64, MallocPolicy::NormalOnly).unwrap();
+    let s = dev.stream().unwrap();
+    s.value_wait(flag.ptr(), 1, WaitMode::Eq).unwrap();
+    s.fill_async(buf.ptr(), 1, 64).unwrap();
+    // A dropped stream abandons its tasks, so nothing waits for it.
+    drop(s);
+    drop(buf);
+}
