@@ -3,8 +3,9 @@
 //! Backends receive only validated calls: handles are the backend's own typed ids
 //! ([`StreamId`], [`EventId`], [`NotifyId`], [`ModelId`]), addresses were checked against the
 //! front end's allocation table, enum values are in range, slices carry their own lengths. A
-//! backend returns an [`AclError`](crate::AclError) only for what it alone can know (out of
-//! memory, a timeout, a task fault, a stalled device, a library's own code). The trait is
+//! backend fails only for what it alone can know (out of memory, a timeout, a task fault, a
+//! stalled device, a library's own code), and reports what happened as a [`BackendError`];
+//! the front end picks CANN's code for it. The trait is
 //! private to this crate, so nothing outside it can call a backend past the validation, and it
 //! has no default methods: every backend states what it does for every call.
 
@@ -17,8 +18,9 @@ pub use ascend_types::{
 
 use ascend_chips::ChipProfile;
 
-use crate::error::AclResult;
+pub use error::{BResult, BackendError};
 
+mod error;
 #[cfg(feature = "hw")]
 pub mod hw;
 #[cfg(feature = "sim")]
@@ -52,116 +54,116 @@ pub trait Backend: Send + Sync + Debug {
     fn chip(&self) -> &ChipProfile;
 
     /// The SoC name `aclrtGetSocName` reports.
-    fn soc_name(&self) -> AclResult<String>;
+    fn soc_name(&self) -> BResult<String>;
 
     /// Number of devices.
-    fn device_count(&self) -> AclResult<u32>;
+    fn device_count(&self) -> BResult<u32>;
 
     /// Called when a device's first `aclrtSetDevice` happens in the process; returns the
     /// device's default stream.
-    fn open_device(&self, device: u32) -> AclResult<StreamId>;
+    fn open_device(&self, device: u32) -> BResult<StreamId>;
 
     /// Called when a device is released (its last reset); waits for (or, with `force`,
     /// abandons) outstanding work.
-    fn close_device(&self, device: u32, force: bool) -> AclResult<()>;
+    fn close_device(&self, device: u32, force: bool) -> BResult<()>;
 
     /// Allocates device memory of exactly `bytes` (already rounded by the front end).
-    fn malloc(&self, device: u32, bytes: u64, policy: u32) -> AclResult<u64>;
+    fn malloc(&self, device: u32, bytes: u64, policy: u32) -> BResult<u64>;
 
     /// Frees device memory by base address.
-    fn free(&self, device: u32, addr: u64) -> AclResult<()>;
+    fn free(&self, device: u32, addr: u64) -> BResult<()>;
 
     /// Allocates page-locked host memory.
-    fn malloc_host(&self, bytes: usize) -> AclResult<HostBuf>;
+    fn malloc_host(&self, bytes: usize) -> BResult<HostBuf>;
 
     /// Frees page-locked host memory from [`Backend::malloc_host`] at once (the front end has
     /// already forgotten it; clones of the buffer may still be alive).
-    fn free_host(&self, buf: &HostBuf) -> AclResult<()>;
+    fn free_host(&self, buf: &HostBuf) -> BResult<()>;
 
     /// Synchronous copy of `count` bytes.
-    fn memcpy(&self, dst: SyncDst<'_>, src: SyncSrc<'_>, count: u64) -> AclResult<()>;
+    fn memcpy(&self, dst: SyncDst<'_>, src: SyncSrc<'_>, count: u64) -> BResult<()>;
 
     /// Synchronous fill of device memory.
-    fn memset(&self, addr: u64, value: u8, count: u64) -> AclResult<()>;
+    fn memset(&self, addr: u64, value: u8, count: u64) -> BResult<()>;
 
     /// Creates a stream.
-    fn create_stream(&self, device: u32, priority: u32, flags: u32) -> AclResult<StreamId>;
+    fn create_stream(&self, device: u32, priority: u32, flags: u32) -> BResult<StreamId>;
 
     /// Destroys a stream; without `force`, waits for its tasks first.
-    fn destroy_stream(&self, stream: StreamId, force: bool) -> AclResult<()>;
+    fn destroy_stream(&self, stream: StreamId, force: bool) -> BResult<()>;
 
     /// Enqueues a task on a stream.
-    fn launch(&self, stream: StreamId, task: Task) -> AclResult<()>;
+    fn launch(&self, stream: StreamId, task: Task) -> BResult<()>;
 
     /// Blocks until the stream's tasks complete; `timeout_ms` `None` = forever.
-    fn synchronize_stream(&self, stream: StreamId, timeout_ms: Option<u64>) -> AclResult<()>;
+    fn synchronize_stream(&self, stream: StreamId, timeout_ms: Option<u64>) -> BResult<()>;
 
     /// True when the stream's tasks have completed.
-    fn stream_idle(&self, stream: StreamId) -> AclResult<bool>;
+    fn stream_idle(&self, stream: StreamId) -> BResult<bool>;
 
     /// Blocks until every stream of the device is idle.
-    fn synchronize_device(&self, device: u32, timeout_ms: Option<u64>) -> AclResult<()>;
+    fn synchronize_device(&self, device: u32, timeout_ms: Option<u64>) -> BResult<()>;
 
     /// Creates an event.
-    fn create_event(&self, device: u32, flags: u32) -> AclResult<EventId>;
+    fn create_event(&self, device: u32, flags: u32) -> BResult<EventId>;
 
     /// Destroys an event.
-    fn destroy_event(&self, event: EventId) -> AclResult<()>;
+    fn destroy_event(&self, event: EventId) -> BResult<()>;
 
     /// True when the event's latest record has executed.
-    fn event_complete(&self, event: EventId) -> AclResult<bool>;
+    fn event_complete(&self, event: EventId) -> BResult<bool>;
 
     /// Blocks until the event's latest record has executed.
-    fn synchronize_event(&self, event: EventId, timeout_ms: Option<u64>) -> AclResult<()>;
+    fn synchronize_event(&self, event: EventId, timeout_ms: Option<u64>) -> BResult<()>;
 
     /// Milliseconds between two executed records.
-    fn event_elapsed_ms(&self, start: EventId, end: EventId) -> AclResult<f32>;
+    fn event_elapsed_ms(&self, start: EventId, end: EventId) -> BResult<f32>;
 
     /// `aclrtEventGetTimestamp`: the device clock, in µs, at which the event's latest record
     /// executed; `None` while it has not.
-    fn event_timestamp_us(&self, event: EventId) -> AclResult<Option<u64>>;
+    fn event_timestamp_us(&self, event: EventId) -> BResult<Option<u64>>;
 
     /// Creates a model running instance.
-    fn create_model(&self, device: u32) -> AclResult<ModelId>;
+    fn create_model(&self, device: u32) -> BResult<ModelId>;
 
     /// Binds a persistent stream to a model.
-    fn bind_stream(&self, model: ModelId, stream: StreamId, flag: u32) -> AclResult<()>;
+    fn bind_stream(&self, model: ModelId, stream: StreamId, flag: u32) -> BResult<()>;
 
     /// Unbinds a stream from a model.
-    fn unbind_stream(&self, model: ModelId, stream: StreamId) -> AclResult<()>;
+    fn unbind_stream(&self, model: ModelId, stream: StreamId) -> BResult<()>;
 
     /// Marks the end of task submission on a bound stream.
-    fn end_task(&self, model: ModelId, stream: StreamId) -> AclResult<()>;
+    fn end_task(&self, model: ModelId, stream: StreamId) -> BResult<()>;
 
     /// Ends the model's build.
-    fn build_end(&self, model: ModelId) -> AclResult<()>;
+    fn build_end(&self, model: ModelId) -> BResult<()>;
 
     /// Runs the model and waits for it; `timeout_ms` `None` = forever.
-    fn execute_model(&self, model: ModelId, timeout_ms: Option<u64>) -> AclResult<()>;
+    fn execute_model(&self, model: ModelId, timeout_ms: Option<u64>) -> BResult<()>;
 
     /// Enqueues a run of the model on a stream.
-    fn execute_model_async(&self, model: ModelId, stream: StreamId) -> AclResult<()>;
+    fn execute_model_async(&self, model: ModelId, stream: StreamId) -> BResult<()>;
 
     /// Destroys a model.
-    fn destroy_model(&self, model: ModelId) -> AclResult<()>;
+    fn destroy_model(&self, model: ModelId) -> BResult<()>;
 
     /// Writes a CMO descriptor (`aclrtCmoSetDesc`) for `src`/`size` at `desc`.
-    fn cmo_set_desc(&self, desc: u64, src: u64, size: u64) -> AclResult<()>;
+    fn cmo_set_desc(&self, desc: u64, src: u64, size: u64) -> BResult<()>;
 
     /// `aclrtCreateContext`: opens an explicit context on `device` and returns its default
     /// stream.
-    fn create_context(&self, device: u32) -> AclResult<StreamId>;
+    fn create_context(&self, device: u32) -> BResult<StreamId>;
 
     /// `aclrtDestroyContext`: releases an explicit context created by
     /// [`Backend::create_context`], given its default stream, after its tasks complete.
-    fn destroy_context(&self, device: u32, default_stream: StreamId) -> AclResult<()>;
+    fn destroy_context(&self, device: u32, default_stream: StreamId) -> BResult<()>;
 
     /// `aclrtCreateNotify`: creates a notify (clear) on `device`; `flag` is the validated ACL
     /// flag.
-    fn create_notify(&self, device: u32, flag: u64) -> AclResult<NotifyId>;
+    fn create_notify(&self, device: u32, flag: u64) -> BResult<NotifyId>;
 
     /// `aclrtDestroyNotify`.
-    fn destroy_notify(&self, notify: NotifyId) -> AclResult<()>;
+    fn destroy_notify(&self, notify: NotifyId) -> BResult<()>;
 
     /// The device address window: every device address the backend hands out lies in it and
     /// no host memory does, so an address inside it that is in no live allocation is a stale

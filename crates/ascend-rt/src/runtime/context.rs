@@ -64,7 +64,10 @@ impl Runtime {
             drop(st);
             self.release_ctx_objects(&objs, false);
             match objs.default_stream {
-                Some(b) => self.backend.destroy_context(rec.device, b),
+                Some(b) => self
+                    .backend
+                    .destroy_context(rec.device, b)
+                    .map_err(AclError::from),
                 None => Ok(()),
             }
         })

@@ -188,7 +188,9 @@ impl Runtime {
         drop(st);
         self.release_ctx_objects(&objs, force);
         self.release_device_objects(dev, &allocs, &notifies);
-        self.backend.close_device(dev, force)
+        self.backend
+            .close_device(dev, force)
+            .map_err(AclError::from)
     }
 
     /// `aclrtGetDevice(&deviceId)`: the device of the calling thread's current context;
@@ -218,7 +220,9 @@ impl Runtime {
                 let st = self.lock();
                 Self::current_device(&st, "aclrtSynchronizeDevice")?.1
             };
-            self.backend.synchronize_device(dev, None)
+            self.backend
+                .synchronize_device(dev, None)
+                .map_err(AclError::from)
         })
     }
 }

@@ -1,6 +1,7 @@
 //! Events: create, record, stream-wait, synchronize, query, elapsed time, destroy
 //! (cann-api-facts §7.5).
 
+use super::backend_errors::WaitOf;
 use super::state::{EventRec, HandleKind};
 use super::Runtime;
 use crate::backend::{EventId, Task};
@@ -110,7 +111,9 @@ impl Runtime {
     pub fn synchronize_event(&self, event: RawEvent) -> AclResult<()> {
         self.call(|| {
             let ev = self.check_event("aclrtSynchronizeEvent", event)?;
-            self.backend.synchronize_event(ev.backend, None)
+            self.backend
+                .synchronize_event(ev.backend, None)
+                .map_err(|e| e.into_acl(WaitOf::Event))
         })
     }
 
@@ -155,7 +158,9 @@ impl Runtime {
             } else {
                 Some(timeout as u64)
             };
-            self.backend.synchronize_event(ev.backend, limit)
+            self.backend
+                .synchronize_event(ev.backend, limit)
+                .map_err(|e| e.into_acl(WaitOf::Event))
         })
     }
 
@@ -230,7 +235,9 @@ impl Runtime {
                 .events
                 .remove(&event.0)
                 .ok_or_else(|| fail::invalid_handle(api, "event", event.0))?;
-            self.backend.destroy_event(ev.backend)
+            self.backend
+                .destroy_event(ev.backend)
+                .map_err(crate::AclError::from)
         })
     }
 }

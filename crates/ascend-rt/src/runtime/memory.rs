@@ -562,18 +562,18 @@ impl Runtime {
         let n = c as u64;
         let chunk = || vec![0u8; c.min(STAGING_CHUNK)];
         match (dst, src) {
-            (DSide::Device(d), Side::Device(s)) => {
-                self.backend
-                    .memcpy(SyncDst::Device(d), SyncSrc::Device(s), n)
-            }
-            (DSide::Device(d), Side::Slice(s)) => {
-                self.backend
-                    .memcpy(SyncDst::Device(d), SyncSrc::Host(&s[..c]), n)
-            }
-            (DSide::Slice(d), Side::Device(s)) => {
-                self.backend
-                    .memcpy(SyncDst::Host(&mut d[..c]), SyncSrc::Device(s), n)
-            }
+            (DSide::Device(d), Side::Device(s)) => self
+                .backend
+                .memcpy(SyncDst::Device(d), SyncSrc::Device(s), n)
+                .map_err(crate::AclError::from),
+            (DSide::Device(d), Side::Slice(s)) => self
+                .backend
+                .memcpy(SyncDst::Device(d), SyncSrc::Host(&s[..c]), n)
+                .map_err(crate::AclError::from),
+            (DSide::Slice(d), Side::Device(s)) => self
+                .backend
+                .memcpy(SyncDst::Host(&mut d[..c]), SyncSrc::Device(s), n)
+                .map_err(crate::AclError::from),
             (DSide::Device(d), Side::Pinned(b, o)) => {
                 let mut tmp = chunk();
                 for r in staging_ranges(c, false) {
@@ -762,14 +762,14 @@ impl Runtime {
         };
         match ends {
             AsyncEnds::Locs { dst, src } => {
-                return self.backend.launch(stream, copy(dst, src, len));
+                return Ok(self.backend.launch(stream, copy(dst, src, len))?);
             }
             AsyncEnds::FromPageable { dst, src } => {
                 let staged = Loc::Host {
                     buf: staged_copy(src)?,
                     offset: 0,
                 };
-                return self.backend.launch(stream, copy(dst, staged, len));
+                return Ok(self.backend.launch(stream, copy(dst, staged, len))?);
             }
             _ => {}
         }
@@ -831,7 +831,10 @@ impl Runtime {
             count_within(api, count, max_count, "maxCount")?;
             let byte = value as u32 as u8;
             match self.dst_side(api, MemDst::Addr(dev_ptr), count as u64)? {
-                DSide::Device(a) => self.backend.memset(a, byte, count as u64),
+                DSide::Device(a) => self
+                    .backend
+                    .memset(a, byte, count as u64)
+                    .map_err(crate::AclError::from),
                 DSide::Pinned(b, o) => {
                     b.lock().unwrap_or_else(|p| p.into_inner())[o..o + count].fill(byte);
                     Ok(())
@@ -888,7 +891,9 @@ impl Runtime {
                 }
                 DSide::Slice(_) => unreachable!("an address never resolves to a slice"),
             };
-            self.backend.launch(backend_stream, task)
+            self.backend
+                .launch(backend_stream, task)
+                .map_err(crate::AclError::from)
         })
     }
 

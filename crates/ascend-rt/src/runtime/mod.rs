@@ -4,6 +4,7 @@
 //! Validation is written once, here, and serves every backend. Each method's body reads as
 //! the validation table of its API: one early return per row, in the table's order.
 
+mod backend_errors;
 mod chip_caps;
 mod context;
 mod device;

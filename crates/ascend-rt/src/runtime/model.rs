@@ -3,6 +3,7 @@
 
 use std::collections::BTreeSet;
 
+use super::backend_errors::WaitOf;
 use super::state::{HandleKind, ModelRec};
 use super::Runtime;
 use crate::backend::StreamId;
@@ -128,7 +129,7 @@ impl Runtime {
                 if let Some(s) = self.lock().streams.get_mut(&stream.0) {
                     s.model = None;
                 }
-                return Err(e);
+                return Err(e.into());
             }
             let mut st = self.lock();
             if let Some(m) = st.models.get_mut(&model.0) {
@@ -185,7 +186,9 @@ impl Runtime {
     pub fn mdl_ri_end_task(&self, model: RawModel, stream: RawStream) -> AclResult<()> {
         self.call(|| {
             let (mdl, backend) = self.bound_stream("aclmdlRIEndTask", model, stream)?;
-            self.backend.end_task(mdl.backend, backend)
+            self.backend
+                .end_task(mdl.backend, backend)
+                .map_err(AclError::from)
         })
     }
 
@@ -227,7 +230,9 @@ impl Runtime {
             } else {
                 Some(timeout as u64)
             };
-            self.backend.execute_model(mdl.backend, limit)
+            self.backend
+                .execute_model(mdl.backend, limit)
+                .map_err(|e| e.into_acl(WaitOf::Model))
         })
     }
 
@@ -252,7 +257,9 @@ impl Runtime {
                     "a stream not bound to a model",
                 ));
             }
-            self.backend.execute_model_async(mdl.backend, rec.backend)
+            self.backend
+                .execute_model_async(mdl.backend, rec.backend)
+                .map_err(AclError::from)
         })
     }
 

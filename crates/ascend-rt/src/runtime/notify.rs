@@ -95,7 +95,9 @@ impl Runtime {
             }
             Self::current_device(&st, api)?;
             let rec = st.notifies.remove(&notify.0).expect("checked above");
-            self.backend.destroy_notify(rec.backend)
+            self.backend
+                .destroy_notify(rec.backend)
+                .map_err(crate::AclError::from)
         })
     }
 
@@ -114,7 +116,9 @@ impl Runtime {
             Self::check_stream_handle(&st, api, stream)?;
             Self::impl_stream(&st, api, stream)?.1
         };
-        self.backend.launch(stream_rec.backend, task(rec.backend))
+        self.backend
+            .launch(stream_rec.backend, task(rec.backend))
+            .map_err(crate::AclError::from)
     }
 
     /// `aclrtRecordNotify(notify, stream)`: sets the notify when the stream (NULL: the default

@@ -140,7 +140,10 @@ impl Runtime {
             (rec, failure_mode)
         };
         let (rec, failure_mode) = rec;
-        let result = self.backend.destroy_stream(rec.backend, force);
+        let result = self
+            .backend
+            .destroy_stream(rec.backend, force)
+            .map_err(AclError::from);
         if result.is_ok() {
             self.lock().streams_leaving.remove(&stream.0);
         } else {
@@ -180,7 +183,9 @@ impl Runtime {
             if rec.flags & stream_flag::PERSISTENT != 0 {
                 return Ok(());
             }
-            self.backend.synchronize_stream(rec.backend, None)
+            self.backend
+                .synchronize_stream(rec.backend, None)
+                .map_err(AclError::from)
         })
     }
 
@@ -240,7 +245,7 @@ impl Runtime {
                 };
             }
             let limit = if timeout == -1 { None } else { Some(timeout as u64) };
-            self.backend.synchronize_stream(rec.backend, limit)
+            self.backend.synchronize_stream(rec.backend, limit).map_err(AclError::from)
         })
     }
 

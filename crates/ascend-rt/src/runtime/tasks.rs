@@ -78,7 +78,9 @@ impl Runtime {
             Self::impl_stream(&st, api, stream)?.1
         };
         // 9. core: submit.
-        self.backend.launch(rec.backend, task)
+        self.backend
+            .launch(rec.backend, task)
+            .map_err(AclError::from)
     }
 
     /// `aclrtValueWrite(devAddr, value, flag, stream)`: stores the 64-bit `value` when the
@@ -178,14 +180,16 @@ impl Runtime {
                     "CMO tasks are not supported on a model-bound stream",
                 ));
             }
-            self.backend.launch(
-                rec.backend,
-                Task::Cmo {
-                    op,
-                    addr: src.0,
-                    len: size as u64,
-                },
-            )
+            self.backend
+                .launch(
+                    rec.backend,
+                    Task::Cmo {
+                        op,
+                        addr: src.0,
+                        len: size as u64,
+                    },
+                )
+                .map_err(AclError::from)
         })
     }
 
@@ -326,7 +330,7 @@ impl Runtime {
                     ));
                 }
             }
-            self.backend.launch(rec.backend, Task::CmoWaitBarrier { barrier_ids: ids })
+            self.backend.launch(rec.backend, Task::CmoWaitBarrier { barrier_ids: ids }).map_err(AclError::from)
         })
     }
 
@@ -387,7 +391,9 @@ impl Runtime {
                 Self::current_device(&st, api)?;
             }
             self.require_desc_memory(api, cmo_desc)?;
-            self.backend.cmo_set_desc(cmo_desc.0, src.0, size as u64)
+            self.backend
+                .cmo_set_desc(cmo_desc.0, src.0, size as u64)
+                .map_err(AclError::from)
         })
     }
 
@@ -447,13 +453,15 @@ impl Runtime {
             }
             // 9. core: the descriptor head is written in device memory.
             self.require_desc_memory(api, cmo_desc)?;
-            self.backend.launch(
-                rec.backend,
-                Task::CmoWithDesc {
-                    desc: cmo_desc.0,
-                    op,
-                },
-            )
+            self.backend
+                .launch(
+                    rec.backend,
+                    Task::CmoWithDesc {
+                        desc: cmo_desc.0,
+                        op,
+                    },
+                )
+                .map_err(AclError::from)
         })
     }
 }

@@ -66,12 +66,14 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use ascend_chips::ChipProfile;
 use ascend_rt_sys::Library;
 
-use super::{Backend, EventId, HostBuf, ModelId, NotifyId, StreamId, SyncDst, SyncSrc, Task};
+use super::{
+    BResult, Backend, BackendError, EventId, HostBuf, ModelId, NotifyId, StreamId, SyncDst,
+    SyncSrc, Task,
+};
 
 /// A handle value of the library (a pointer as an integer), or a tagged value for a default
 /// stream: what this backend keys its tables by. The trait's typed ids carry it unchanged.
 pub(super) type RawHandle = u64;
-use crate::error::AclResult;
 
 /// Calls an ACL function of the backend's library and turns its code into a result. The
 /// function is looked up by name (a missing one is an error, not a panic). Each call site
@@ -140,144 +142,156 @@ impl Backend for HwBackend {
         &self.chip
     }
 
-    fn soc_name(&self) -> AclResult<String> {
+    fn soc_name(&self) -> BResult<String> {
         Ok(self.soc.clone())
     }
 
-    fn device_count(&self) -> AclResult<u32> {
-        HwBackend::device_count(self)
+    fn device_count(&self) -> BResult<u32> {
+        HwBackend::device_count(self).map_err(BackendError::Library)
     }
 
-    fn open_device(&self, device: u32) -> AclResult<StreamId> {
-        HwBackend::open_device(self, device).map(StreamId)
+    fn open_device(&self, device: u32) -> BResult<StreamId> {
+        HwBackend::open_device(self, device)
+            .map(StreamId)
+            .map_err(BackendError::Library)
     }
 
-    fn close_device(&self, device: u32, force: bool) -> AclResult<()> {
-        HwBackend::close_device(self, device, force)
+    fn close_device(&self, device: u32, force: bool) -> BResult<()> {
+        HwBackend::close_device(self, device, force).map_err(BackendError::Library)
     }
 
-    fn malloc(&self, device: u32, bytes: u64, policy: u32) -> AclResult<u64> {
-        HwBackend::malloc(self, device, bytes, policy)
+    fn malloc(&self, device: u32, bytes: u64, policy: u32) -> BResult<u64> {
+        HwBackend::malloc(self, device, bytes, policy).map_err(BackendError::Library)
     }
 
-    fn free(&self, device: u32, addr: u64) -> AclResult<()> {
-        HwBackend::free(self, device, addr)
+    fn free(&self, device: u32, addr: u64) -> BResult<()> {
+        HwBackend::free(self, device, addr).map_err(BackendError::Library)
     }
 
-    fn malloc_host(&self, bytes: usize) -> AclResult<HostBuf> {
-        HwBackend::malloc_host(self, bytes)
+    fn malloc_host(&self, bytes: usize) -> BResult<HostBuf> {
+        HwBackend::malloc_host(self, bytes).map_err(BackendError::Library)
     }
 
-    fn free_host(&self, buf: &HostBuf) -> AclResult<()> {
-        HwBackend::free_host(self, buf)
+    fn free_host(&self, buf: &HostBuf) -> BResult<()> {
+        HwBackend::free_host(self, buf).map_err(BackendError::Library)
     }
 
-    fn memcpy(&self, dst: SyncDst<'_>, src: SyncSrc<'_>, count: u64) -> AclResult<()> {
-        HwBackend::memcpy(self, dst, src, count)
+    fn memcpy(&self, dst: SyncDst<'_>, src: SyncSrc<'_>, count: u64) -> BResult<()> {
+        HwBackend::memcpy(self, dst, src, count).map_err(BackendError::Library)
     }
 
-    fn memset(&self, addr: u64, value: u8, count: u64) -> AclResult<()> {
-        HwBackend::memset(self, addr, value, count)
+    fn memset(&self, addr: u64, value: u8, count: u64) -> BResult<()> {
+        HwBackend::memset(self, addr, value, count).map_err(BackendError::Library)
     }
 
-    fn create_stream(&self, device: u32, priority: u32, flags: u32) -> AclResult<StreamId> {
-        HwBackend::create_stream(self, device, priority, flags).map(StreamId)
+    fn create_stream(&self, device: u32, priority: u32, flags: u32) -> BResult<StreamId> {
+        HwBackend::create_stream(self, device, priority, flags)
+            .map(StreamId)
+            .map_err(BackendError::Library)
     }
 
-    fn destroy_stream(&self, stream: StreamId, force: bool) -> AclResult<()> {
-        HwBackend::destroy_stream(self, stream.0, force)
+    fn destroy_stream(&self, stream: StreamId, force: bool) -> BResult<()> {
+        HwBackend::destroy_stream(self, stream.0, force).map_err(BackendError::Library)
     }
 
-    fn launch(&self, stream: StreamId, task: Task) -> AclResult<()> {
-        HwBackend::launch(self, stream.0, task)
+    fn launch(&self, stream: StreamId, task: Task) -> BResult<()> {
+        HwBackend::launch(self, stream.0, task).map_err(BackendError::Library)
     }
 
-    fn synchronize_stream(&self, stream: StreamId, timeout_ms: Option<u64>) -> AclResult<()> {
-        HwBackend::synchronize_stream(self, stream.0, timeout_ms)
+    fn synchronize_stream(&self, stream: StreamId, timeout_ms: Option<u64>) -> BResult<()> {
+        HwBackend::synchronize_stream(self, stream.0, timeout_ms).map_err(BackendError::Library)
     }
 
-    fn stream_idle(&self, stream: StreamId) -> AclResult<bool> {
-        HwBackend::stream_idle(self, stream.0)
+    fn stream_idle(&self, stream: StreamId) -> BResult<bool> {
+        HwBackend::stream_idle(self, stream.0).map_err(BackendError::Library)
     }
 
-    fn synchronize_device(&self, device: u32, timeout_ms: Option<u64>) -> AclResult<()> {
-        HwBackend::synchronize_device(self, device, timeout_ms)
+    fn synchronize_device(&self, device: u32, timeout_ms: Option<u64>) -> BResult<()> {
+        HwBackend::synchronize_device(self, device, timeout_ms).map_err(BackendError::Library)
     }
 
-    fn create_event(&self, device: u32, flags: u32) -> AclResult<EventId> {
-        HwBackend::create_event(self, device, flags).map(EventId)
+    fn create_event(&self, device: u32, flags: u32) -> BResult<EventId> {
+        HwBackend::create_event(self, device, flags)
+            .map(EventId)
+            .map_err(BackendError::Library)
     }
 
-    fn destroy_event(&self, event: EventId) -> AclResult<()> {
-        HwBackend::destroy_event(self, event.0)
+    fn destroy_event(&self, event: EventId) -> BResult<()> {
+        HwBackend::destroy_event(self, event.0).map_err(BackendError::Library)
     }
 
-    fn event_complete(&self, event: EventId) -> AclResult<bool> {
-        HwBackend::event_complete(self, event.0)
+    fn event_complete(&self, event: EventId) -> BResult<bool> {
+        HwBackend::event_complete(self, event.0).map_err(BackendError::Library)
     }
 
-    fn synchronize_event(&self, event: EventId, timeout_ms: Option<u64>) -> AclResult<()> {
-        HwBackend::synchronize_event(self, event.0, timeout_ms)
+    fn synchronize_event(&self, event: EventId, timeout_ms: Option<u64>) -> BResult<()> {
+        HwBackend::synchronize_event(self, event.0, timeout_ms).map_err(BackendError::Library)
     }
 
-    fn event_elapsed_ms(&self, start: EventId, end: EventId) -> AclResult<f32> {
-        HwBackend::event_elapsed_ms(self, start.0, end.0)
+    fn event_elapsed_ms(&self, start: EventId, end: EventId) -> BResult<f32> {
+        HwBackend::event_elapsed_ms(self, start.0, end.0).map_err(BackendError::Library)
     }
 
-    fn create_model(&self, device: u32) -> AclResult<ModelId> {
-        HwBackend::create_model(self, device).map(ModelId)
+    fn create_model(&self, device: u32) -> BResult<ModelId> {
+        HwBackend::create_model(self, device)
+            .map(ModelId)
+            .map_err(BackendError::Library)
     }
 
-    fn bind_stream(&self, model: ModelId, stream: StreamId, flag: u32) -> AclResult<()> {
-        HwBackend::bind_stream(self, model.0, stream.0, flag)
+    fn bind_stream(&self, model: ModelId, stream: StreamId, flag: u32) -> BResult<()> {
+        HwBackend::bind_stream(self, model.0, stream.0, flag).map_err(BackendError::Library)
     }
 
-    fn unbind_stream(&self, model: ModelId, stream: StreamId) -> AclResult<()> {
-        HwBackend::unbind_stream(self, model.0, stream.0)
+    fn unbind_stream(&self, model: ModelId, stream: StreamId) -> BResult<()> {
+        HwBackend::unbind_stream(self, model.0, stream.0).map_err(BackendError::Library)
     }
 
-    fn end_task(&self, model: ModelId, stream: StreamId) -> AclResult<()> {
-        HwBackend::end_task(self, model.0, stream.0)
+    fn end_task(&self, model: ModelId, stream: StreamId) -> BResult<()> {
+        HwBackend::end_task(self, model.0, stream.0).map_err(BackendError::Library)
     }
 
-    fn build_end(&self, model: ModelId) -> AclResult<()> {
-        HwBackend::build_end(self, model.0)
+    fn build_end(&self, model: ModelId) -> BResult<()> {
+        HwBackend::build_end(self, model.0).map_err(BackendError::Library)
     }
 
-    fn execute_model(&self, model: ModelId, timeout_ms: Option<u64>) -> AclResult<()> {
-        HwBackend::execute_model(self, model.0, timeout_ms)
+    fn execute_model(&self, model: ModelId, timeout_ms: Option<u64>) -> BResult<()> {
+        HwBackend::execute_model(self, model.0, timeout_ms).map_err(BackendError::Library)
     }
 
-    fn execute_model_async(&self, model: ModelId, stream: StreamId) -> AclResult<()> {
-        HwBackend::execute_model_async(self, model.0, stream.0)
+    fn execute_model_async(&self, model: ModelId, stream: StreamId) -> BResult<()> {
+        HwBackend::execute_model_async(self, model.0, stream.0).map_err(BackendError::Library)
     }
 
-    fn destroy_model(&self, model: ModelId) -> AclResult<()> {
-        HwBackend::destroy_model(self, model.0)
+    fn destroy_model(&self, model: ModelId) -> BResult<()> {
+        HwBackend::destroy_model(self, model.0).map_err(BackendError::Library)
     }
 
-    fn cmo_set_desc(&self, desc: u64, src: u64, size: u64) -> AclResult<()> {
-        HwBackend::cmo_set_desc(self, desc, src, size)
+    fn cmo_set_desc(&self, desc: u64, src: u64, size: u64) -> BResult<()> {
+        HwBackend::cmo_set_desc(self, desc, src, size).map_err(BackendError::Library)
     }
 
-    fn create_context(&self, device: u32) -> AclResult<StreamId> {
-        HwBackend::create_context(self, device).map(StreamId)
+    fn create_context(&self, device: u32) -> BResult<StreamId> {
+        HwBackend::create_context(self, device)
+            .map(StreamId)
+            .map_err(BackendError::Library)
     }
 
-    fn destroy_context(&self, device: u32, default_stream: StreamId) -> AclResult<()> {
-        HwBackend::destroy_context(self, device, default_stream.0)
+    fn destroy_context(&self, device: u32, default_stream: StreamId) -> BResult<()> {
+        HwBackend::destroy_context(self, device, default_stream.0).map_err(BackendError::Library)
     }
 
-    fn create_notify(&self, device: u32, flag: u64) -> AclResult<NotifyId> {
-        HwBackend::create_notify(self, device, flag).map(NotifyId)
+    fn create_notify(&self, device: u32, flag: u64) -> BResult<NotifyId> {
+        HwBackend::create_notify(self, device, flag)
+            .map(NotifyId)
+            .map_err(BackendError::Library)
     }
 
-    fn destroy_notify(&self, notify: NotifyId) -> AclResult<()> {
-        HwBackend::destroy_notify(self, notify.0)
+    fn destroy_notify(&self, notify: NotifyId) -> BResult<()> {
+        HwBackend::destroy_notify(self, notify.0).map_err(BackendError::Library)
     }
 
-    fn event_timestamp_us(&self, event: EventId) -> AclResult<Option<u64>> {
-        HwBackend::event_timestamp_us(self, event.0)
+    fn event_timestamp_us(&self, event: EventId) -> BResult<Option<u64>> {
+        HwBackend::event_timestamp_us(self, event.0).map_err(BackendError::Library)
     }
 
     fn device_window(&self) -> Option<std::ops::Range<u64>> {

@@ -1,0 +1,54 @@
+//! [`BackendError`]: what a backend reports when a call fails — what happened, not which CANN
+//! code it is. The front end picks the code, per call, in one place
+//! (`runtime/backend_errors.rs`).
+
+use crate::error::AclError;
+
+/// What went wrong in a backend.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum BackendError {
+    /// Device or host memory could not be allocated.
+    #[error("{0}")]
+    OutOfMemory(String),
+    /// An address range is not (or no longer) device memory the backend holds.
+    #[error("{0}")]
+    BadAddress(String),
+    /// A handle the backend does not know (destroyed, or never its own).
+    #[error("{0}")]
+    UnknownHandle(String),
+    /// A stream's queue has no room for the task.
+    #[error("{0}")]
+    QueueFull(String),
+    /// A bounded wait expired.
+    #[error("{0}")]
+    Timeout(String),
+    /// The device cannot progress and nothing the host does can change that (the simulator's
+    /// watchdog, with its explanation).
+    #[error("{0}")]
+    Stalled(String),
+    /// A task failed on the device.
+    #[error("{0}")]
+    TaskFault(String),
+    /// A task's own timeout expired on the device (a notify wait's).
+    #[error("{0}")]
+    TaskTimeout(String),
+    /// An event's timestamp is not valid yet: its latest record has not executed.
+    #[error("{0}")]
+    TimestampInvalid(String),
+    /// The backend cannot do this.
+    #[error("{0}")]
+    Unsupported(String),
+    /// A real runtime library's own failure: its code is already CANN's and is kept as is.
+    #[error(transparent)]
+    Library(AclError),
+}
+
+/// Result of a backend call.
+pub type BResult<T> = Result<T, BackendError>;
+
+impl From<AclError> for BackendError {
+    fn from(e: AclError) -> BackendError {
+        BackendError::Library(e)
+    }
+}
