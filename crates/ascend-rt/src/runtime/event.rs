@@ -133,15 +133,7 @@ impl Runtime {
                 return Err(fail::rt_value(api, "timeout", timeout, "[-1, INT_MAX]"));
             }
             let ev = self.check_event(api, event)?;
-            let check_once = timeout == 0 && self.options.documented_rules;
-            if timeout == 0 && !check_once {
-                return Err(fail::rt_value(
-                    api,
-                    "timeout",
-                    0,
-                    "-1 (wait forever) or a positive number of milliseconds",
-                ));
-            }
+            let check_once = self.zero_timeout(api, timeout)?;
             if check_once {
                 return match self.backend.event_complete(ev.backend)? || !ev.recorded {
                     true => Ok(()),

@@ -133,6 +133,14 @@ fn locked(buf: &HostBuf) -> std::sync::MutexGuard<'_, Vec<u8>> {
     buf.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// Whether each end of a copy is a NULL address (pageable slices never are).
+fn null_ends(dst: &MemDst<'_>, src: &MemSrc<'_>) -> (bool, bool) {
+    (
+        matches!(dst, MemDst::Addr(a) if a.is_null()),
+        matches!(src, MemSrc::Addr(a) if a.is_null()),
+    )
+}
+
 /// A page-locked copy of pageable bytes for a task to read when it executes; a copy the host
 /// cannot hold is `ACL_ERROR_RT_MEMORY_ALLOCATION` (207001), not an abort.
 fn staged_copy(bytes: &[u8]) -> AclResult<HostBuf> {
@@ -538,8 +546,7 @@ impl Runtime {
     ) -> AclResult<()> {
         self.call(|| {
             let api = "aclrtMemcpy";
-            let dst_null = matches!(dst, MemDst::Addr(a) if a.is_null());
-            let src_null = matches!(src, MemSrc::Addr(a) if a.is_null());
+            let (dst_null, src_null) = null_ends(&dst, &src);
             if !Self::memcpy_rows(api, dst_null, src_null, dest_max, count, kind)? {
                 return Ok(());
             }
@@ -672,8 +679,7 @@ impl Runtime {
     ) -> AclResult<()> {
         self.call(|| {
             let api = "aclrtMemcpyAsync";
-            let dst_null = matches!(dst, MemDst::Addr(a) if a.is_null());
-            let src_null = matches!(src, MemSrc::Addr(a) if a.is_null());
+            let (dst_null, src_null) = null_ends(&dst, &src);
             let rows = self.memcpy_async_rows(dst_null, src_null, dest_max, count, kind, stream);
             let Some(rec) = rows? else {
                 return Ok(());

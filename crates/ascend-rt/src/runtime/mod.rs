@@ -248,6 +248,24 @@ impl Runtime {
         }
     }
 
+    /// The parameter-check decorator's row of the two timed synchronizes: a timeout of 0 is
+    /// 107000; under [`RuntimeOptions::documented_rules`] it means "check once" instead
+    /// (`Ok(true)`). `Ok(false)`: any other timeout, checked by the caller.
+    fn zero_timeout(&self, api: &str, timeout: i32) -> AclResult<bool> {
+        if timeout != 0 {
+            return Ok(false);
+        }
+        if self.options.documented_rules {
+            return Ok(true);
+        }
+        Err(fail::rt_value(
+            api,
+            "timeout",
+            0,
+            "-1 (wait forever) or a positive number of milliseconds",
+        ))
+    }
+
     /// The current context's device, or 107002.
     fn current_device(st: &State, api: &str) -> AclResult<(u64, u32)> {
         let ctx = st

@@ -214,15 +214,7 @@ impl Runtime {
                 ));
             }
             self.require_stream_handle(api, stream)?;
-            let check_once = timeout == 0 && self.options.documented_rules;
-            if timeout == 0 && !check_once {
-                return Err(fail::rt_value(
-                    api,
-                    "timeout",
-                    0,
-                    "-1 (wait forever) or a positive number of milliseconds",
-                ));
-            }
+            let check_once = self.zero_timeout(api, timeout)?;
             let persistent = self
                 .lock()
                 .streams
