@@ -218,7 +218,7 @@ pub(crate) fn barrier_cmo_on_model_stream(rt: &Runtime) -> CaseResult {
     }
     let _d = Dev::open(rt);
     let buf = malloc(rt, 8192);
-    // cann-api-facts §8, steps 2-8.
+    // docs/validation/models.md, the barrier recipe, steps 2-8.
     let (m, s) = model_with_stream(rt);
     expect(
         "CmoAsyncWithBarrier INVALID id 1",

@@ -2,8 +2,8 @@
 //! of [`ascend_rt::Runtime`], run on every backend.
 //!
 //! A case takes a fresh [`Runtime`] (whatever its backend) and checks what CANN's code says
-//! (`shared/spec/cann-api-facts.md`): the validation rows of §5.9 and §7 (expected codes are
-//! derived from the chip's feature flags, so the same case checks a supported and an
+//! (`docs/validation/`): the rows of the edge matrix and of the supporting calls (expected
+//! codes are derived from the chip's feature flags, so the same case checks a supported and an
 //! unsupported chip), the four compare modes of `aclrtValueWait`, a wait released by another
 //! host thread, event ordering, model execution, the barrier CMO pair (Ascend310B1), the
 //! descriptor CMO on a model-bound stream, invalid handles, host-buffer copies, explicit

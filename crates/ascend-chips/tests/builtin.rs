@@ -1,6 +1,8 @@
-//! The built-in chip files: every one loads, and each carries the facts the spec gives for its
-//! SoC. The expectations below are written from the spec (shared/spec/cann-api-facts.md §3.2,
-//! §7.3–7.6; shared/spec/hw-semantics.md b.1, b.5, e.2, e.3), not copied from the TOML files.
+//! The built-in chip files: every one loads, and each carries the facts the docs give for its
+//! SoC. The expectations below are written from the docs (docs/products.md, feature flags;
+//! docs/validation/memory.md, streams-events.md, models.md; docs/chip-parameters.md, submission
+//! queues, priorities and timestamps, value wait, features and queue limits, per-SoC platform
+//! data), not copied from the TOML files.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -79,7 +81,7 @@ struct Facts {
     product: &'static str,
     chip_type: ChipType,
     number: u32,
-    // API §3.2
+    // docs/products.md, Feature flags per chip type
     task_cmo: bool,
     task_async_cmo: bool,
     model_cmo_barrier: bool,
@@ -87,18 +89,18 @@ struct Facts {
     task_cmo_dot_no_log: bool,
     desc_size: u32,
     sqe_version: u32,
-    // HW b.5 / API 5.8
+    // docs/chip-parameters.md, Value wait; docs/validation/value-write-wait.md
     value_wait_slots: u32,
-    // HW b.1, e.2
+    // docs/chip-parameters.md, Submission queues / Features and queue limits
     max_tasks_per_stream: Option<u32>,
-    // API 7.4, 7.5
+    // docs/validation/streams-events.md
     max_streams: Option<u32>,
     max_events: u32,
-    // API 7.3
+    // docs/validation/memory.md, aclrtMalloc
     malloc_padding: u64,
-    // HW b.1
+    // docs/chip-parameters.md, Priorities and timestamps
     timestamp_ticks_per_ms: u64,
-    // brief / API 7.6
+    // brief / docs/validation/models.md
     stream_huge: bool,
     model_execute_async: bool,
     device_count: u32,
@@ -274,7 +276,8 @@ const FACTS: &[Facts] = &[
         sqe_version: 1,
         value_wait_slots: 4,
         max_tasks_per_stream: None,
-        // Not documented for 910 (API 7.4): a placeholder (its tag is checked below).
+        // Not documented for 910 (docs/validation/streams-events.md): a placeholder (its tag
+        // is checked below).
         max_streams: None,
         max_events: 65535,
         malloc_padding: 32,
@@ -321,14 +324,23 @@ fn runtime_facts_per_chip() {
         }
         assert_eq!(p.limits.max_events, f.max_events, "{s} max_events");
         assert_eq!(p.memory.malloc_padding, f.malloc_padding, "{s} padding");
-        assert_eq!(p.memory.malloc_round, 32, "{s} malloc round (API 7.3)");
+        assert_eq!(
+            p.memory.malloc_round, 32,
+            "{s} malloc round (docs/validation/memory.md)"
+        );
         assert_eq!(
             p.timing.timestamp_ticks_per_ms, f.timestamp_ticks_per_ms,
             "{s} timestamp"
         );
         assert_eq!(p.limits.device_count, f.device_count, "{s} device_count");
-        assert_eq!(p.limits.priority_max, 7, "{s} priority 0..7 (HW b.1)");
-        assert_eq!(p.timing.poll_reads_per_pass, 15, "{s} maxLoop (HW b.5)");
+        assert_eq!(
+            p.limits.priority_max, 7,
+            "{s} priority 0..7 (docs/chip-parameters.md)"
+        );
+        assert_eq!(
+            p.timing.poll_reads_per_pass, 15,
+            "{s} maxLoop (docs/chip-parameters.md, Value wait)"
+        );
     }
 }
 
@@ -348,7 +360,7 @@ fn max_tasks_per_stream_on_stars_chips() {
     }
 }
 
-/// Features follow the chip type (API §3.2): chips of one type agree, and the API gates are
+/// Features follow the chip type (docs/products.md): chips of one type agree, and the API gates are
 /// mutually consistent.
 #[test]
 fn features_are_a_function_of_the_chip_type() {
@@ -376,7 +388,8 @@ fn features_are_a_function_of_the_chip_type() {
 /// soc, device bytes, L2 bytes, L2 line, L2 ways, AIC, AIV, MHz.
 type GeometryRow = (&'static str, u64, u64, u64, u32, u32, u32, u64);
 
-/// Memory, L2, cores and clock from HW e.3 (exact byte counts).
+/// Memory, L2, cores and clock from docs/chip-parameters.md, Per-SoC platform data (exact byte
+/// counts).
 #[test]
 fn memory_geometry_per_chip() {
     let rows: [GeometryRow; 8] = [
@@ -438,7 +451,8 @@ fn bandwidths_from_hw_f1() {
         assert_eq!(t.hbm_gbps, hbm, "{soc} hbm");
         assert_eq!((t.h2d_gbps, t.d2h_gbps), (host, host), "{soc} host link");
     }
-    // Derived L2 bandwidth = l2_rate (B/cycle) x clock (GHz) x AI cores (HW f.1).
+    // Derived L2 bandwidth = l2_rate (B/cycle) x clock (GHz) x AI cores (docs/chip-parameters.md,
+    // Suggested parameters).
     for (soc, rate) in [
         ("Ascend910B1", 110.0),
         ("Ascend910B4", 110.0),
@@ -530,7 +544,7 @@ fn every_entry_has_provenance() {
     }
 }
 
-/// Placeholders must say so: the numbers the spec does not give are tagged assumed.
+/// Placeholders must say so: the numbers the docs do not give are tagged assumed.
 #[test]
 fn guesses_are_tagged_assumed() {
     let assumed_everywhere = [

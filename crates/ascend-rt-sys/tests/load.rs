@@ -29,7 +29,8 @@ fn a_missing_function_is_a_typed_error() {
 #[test]
 fn declarations_follow_the_acl_abi() {
     use ascend_rt_sys::*;
-    // cann-api-facts §4.1-4.3: values and layouts.
+    // docs/validation/cmo.md (CMO types, barrier structures) and value-write-wait.md (compare
+    // flags): values and layouts.
     assert_eq!(aclrtCmoType_ACL_RT_CMO_TYPE_INVALID, 2);
     assert_eq!(ACL_RT_CMO_MAX_BARRIER_NUM, 6);
     assert_eq!(ACL_STREAM_WAIT_VALUE_NOR, 3);

@@ -1,8 +1,9 @@
 //! The CMO descriptor that `aclrtCmoSetDesc` writes into device memory.
 //!
-//! Two packed little-endian layouts exist (cann-api-facts §4.4): the 32-byte one of STARS v1
-//! chips (A2/A3) and the 64-byte one of STARS v2 chips (950 family). `aclrtCmoSetDesc` fills
-//! only the source address and the 32-bit inner length; everything else is zero.
+//! Two packed little-endian layouts exist (docs/validation/cmo.md, Descriptor layouts): the
+//! 32-byte one of STARS v1 chips (A2/A3) and the 64-byte one of STARS v2 chips (950 family).
+//! `aclrtCmoSetDesc` fills only the source address and the 32-bit inner length; everything
+//! else is zero.
 
 use ascend_chips::ChipProfile;
 

@@ -1,5 +1,5 @@
 //! `RuntimeOptions::documented_rules`: the documented restrictions CANN's code does not check
-//! (cann-api-facts §11) are off by default and enforced when asked for.
+//! (docs/discrepancies.md) are off by default and enforced when asked for.
 
 use ascend_rt::raw_types::*;
 use ascend_rt::{MsgCode, Runtime, RuntimeOptions};

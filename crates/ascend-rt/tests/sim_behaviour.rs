@@ -76,7 +76,7 @@ fn each_compare_mode_satisfied_and_unsatisfied() {
 fn geq_is_signed_by_default_and_cyclic_as_a_setting() {
     let signed = runtime("Ascend910B1");
     signed.set_device(0).unwrap();
-    // The two counter-examples of the spec (hw-semantics (c), cann-api-facts §6).
+    // The two counter-examples of docs/validation/value-write-wait.md (GEQ: signed versus cyclic).
     assert!(!released(&signed, 0x8000_0000_0000_0000, 1, wait_flag::GEQ));
     assert!(released(
         &signed,

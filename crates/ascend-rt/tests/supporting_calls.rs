@@ -756,7 +756,7 @@ fn last_error_get_peek_and_levels() {
     assert_eq!(ok(r.peek_at_last_error(0)), 107017);
     assert_eq!(ok(r.get_last_error(0)), 107017);
     assert_eq!(ok(r.get_last_error(0)), 0);
-    // A feature-gate warning sets it (cann-api-facts §5.7 row 2).
+    // A feature-gate warning sets it (docs/validation/value-write-wait.md, aclrtValueWrite row 2).
     let rd = rt0(DC);
     let a = malloc(&rd, 8);
     assert_err(rd.value_write(a, 1, 0, RawStream::NULL), 207000, None);

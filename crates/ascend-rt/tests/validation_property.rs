@@ -1,16 +1,18 @@
-//! Property test of the validation order of the eight target APIs (cann-api-facts §5.1–§5.8).
+//! Property test of the validation order of the eight target APIs (docs/validation/cmo.md,
+//! docs/validation/value-write-wait.md).
 //!
 //! For arbitrary inputs — NULL / device / page-locked host / unregistered / freed / other
 //! device addresses, zero and huge sizes, any `u32` for enums and flags, every kind of stream
 //! (NULL, plain, persistent unbound, model-bound, destroyed, garbage, an event or model handle,
 //! a stream of another context), with or without a current context, on every built-in chip —
-//! each API is called and its result compared with the first failing row of the spec's table.
+//! each API is called and its result compared with the first failing row of its docs table.
 //!
-//! The expected result comes from the decision tables below, written from the spec text
-//! alone: the chip features are those of §3.2 by SoC name, not read from the crate's chip
-//! profiles, and nothing here calls the crate's validation code to compute an expectation.
+//! The expected result comes from the decision tables below, written from the docs text
+//! alone: the chip features are those of docs/products.md by SoC name, not read from the
+//! crate's chip profiles, and nothing here calls the crate's validation code to compute an
+//! expectation.
 //!
-//! Where the spec names a message code the test checks it, and checks that rows the spec calls
+//! Where the docs name a message code the test checks it, and checks that rows the docs call
 //! "warning only" leave no recent error message.
 //!
 //! Case count: 256 per API by default; `PROPTEST_CASES` overrides it.
@@ -25,7 +27,7 @@ use common::{malloc, malloc_host, ok, rt, ALL_SOCS};
 use proptest::prelude::*;
 
 // =============================================================================================
-// The spec's facts (§3.2), by SoC name
+// The docs' facts (docs/products.md, Feature flags per chip type), by SoC name
 // =============================================================================================
 
 #[derive(Debug, Clone, Copy)]
@@ -72,7 +74,7 @@ fn features(soc: &str) -> Features {
             value_wait: false,
             desc_size: 0,
         },
-        other => panic!("no §3.2 facts for {other}"),
+        other => panic!("no docs/products.md facts for {other}"),
     }
 }
 
@@ -267,11 +269,11 @@ fn case(favoured: &'static [&'static str]) -> impl Strategy<Value = Case> {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Msg {
-    /// The spec names this message code.
+    /// The docs name this message code.
     Is(MsgCode),
-    /// The spec says the failure is only a warning: no message code, no recent message.
+    /// The docs say the failure is only a warning: no message code, no recent message.
     Silent,
-    /// The spec says nothing about the message.
+    /// The docs say nothing about the message.
     Unspecified,
 }
 
@@ -279,9 +281,9 @@ enum Msg {
 enum Exp {
     Ok,
     Err(i32, Msg),
-    /// Must fail; the spec gives no code.
+    /// Must fail; the docs give no code.
     AnyErr,
-    /// The spec leaves the outcome open.
+    /// The docs leave the outcome open.
     Any,
 }
 
@@ -300,8 +302,8 @@ fn handle_valid(s: StreamKind) -> bool {
     )
 }
 
-/// The RT impl step (§1): a current context, then the resolved stream in it. NULL resolves to
-/// the default stream, which is in the current context.
+/// The RT impl step (docs/validation/common-rules.md): a current context, then the resolved
+/// stream in it. NULL resolves to the default stream, which is in the current context.
 fn impl_ctx(c: &Case) -> Option<Exp> {
     if !c.ctx {
         return Some(E(107002, Is(MsgCode::EE1018)));
@@ -323,7 +325,7 @@ macro_rules! first {
     }};
 }
 
-/// §5.7.
+/// docs/validation/value-write-wait.md, aclrtValueWrite.
 fn exp_value_write(c: &Case) -> Exp {
     let f = features(c.soc);
     first! {
@@ -336,7 +338,7 @@ fn exp_value_write(c: &Case) -> Exp {
     impl_ctx(c).unwrap_or(Exp::Ok)
 }
 
-/// §5.8.
+/// docs/validation/value-write-wait.md, aclrtValueWait.
 fn exp_value_wait(c: &Case) -> Exp {
     let f = features(c.soc);
     first! {
@@ -349,7 +351,7 @@ fn exp_value_wait(c: &Case) -> Exp {
     impl_ctx(c).unwrap_or(Exp::Ok)
 }
 
-/// §5.1.
+/// docs/validation/cmo.md, aclrtCmoAsync.
 fn exp_cmo_async(c: &Case) -> Exp {
     let f = features(c.soc);
     first! {
@@ -364,14 +366,14 @@ fn exp_cmo_async(c: &Case) -> Exp {
     }
     if bound(c) {
         // "Returned silently" on chips with RT_FEATURE_TASK_CMO_DOT_NO_LOG (every chip with
-        // TASK_CMO here), but the RT entry's EE1001 trailer covers FEATURE_NOT_SUPPORT (§1):
-        // the message is left open.
+        // TASK_CMO here), but the RT entry's EE1001 trailer covers FEATURE_NOT_SUPPORT
+        // (docs/error-codes.md, The EE1001 trailer): the message is left open.
         return E(207000, Unspecified);
     }
     Exp::Ok
 }
 
-/// §5.2.
+/// docs/validation/cmo.md, aclrtCmoAsyncWithBarrier.
 fn exp_cmo_async_with_barrier(c: &Case) -> Exp {
     let f = features(c.soc);
     let id = c.barrier_id;
@@ -393,7 +395,7 @@ fn exp_cmo_async_with_barrier(c: &Case) -> Exp {
     Exp::Ok
 }
 
-/// §5.3.
+/// docs/validation/cmo.md, aclrtCmoWaitBarrier.
 fn exp_cmo_wait_barrier(c: &Case) -> Exp {
     let f = features(c.soc);
     let Some((n, entries)) = c.info else {
@@ -427,7 +429,7 @@ fn exp_cmo_wait_barrier(c: &Case) -> Exp {
     Exp::Ok
 }
 
-/// §5.4.
+/// docs/validation/cmo.md, aclrtCmoGetDescSize.
 fn exp_get_desc_size(c: &Case) -> Exp {
     let f = features(c.soc);
     first! {
@@ -437,7 +439,7 @@ fn exp_get_desc_size(c: &Case) -> Exp {
     Exp::Ok
 }
 
-/// §5.5: `addr` is cmoDesc, `addr2` is src.
+/// docs/validation/cmo.md, aclrtCmoSetDesc: `addr` is cmoDesc, `addr2` is src.
 fn exp_set_desc(c: &Case) -> Exp {
     let f = features(c.soc);
     first! {
@@ -445,18 +447,18 @@ fn exp_set_desc(c: &Case) -> Exp {
         c.addr.is_null() => E(107000, Is(MsgCode::EE1004));
         c.addr2.is_null() => E(107000, Is(MsgCode::EE1004));
         c.size == 0 => E(107000, Is(MsgCode::EE1003));
-        // Without a context the outcome of the copy is [UNVERIFIED] in the spec.
+        // Without a context the outcome of the copy is an open point (docs/discrepancies.md).
         !c.ctx => Exp::Any;
-        // Memory of another device: the spec does not say whether the copy works.
+        // Memory of another device: the docs do not say whether the copy works.
         c.addr == AddrKind::DeviceOtherDev => Exp::Any;
         // Row 5: the synchronous copy into a descriptor outside device memory fails with a
-        // mapped copy error the spec does not give.
+        // mapped copy error the docs do not give.
         !c.addr.is_device() => Exp::AnyErr;
     }
     Exp::Ok
 }
 
-/// §5.6: `addr` is cmoDesc.
+/// docs/validation/cmo.md, aclrtCmoAsyncWithDesc: `addr` is cmoDesc.
 fn exp_cmo_async_with_desc(c: &Case) -> Exp {
     let f = features(c.soc);
     first! {
@@ -645,7 +647,7 @@ fn barrier_info(c: &Case) -> Option<RawBarrierTaskInfo> {
     })
 }
 
-/// Chips where the CMO, descriptor and value APIs pass their gates (§3.2).
+/// Chips where the CMO, descriptor and value APIs pass their gates (docs/products.md).
 const CMO: [&str; 5] = [
     "Ascend910B1",
     "Ascend910B4",

@@ -1,11 +1,19 @@
-//! One test per row of the validation tables of the eight target APIs (cann-api-facts §5.1 to
-//! §5.8), one per row of the edge matrix (§5.9), and the rules of the supporting APIs (§7),
-//! each checking CANN's code and, where the spec names one, the message code.
+//! One test per row of the validation tables of the eight target APIs
+//! (docs/validation/cmo.md, docs/validation/value-write-wait.md), one per row of the edge matrix
+//! (docs/validation/edge-matrix.md), and the rules of the supporting APIs
+//! (docs/validation/devices-contexts.md, memory.md, streams-events.md, models.md), each
+//! checking CANN's code and, where the docs name one, the message code.
+//!
+//! Test names carry a table key: `t5_1` … `t5_6` are `aclrtCmoAsync`,
+//! `aclrtCmoAsyncWithBarrier`, `aclrtCmoWaitBarrier`, `aclrtCmoGetDescSize`, `aclrtCmoSetDesc`
+//! and `aclrtCmoAsyncWithDesc`; `t5_7` / `t5_8` are `aclrtValueWrite` / `aclrtValueWait`;
+//! `t5_9` is the edge matrix; `t7_1` … `t7_6` are init / finalize, devices, memory, streams,
+//! events and model running instances; `rowN` is the row number in the call's table.
 //!
 //! Rows that cannot be reached through the public (ACL) API are listed in a comment where
 //! their table's tests are, with why. "Supported chip" is one whose feature gate passes for
-//! the API (§3.2): Ascend910B1 / Ascend910_9391 / Ascend950PR_9599 for CmoAsync, the
-//! descriptor pair and the value pair; Ascend310B1 for the barrier pair.
+//! the API (docs/products.md): Ascend910B1 / Ascend910_9391 / Ascend950PR_9599 for CmoAsync,
+//! the descriptor pair and the value pair; Ascend310B1 for the barrier pair.
 
 mod common;
 
@@ -81,7 +89,7 @@ fn rt_failing_stalls(soc: &str) -> Arc<Runtime> {
 }
 
 // =============================================================================================
-// §5.1 aclrtCmoAsync
+// docs/validation/cmo.md, aclrtCmoAsync
 // Not reachable through ACL: row 5 (RT src NULL) and row 6 (RT size 0) — the ACL rows 1–2 catch
 // them; row 7 (no TASK_CMO and no TASK_ASYNC_CMO) — every chip failing it already failed row
 // 3; row 9 (decorator opcode range) — row 4 rejects the same opcodes first; row 12 (task
@@ -143,7 +151,11 @@ fn cmo_async_feature_rejections_are_not_stored_as_the_last_error() {
             .code(),
         207000
     );
-    assert_eq!(r.get_last_error(0).unwrap(), 0, "§5.1 row 3: warning only");
+    assert_eq!(
+        r.get_last_error(0).unwrap(),
+        0,
+        "docs/validation/cmo.md, aclrtCmoAsync row 3: warning only"
+    );
     let a2 = rt_failing_stalls("Ascend910B1");
     a2.set_device(0).unwrap();
     assert_eq!(
@@ -152,7 +164,11 @@ fn cmo_async_feature_rejections_are_not_stored_as_the_last_error() {
             .code(),
         207000
     );
-    assert_eq!(a2.get_last_error(0).unwrap(), 0, "§5.1 row 4: warning only");
+    assert_eq!(
+        a2.get_last_error(0).unwrap(),
+        0,
+        "docs/validation/cmo.md, aclrtCmoAsync row 4: warning only"
+    );
 }
 
 #[test]
@@ -219,9 +235,9 @@ fn t5_1_row11_model_bound_stream_is_207000() {
         let r = rt0(soc);
         let p = malloc(&r, 64);
         let (_m, b) = bound(&r);
-        // The spec calls this a silent return on these chips (TASK_CMO_DOT_NO_LOG) but the RT
-        // entry's EE1001 trailer also covers FEATURE_NOT_SUPPORT (§1), so only the code is
-        // checked.
+        // The docs call this a silent return on these chips (TASK_CMO_DOT_NO_LOG) but the RT
+        // entry's EE1001 trailer also covers FEATURE_NOT_SUPPORT (docs/error-codes.md, The
+        // EE1001 trailer), so only the code is checked.
         assert_code(r.cmo_async(p, 64, cmo_type::PREFETCH, b), 207000);
     }
 }
@@ -256,14 +272,15 @@ fn a_cmo_of_4_gib_or_more_passes_validation_and_wraps_in_the_simulator() {
     let mut buf = Addr::NULL;
     rt.malloc(Some(&mut buf), 64, malloc_policy::NORMAL_ONLY)
         .unwrap();
-    // Exactly 4 GiB narrows to a length of 0 (cann-api-facts §5.1 size handling).
+    // Exactly 4 GiB narrows to a length of 0 (docs/validation/cmo.md, aclrtCmoAsync, size
+    // narrowing).
     rt.cmo_async(buf, 1 << 32, cmo_type::PREFETCH, RawStream::NULL)
         .unwrap();
     rt.synchronize_stream(RawStream::NULL).unwrap();
 }
 
 // =============================================================================================
-// §5.2 aclrtCmoAsyncWithBarrier
+// docs/validation/cmo.md, aclrtCmoAsyncWithBarrier
 // Not reachable: row 3 (RT src NULL, ACL row 1 first); row 8 (second gate, passes on 310B and
 // every other chip failed row 2); row 12 (driver cmo-id allocation failure).
 // Row 10's "wrong context" half cannot be built on 310B: it has one device, and a stream of
@@ -405,9 +422,10 @@ fn t5_2_success_on_model_bound_stream() {
 }
 
 // =============================================================================================
-// §5.3 aclrtCmoWaitBarrier
+// docs/validation/cmo.md, aclrtCmoWaitBarrier
 // Not reachable: rows 3–4 (RT NULL / count, ACL rows 1–2 first); row 9 (decorator count,
-// redundant). Row 10's "wrong context" half: 310B has one device (see §5.2).
+// redundant). Row 10's "wrong context" half: 310B has one device (see the
+// aclrtCmoAsyncWithBarrier tests).
 // =============================================================================================
 
 #[test]
@@ -623,7 +641,7 @@ fn t5_3_flag_is_never_checked() {
 }
 
 // =============================================================================================
-// §5.4 aclrtCmoGetDescSize (no ACL checks, no context needed)
+// docs/validation/cmo.md, aclrtCmoGetDescSize (no ACL checks, no context needed)
 // =============================================================================================
 
 #[test]
@@ -660,10 +678,10 @@ fn t5_4_success_32_on_a2_a3_64_on_950_without_a_context() {
 }
 
 // =============================================================================================
-// §5.5 aclrtCmoSetDesc (no ACL checks)
-// Row 5 (the synchronous copy into cmoDesc fails): the spec gives no code ("mapped copy
+// docs/validation/cmo.md, aclrtCmoSetDesc (no ACL checks)
+// Row 5 (the synchronous copy into cmoDesc fails): the docs give no code ("mapped copy
 // error"); a descriptor outside device memory is checked to fail, whatever the code. The code
-// without a context is [UNVERIFIED] in the spec and not tested.
+// without a context is an open point (docs/discrepancies.md) and not tested.
 // =============================================================================================
 
 #[test]
@@ -722,8 +740,9 @@ fn t5_5_row5_descriptor_outside_device_memory_fails() {
 
 #[test]
 fn t5_5_success_writes_src_and_32_bit_length_at_the_chip_layout() {
-    // §4.4: A2/A3 rtCmoAddrInfo: len_inner u32 at 12, src u64 at 16 (32 bytes);
-    // 950 rtDavidCmoAddrInfo: src u64 at 32, len_inner u32 at 48 (64 bytes). Everything else 0.
+    // docs/validation/cmo.md, Descriptor layouts: A2/A3 rtCmoAddrInfo: len_inner u32 at 12,
+    // src u64 at 16 (32 bytes); 950 rtDavidCmoAddrInfo: src u64 at 32, len_inner u32 at 48
+    // (64 bytes). Everything else 0.
     for (soc, size, src_at, len_at) in [
         ("Ascend910B1", 32usize, 16usize, 12usize),
         ("Ascend910_9391", 32, 16, 12),
@@ -758,7 +777,7 @@ fn t5_5_success_writes_src_and_32_bit_length_at_the_chip_layout() {
 }
 
 // =============================================================================================
-// §5.6 aclrtCmoAsyncWithDesc (no ACL checks)
+// docs/validation/cmo.md, aclrtCmoAsyncWithDesc (no ACL checks)
 // Not reachable: row 6 (internal destMax); row 9 (descriptor head write / task failures; a
 // descriptor outside device memory is checked to fail, whatever the code).
 // =============================================================================================
@@ -898,7 +917,7 @@ fn t5_6_success_all_four_types_on_a_model_bound_stream() {
 }
 
 // =============================================================================================
-// §5.7 aclrtValueWrite / §5.8 aclrtValueWait
+// docs/validation/value-write-wait.md, aclrtValueWrite / aclrtValueWait
 // Not reachable: row 4 (RT devAddr NULL, ACL row 1 first); row 6 (pointer-attribute query
 // failure, a driver failure); row 9 (task allocation / send failure).
 // =============================================================================================
@@ -1042,7 +1061,7 @@ fn t5_7_5_8_success_unchecked_alignment_other_device_memory_and_model_streams() 
             let v = if flag == wait_flag::NOR { 0 } else { 5 };
             ok(r.value_wait(p, v, flag, s));
         }
-        // Misaligned addresses are not checked (§5.7).
+        // Misaligned addresses are not checked (docs/validation/value-write-wait.md).
         ok(r.value_write(p.offset(3), 1, 0, s));
         ok(r.synchronize_stream(s));
         // Device memory of another device is accepted (no ownership check).
@@ -1063,8 +1082,8 @@ fn t5_7_5_8_success_unchecked_alignment_other_device_memory_and_model_streams() 
 }
 
 // =============================================================================================
-// §5.9 edge matrix (a valid context, valid handles and a plain stream unless the row says
-// otherwise). Columns: supported chip / other chip.
+// docs/validation/edge-matrix.md (a valid context, valid handles and a plain stream unless the
+// row says otherwise). Columns: supported chip / other chip.
 // =============================================================================================
 
 #[test]
@@ -1369,7 +1388,7 @@ fn t5_9_any_task_api_with_a_destroyed_stream() {
 }
 
 // =============================================================================================
-// Generic rules (§1): handles, contexts, recent error messages
+// Generic rules (docs/validation/common-rules.md): handles, contexts, recent error messages
 // =============================================================================================
 
 #[test]
@@ -1493,7 +1512,7 @@ fn rule_feature_gate_failures_leave_no_recent_message() {
 }
 
 // =============================================================================================
-// §7.1 init / finalize
+// docs/validation/devices-contexts.md: init / finalize
 // =============================================================================================
 
 #[test]
@@ -1533,7 +1552,7 @@ fn t7_1_finalize_without_init_runs_the_teardown() {
 }
 
 // =============================================================================================
-// §7.2 devices
+// docs/validation/devices-contexts.md: devices
 // =============================================================================================
 
 #[test]
@@ -1594,7 +1613,7 @@ fn t7_2_reset_releases_the_default_context_and_its_streams() {
 }
 
 // =============================================================================================
-// §7.3 memory
+// docs/validation/memory.md
 // =============================================================================================
 
 /// Whether `len` bytes from `a` can be filled (the extent the allocation really has).
@@ -1648,7 +1667,7 @@ fn t7_3_malloc_null_zero_and_overflow_are_100000() {
     let mut a = Addr::NULL;
     assert_err(r.malloc(None, 64, 0), 100000, Some(MsgCode::EH0008));
     assert_err(r.malloc(Some(&mut a), 0, 0), 100000, Some(MsgCode::EH0007));
-    // Overflow of the padded length: 100000 (the spec names no message code for it).
+    // Overflow of the padded length: 100000 (the docs name no message code for it).
     assert_code(r.malloc(Some(&mut a), usize::MAX, 0), 100000);
     assert_code(r.malloc(Some(&mut a), usize::MAX - 31, 0), 100000);
     // Out-of-range or OR-ed policies fall back to the default.
@@ -1809,7 +1828,7 @@ fn t7_3_mem_flush_and_invalidate() {
 }
 
 // =============================================================================================
-// §7.4 streams
+// docs/validation/streams-events.md: streams
 // =============================================================================================
 
 #[test]
@@ -1994,7 +2013,7 @@ fn t7_4_stream_query_null_status_is_100000() {
 }
 
 // =============================================================================================
-// §7.5 events
+// docs/validation/streams-events.md: events
 // =============================================================================================
 
 #[test]
@@ -2043,7 +2062,7 @@ fn t7_5_record_wait_and_status() {
 }
 
 // =============================================================================================
-// §7.6 model running instances
+// docs/validation/models.md: model running instances
 // =============================================================================================
 
 #[test]
@@ -2127,8 +2146,8 @@ fn t7_6_bind_non_persistent_stream_is_107000_ee1017() {
 
 #[test]
 fn t7_6_bind_null_stream_is_107000() {
-    // The spec gives EE1004 on chips without a device control SQ and leaves the others
-    // [UNVERIFIED]; only the code is checked.
+    // The docs give EE1004 on chips without a device control SQ and leave the others open
+    // (docs/validation/models.md); only the code is checked.
     let r = rt0(A2);
     let m = model(&r);
     assert_code(r.mdl_ri_bind_stream(m, RawStream::NULL, 0), 107000);
@@ -2189,7 +2208,7 @@ fn t7_6_model_null_arguments_are_100000() {
 
 #[test]
 fn t7_6_execute_async_unsupported_on_310b_and_910() {
-    // The spec gives product support only (N on 200I/500 A2 and 910), not the code.
+    // The docs give product support only (N on 200I/500 A2 and 910), not the code.
     for soc in [MINI_V3, CLOUD] {
         let r = rt0(soc);
         let m = model(&r);
@@ -2200,8 +2219,8 @@ fn t7_6_execute_async_unsupported_on_310b_and_910() {
 
 #[test]
 fn t7_4_stream_limit_counts_the_default_stream() {
-    // 512 streams per device on 200I/500 A2, default stream included (§7.4). The code for
-    // one too many is not given by the spec.
+    // 512 streams per device on 200I/500 A2, default stream included
+    // (docs/validation/streams-events.md). The code for one too many is not given by the docs.
     let r = rt0(MINI_V3);
     for _ in 0..511 {
         stream(&r);
@@ -2212,7 +2231,8 @@ fn t7_4_stream_limit_counts_the_default_stream() {
 
 #[test]
 fn t7_5_event_limit_on_310p_is_1023() {
-    // Max events per device: 1023 on 310P (§7.5); the code for one too many is not given.
+    // Max events per device: 1023 on 310P (docs/validation/streams-events.md); the code
+    // for one too many is not given.
     let r = rt0(DC);
     for _ in 0..1023 {
         event(&r);

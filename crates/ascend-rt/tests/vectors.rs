@@ -1,35 +1,36 @@
-//! The vendor's unit tests as conformance vectors (cann-api-facts §9.1 and §9.2), run through
-//! the public raw API on the chips they name.
+//! The vendor's unit tests as conformance vectors (docs/validation/vendor-vectors.md), run
+//! through the public raw API on the chips they name.
 //!
 //! Chip mapping: MINI → Ascend310P3 / Ascend910A (chips without the features), MINI_V3 →
 //! Ascend310B1, 910B / 910_B_93 → Ascend910B1, DAVID → Ascend950PR_9599, DC → Ascend310P3,
-//! CLOUD → Ascend910A. The ACL-layer tests (§9.1) name no chip; they run on the default chip
-//! Ascend910B1 unless the API only exists on 310B.
+//! CLOUD → Ascend910A. The ACL-layer tests (vendor-vectors.md, ACL layer) name no chip; they
+//! run on the default chip Ascend910B1 unless the API only exists on 310B.
 //!
 //! The vendor's ACL tests run against a stubbed runtime. Where a vector relied on the stub (an
 //! RT mock forcing a code, a fake pointer such as 0x1, a fake stream 0x1), the test checks the
-//! real behaviour the spec gives for the same inputs instead, and says so in a comment
-//! ("substitution"). The RT-level vectors (§9.2) call `rt*` functions below the ACL layer;
-//! where the ACL layer answers first, the test checks the ACL answer and says so.
+//! real behaviour the docs give for the same inputs instead, and says so in a comment
+//! ("substitution"). The RT-level vectors (vendor-vectors.md, Runtime layer) call `rt*`
+//! functions below the ACL layer; where the ACL layer answers first, the test checks the ACL
+//! answer and says so.
 //!
 //! Not applicable (cannot be produced through the public API; listed here with why):
-//! - §9.1 `aclrtMalloc_DeviceTest` / `memory_free_device` / `memory_malloc_host` mock
+//! - ACL layer: `aclrtMalloc_DeviceTest` / `memory_free_device` / `memory_malloc_host` mock
 //!   `rtMalloc`/`rtFree`/`rtMallocHost` → 107000: needs a failing driver allocation.
-//! - §9.1 `aclrtCreateStreamTest` / `aclrtSynchronizeStreamTest` mocks forcing 107000 /
+//! - ACL layer: `aclrtCreateStreamTest` / `aclrtSynchronizeStreamTest` mocks forcing 107000 /
 //!   507005 (END_OF_SEQUENCE): no public input makes the runtime return these.
-//! - §9.2 `api_rtCmoAddrTaskLaunch_destMax` (DAVID, destMax 65 / 0): destMax is internal
-//!   (the descriptor size), the ACL call does not take it.
-//! - §9.2 `test_cmo_task_launch_on_david` second half, `rtsValueWait_failed`,
+//! - Runtime layer: `api_rtCmoAddrTaskLaunch_destMax` (DAVID, destMax 65 / 0): destMax is
+//!   internal (the descriptor size), the ACL call does not take it.
+//! - Runtime layer: `test_cmo_task_launch_on_david` second half, `rtsValueWait_failed`,
 //!   `MemWriteValue_{CheckTaskCanSendFail, AllocTaskInfoFail, TaskInitFail, SendTaskFail,
 //!   PostProcFail}`, `cmo_addr_test_submit_01/02`, `allocTaskInfo_*`,
 //!   `davidSendTask_addTaskToPublicQueue_fail`, `davidSendTask_halSqTaskSend`: internal
 //!   driver / task-allocation failures forced by mocks (send failed, alloc failed, queue full
 //!   with a stored device failure, device down).
-//! - §9.2 `capture_mode_api_normal`, `rt_utest_capture_mode_update`: stream capture is not
-//!   part of this API.
-//! - §9.2 `rt_utest_tiny_stub` (`api_c_stub`, `easy_model_stub`): a "tiny" runtime build in
-//!   which every CMO entry is stubbed to 207000; not a chip.
-//! - §9.1 compatibility checks on C struct sizes (`aclrtBarrierCmoInfo` 8 bytes, the RT
+//! - Runtime layer: `capture_mode_api_normal`, `rt_utest_capture_mode_update`: stream capture
+//!   is not part of this API.
+//! - Runtime layer: `rt_utest_tiny_stub` (`api_c_stub`, `easy_model_stub`): a "tiny" runtime
+//!   build in which every CMO entry is stubbed to 207000; not a chip.
+//! - ACL layer, compatibility checks on C struct sizes (`aclrtBarrierCmoInfo` 8 bytes, the RT
 //!   struct 19 bytes smaller, …): C layout, not observable through the Rust API. The value
 //!   checks among them are in `compatibility_constants`.
 
@@ -63,13 +64,14 @@ fn barrier_info(n: usize, entries: &[(u32, u32)]) -> RawBarrierTaskInfo {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §9.1 ACL layer
+// docs/validation/vendor-vectors.md, ACL layer
 // ---------------------------------------------------------------------------------------------
 
 #[test]
 fn cmo_success() {
     // CmoAsync(0x1, 1024, PREFETCH, NULL) → 0: the runtime does not check that src is device
-    // memory (§5.1), so the vendor's fake pointer is accepted by the real runtime too.
+    // memory (docs/validation/cmo.md, aclrtCmoAsync), so the vendor's fake pointer is accepted
+    // by the real runtime too.
     let r = rt0(A2);
     ok(r.cmo_async(Addr(0x1), 1024, cmo_type::PREFETCH, RawStream::NULL));
 }
@@ -98,7 +100,8 @@ fn cmo_failed_with_zero_size() {
 fn cmo_failed_with_rts_error() {
     // Substitution: the mock forced rtCmoAsync to fail and the ACL layer passed the code
     // through. A real RT failure is passed through the same way: on a chip without
-    // RT_FEATURE_TASK_CMO (310P, "MINI") rtCmoAsync returns 207000 (§5.1 row 3).
+    // RT_FEATURE_TASK_CMO (310P, "MINI") rtCmoAsync returns 207000
+    // (docs/validation/cmo.md, aclrtCmoAsync row 3).
     for soc in [DC, CLOUD, MINI_V3] {
         let r = rt0(soc);
         assert_err(
@@ -122,8 +125,9 @@ fn aclrtCmoAsyncWithBarrier_failed_with_invalid_args() {
         );
     }
     // Substitution for "mock rtsCmoAsyncWithBarrier → 107000; (0xff, 1, PREFETCH, 1, 0x1)":
-    // the real runtime rejects PREFETCH with barrier id 1 on 310B with 107000 (EE1011, §5.2
-    // row 6), before it looks at the (fake) stream.
+    // the real runtime rejects PREFETCH with barrier id 1 on 310B with 107000 (EE1011,
+    // docs/validation/cmo.md, aclrtCmoAsyncWithBarrier row 6), before it looks at the (fake)
+    // stream.
     let r = rt0(MINI_V3);
     assert_err(
         r.cmo_async_with_barrier(Addr(0xff), 1, cmo_type::PREFETCH, 1, FAKE_STREAM),
@@ -135,7 +139,8 @@ fn aclrtCmoAsyncWithBarrier_failed_with_invalid_args() {
 #[test]
 fn aclrtCmoAsyncWithBarrier_success() {
     // Substitution: the stub returned 0; the real runtime rejects PREFETCH with id 1:
-    // 107000 (EE1011) on 310B, 207000 (feature gate, §5.2 row 2) elsewhere.
+    // 107000 (EE1011) on 310B, 207000 (feature gate,
+    // docs/validation/cmo.md, aclrtCmoAsyncWithBarrier row 2) elsewhere.
     let r = rt0(MINI_V3);
     assert_err(
         r.cmo_async_with_barrier(Addr(0xff), 1, cmo_type::PREFETCH, 1, FAKE_STREAM),
@@ -170,7 +175,8 @@ fn aclrtCmoWaitBarrier_failed_with_invalid_args() {
         }
         // Substitution for "barrierNum 1, mock rtsLaunchBarrierTask → 107000": the
         // (zero-initialised) entry is {PREFETCH, 0}, which the real runtime rejects with
-        // 107000 (EE1003, §5.3 row 5), before the feature gate, so on every chip.
+        // 107000 (EE1003, docs/validation/cmo.md, aclrtCmoWaitBarrier row 5), before the feature
+        // gate, so on every chip.
         assert_err(
             r.cmo_wait_barrier(Some(&barrier_info(1, &[])), FAKE_STREAM, 0),
             107000,
@@ -218,7 +224,7 @@ fn aclrtCmoGetDescSizeTest() {
         assert_eq!(s, size, "{soc}");
     }
     // Substitution for "mock rtsGetCmoDescSize → 107000": a NULL size is the real 107000
-    // (EE1004, §5.4 row 2).
+    // (EE1004, docs/validation/cmo.md, aclrtCmoGetDescSize row 2).
     let r = rt(A2);
     assert_err(r.cmo_get_desc_size(None), 107000, Some(MsgCode::EE1004));
 }
@@ -226,7 +232,8 @@ fn aclrtCmoGetDescSizeTest() {
 #[test]
 fn aclrtCmoSetDescTest() {
     // (0x1, src NULL, 64): the ACL layer does not check src, the stub said 0; the real
-    // runtime says 107000 (EE1004, §5.5 row 3). This also covers the "mock → 107000" case.
+    // runtime says 107000 (EE1004, docs/validation/cmo.md, aclrtCmoSetDesc row 3). This also
+    // covers the "mock → 107000" case.
     let r = rt0(A2);
     assert_err(
         r.cmo_set_desc(Addr(0x1), Addr::NULL, 64),
@@ -243,7 +250,7 @@ fn aclrtCmoSetDescTest() {
 fn aclrtCmoAsyncWithDescTest() {
     // (0x1, PREFETCH, NULL, NULL) succeeded on the stub. Substitution: the real runtime
     // resolves the NULL stream to the default stream, which is never model-bound: 507000
-    // (§5.6 row 8).
+    // (docs/validation/cmo.md, aclrtCmoAsyncWithDesc row 8).
     let r = rt0(A2);
     assert_err(
         r.cmo_async_with_desc(Addr(0x1), cmo_type::PREFETCH, RawStream::NULL, Addr::NULL),
@@ -268,7 +275,8 @@ fn aclrtValueWrite_failed_with_invalid_args() {
         Some(MsgCode::EH0008),
     );
     // Substitution for "mock rtsValueWrite → 107000; (0x1000, 100, 0, NULL)": 0x1000 is not
-    // device memory, which the real runtime rejects with 107000 (EE1003, §5.7 row 7).
+    // device memory, which the real runtime rejects with 107000 (EE1003,
+    // docs/validation/value-write-wait.md, aclrtValueWrite row 7).
     assert_err(
         r.value_write(Addr(0x1000), 100, 0, RawStream::NULL),
         107000,
@@ -299,7 +307,8 @@ fn aclrtValueWait_failed_with_invalid_args() {
         100000,
         Some(MsgCode::EH0008),
     );
-    // Substitution as for ValueWrite: 0x1000 is not device memory → 107000 (§5.8 row 7).
+    // Substitution as for ValueWrite: 0x1000 is not device memory → 107000
+    // (docs/validation/value-write-wait.md, aclrtValueWait row 7).
     assert_err(
         r.value_wait(Addr(0x1000), 100, wait_flag::GEQ, RawStream::NULL),
         107000,
@@ -328,8 +337,8 @@ fn aclrtMemFlushTest() {
     assert_err(r.mem_flush(Addr::NULL, 1), 100000, Some(MsgCode::EH0008));
     assert_err(r.mem_flush(Addr(0x11), 0), 100000, Some(MsgCode::EH0007));
     // Substitution for "mock rtFlushCache → 107000 with (0x11, 1)": on host-driven SoCs the
-    // real runtime returns success for a non-zero address with a context (§7.3), and 107002
-    // without one.
+    // real runtime returns success for a non-zero address with a context
+    // (docs/validation/memory.md, aclrtMemFlush and aclrtMemInvalidate), and 107002 without one.
     ok(r.mem_flush(Addr(0x11), 1));
     on_fresh_thread(|| assert_err(r.mem_flush(Addr(0x11), 1), 107002, Some(MsgCode::EE1018)));
 }
@@ -447,7 +456,8 @@ fn memory_memcpy() {
         100000,
         Some(MsgCode::EH0008),
     );
-    // The kind is advisory (§7.3): every valid kind works between host buffers.
+    // The kind is advisory (docs/validation/memory.md, aclrtMemcpy): every valid kind works
+    // between host buffers.
     for kind in [
         memcpy_kind::HOST_TO_DEVICE,
         memcpy_kind::DEVICE_TO_HOST,
@@ -572,7 +582,7 @@ fn aclrtResetDeviceTest() {
     ok(r.set_device(0));
     ok(r.reset_device(0));
     // Substitution for the mock → 107000: a reset of a device not set is 507007 (EE1018),
-    // an id out of range 107001 (§7.2).
+    // an id out of range 107001 (docs/validation/devices-contexts.md).
     assert_err(r.reset_device(0), 507007, Some(MsgCode::EE1018));
     assert_code(r.reset_device(99), 107001);
 }
@@ -641,7 +651,8 @@ fn aclrtDestroyStreamTest() {
     let s = stream(&r);
     ok(r.destroy_stream(s));
     assert_code(r.destroy_stream(RawStream::NULL), 100000);
-    // Substitution for the mock → 107000: the destroyed handle → 107017 (§7.4).
+    // Substitution for the mock → 107000: the destroyed handle → 107017
+    // (docs/validation/streams-events.md).
     assert_err(r.destroy_stream(s), 107017, Some(MsgCode::EE1017));
 }
 
@@ -712,7 +723,8 @@ fn aclrtStreamWaitEventTest() {
     ok(r.record_event(e, s));
     ok(r.stream_wait_event(s, e));
     ok(r.stream_wait_event(RawStream::NULL, e));
-    // Substitution for the mock → 107000: a destroyed event handle → 107017 (§1 handle rule).
+    // Substitution for the mock → 107000: a destroyed event handle → 107017
+    // (docs/validation/common-rules.md, the handle rule).
     ok(r.synchronize_stream(RawStream::NULL));
     ok(r.destroy_event(e));
     assert_err(r.stream_wait_event(s, e), 107017, Some(MsgCode::EE1017));
@@ -782,7 +794,8 @@ fn aclrtQueryEventStatusTest() {
 fn aclmdlRIBuildBegin_failed_with_invalid_args() {
     let r = rt0(A2);
     assert_err(r.mdl_ri_build_begin(None, 0), 100000, Some(MsgCode::EH0008));
-    // Substitution for "mock rtsModelCreate → 107000": flag ≠ 0 (EE1003, §7.6).
+    // Substitution for "mock rtsModelCreate → 107000": flag ≠ 0 (EE1003,
+    // docs/validation/models.md).
     let mut m = RawModel::default();
     assert_err(
         r.mdl_ri_build_begin(Some(&mut m), 1),
@@ -848,7 +861,7 @@ fn compatibility_constants() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §9.2 runtime layer
+// docs/validation/vendor-vectors.md, Runtime layer
 // ---------------------------------------------------------------------------------------------
 
 #[test]
@@ -1006,7 +1019,8 @@ fn platform_910B_rtBarrierTaskLaunchNotSupport() {
 
 #[test]
 fn platform_910B_rtBarrierTaskLaunchSuccess() {
-    // MINI_V3, the BarrierTaskLaunch mocked to succeed. Substitution: the §8 recipe on 310B.
+    // MINI_V3, the BarrierTaskLaunch mocked to succeed. Substitution: the barrier
+    // recipe of docs/validation/models.md on 310B.
     let r = rt0(MINI_V3);
     let buf = malloc(&r, 4096);
     let (m, s) = bound(&r);
@@ -1105,7 +1119,8 @@ fn platform_910B_rt_utest_api_test_api_rtsLaunchCmoAddrTask() {
 #[test]
 fn platform_910B_cloudv2_api_rtsSetCmoDesc() {
     // The descriptor was on the stack with a stub driver; substitution: a device descriptor
-    // from aclrtMalloc (the spec requires device memory, §5.5) with a device src, size 64.
+    // from aclrtMalloc (the docs require device memory, docs/validation/cmo.md, aclrtCmoSetDesc)
+    // with a device src, size 64.
     let r = rt0(A2);
     let desc = malloc(&r, 64);
     let src = malloc(&r, 64);

@@ -18,8 +18,9 @@
 //! of every probed export); over CANN's library it is the real conformance check of the
 //! validation order.
 //!
-//! The rows are in `rows_tasks` (the eight target APIs, cann-api-facts §5) and `rows_support`
-//! (§7.2–§7.6); their vocabulary is in `call`.
+//! The rows are in `rows_tasks` (the eight target APIs, docs/validation/cmo.md and
+//! value-write-wait.md) and `rows_support` (docs/validation/devices-contexts.md, memory.md,
+//! streams-events.md, models.md); their vocabulary is in `call`.
 
 mod call;
 mod front;

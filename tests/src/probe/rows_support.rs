@@ -1,5 +1,6 @@
-//! The rows of the supporting APIs: device, memory edge rows (cann-api-facts §7.2, §7.3) and
-//! the NULL and handle rows of streams, events and model running instances (§7.4–§7.6).
+//! The rows of the supporting APIs: device, memory edge rows (docs/validation/devices-contexts.md,
+//! memory.md) and the NULL and handle rows of streams, events and model running instances
+//! (docs/validation/streams-events.md, models.md).
 //!
 //! These run after the target-API rows and in this order on both sides. Calls that would
 //! create an object pass a NULL out-parameter or an invalid argument; if one succeeds all the
@@ -9,7 +10,7 @@ use ascend_rt::raw_types::{malloc_policy, memcpy_kind, stream_flag};
 
 use super::call::{fresh, main, Call::*, Evt, Mdl, Ptr, Row, Strm};
 
-/// `aclrtSetDevice`, `aclrtGetDevice` (§7.2).
+/// `aclrtSetDevice`, `aclrtGetDevice` (docs/validation/devices-contexts.md).
 fn device() -> Vec<Row> {
     vec![
         main(SetDevice { id: -1 }),
@@ -20,7 +21,7 @@ fn device() -> Vec<Row> {
     ]
 }
 
-/// Allocation, copy and fill edge rows (§7.3).
+/// Allocation, copy and fill edge rows (docs/validation/memory.md).
 fn memory() -> Vec<Row> {
     let cp = |dst, dest_max, src, count, kind| Memcpy {
         dst,
@@ -115,7 +116,7 @@ fn memory() -> Vec<Row> {
     ]
 }
 
-/// Stream rows (§7.4).
+/// Stream rows (docs/validation/streams-events.md).
 fn streams() -> Vec<Row> {
     vec![
         main(CreateStream { out: false }),
@@ -153,7 +154,7 @@ fn streams() -> Vec<Row> {
     ]
 }
 
-/// Event rows (§7.5).
+/// Event rows (docs/validation/streams-events.md, Event calls).
 fn events() -> Vec<Row> {
     vec![
         main(CreateEvent { out: false }),
@@ -199,7 +200,7 @@ fn events() -> Vec<Row> {
     ]
 }
 
-/// Model running instance rows (§7.6).
+/// Model running instance rows (docs/validation/models.md).
 fn models() -> Vec<Row> {
     let bind = |model, stream, flag| MdlBindStream {
         model,

@@ -1,7 +1,7 @@
-//! The rows of the eight target APIs (cann-api-facts §5.1–§5.8 and the quick matrix §5.9):
-//! the first rows of each validation table, every §5.9 input, a valid call on each kind of
-//! stream, destroyed and garbage stream handles, and the calls on a fresh thread with no
-//! current context.
+//! The rows of the eight target APIs (docs/validation/cmo.md, value-write-wait.md and the edge
+//! matrix, edge-matrix.md): the first rows of each validation table, every edge-matrix input,
+//! a valid call on each kind of stream, destroyed and garbage stream handles, and the calls on
+//! a fresh thread with no current context.
 //!
 //! The rows run in this order on both sides, so state they change (a barrier id recorded by a
 //! successful `aclrtCmoAsyncWithBarrier`, a descriptor written by `aclrtCmoSetDesc`) is the
@@ -27,7 +27,7 @@ fn barrier(num: usize, entries: &[(u32, u32)]) -> Option<Barrier> {
     })
 }
 
-/// `aclrtCmoAsync` (§5.1).
+/// `aclrtCmoAsync` (docs/validation/cmo.md).
 fn cmo_async() -> Vec<Row> {
     let c = |src, size, cmo, stream| CmoAsync {
         src,
@@ -52,7 +52,7 @@ fn cmo_async() -> Vec<Row> {
     ]
 }
 
-/// `aclrtCmoAsyncWithBarrier` (§5.2).
+/// `aclrtCmoAsyncWithBarrier` (docs/validation/cmo.md).
 fn cmo_async_with_barrier() -> Vec<Row> {
     let c = |src, size, cmo, id, stream| CmoAsyncWithBarrier {
         src,
@@ -79,7 +79,8 @@ fn cmo_async_with_barrier() -> Vec<Row> {
     ]
 }
 
-/// `aclrtCmoWaitBarrier` (§5.3); barrier id 1 was recorded above where the chip allows it.
+/// `aclrtCmoWaitBarrier` (docs/validation/cmo.md); barrier id 1 was recorded above where the
+/// chip allows it.
 fn cmo_wait_barrier() -> Vec<Row> {
     let c = |info, stream, flag| CmoWaitBarrier { info, stream, flag };
     let one = || barrier(1, &[(INVALID, 1)]);
@@ -103,7 +104,7 @@ fn cmo_wait_barrier() -> Vec<Row> {
     ]
 }
 
-/// `aclrtCmoGetDescSize`, `aclrtCmoSetDesc`, `aclrtCmoAsyncWithDesc` (§5.4–§5.6).
+/// `aclrtCmoGetDescSize`, `aclrtCmoSetDesc`, `aclrtCmoAsyncWithDesc` (docs/validation/cmo.md).
 fn descriptors() -> Vec<Row> {
     let set = |desc, src, size| CmoSetDesc { desc, src, size };
     let run = |desc, cmo, stream, reserve| CmoAsyncWithDesc {
@@ -139,7 +140,7 @@ fn descriptors() -> Vec<Row> {
     ]
 }
 
-/// `aclrtValueWrite` and `aclrtValueWait` (§5.7, §5.8).
+/// `aclrtValueWrite` and `aclrtValueWait` (docs/validation/value-write-wait.md).
 fn value() -> Vec<Row> {
     let w = |addr, flag, stream| ValueWrite {
         addr,

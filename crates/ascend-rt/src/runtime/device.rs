@@ -1,6 +1,6 @@
 //! Initialisation and devices: `aclInit`, `aclFinalize`, `aclrtSetDevice`, `aclrtResetDevice`
 //! (+`Force`), `aclrtGetDevice`, `aclrtGetSocName`, `aclrtGetDeviceCount`,
-//! `aclrtSynchronizeDevice` (cann-api-facts §7.1, §7.2).
+//! `aclrtSynchronizeDevice` (docs/validation/devices-contexts.md).
 
 use super::state::DeviceRec;
 use super::Runtime;

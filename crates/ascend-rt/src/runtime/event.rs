@@ -1,5 +1,5 @@
 //! Events: create, record, stream-wait, synchronize, query, elapsed time, destroy
-//! (cann-api-facts §7.5).
+//! (docs/validation/streams-events.md, Event calls).
 
 use super::backend_errors::WaitOf;
 use super::state::{EventRec, HandleKind};

@@ -1,6 +1,6 @@
 //! Memory: `aclrtMalloc`, `aclrtFree`, `aclrtMallocHost`, `aclrtFreeHost`, `aclrtMemcpy`,
 //! `aclrtMemcpyAsync`, `aclrtMemset`, `aclrtMemsetAsync`, `aclrtMemFlush`,
-//! `aclrtMemInvalidate` (cann-api-facts §7.3).
+//! `aclrtMemInvalidate` (docs/validation/memory.md).
 //!
 //! Host memory appears in two forms: page-locked buffers the runtime allocated
 //! (`aclrtMallocHost`, addressed by [`Addr`] like device memory, shared with the backend so
@@ -429,7 +429,7 @@ impl Runtime {
             .is_some_and(|w| w.contains(&addr))
     }
 
-    /// The ACL-layer rows shared by the copy calls (cann-api-facts §7.3): `count == 0`
+    /// The ACL-layer rows shared by the copy calls (docs/validation/memory.md): `count == 0`
     /// succeeds before anything else (`Ok(false)`: nothing to do), then NULL ends (100000,
     /// EH0008) and the kind (100000, EH0007).
     fn acl_copy_rows(

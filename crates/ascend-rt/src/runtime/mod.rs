@@ -1,5 +1,5 @@
 //! [`Runtime`]: the raw level of the API, one method per ACL call, each validating its
-//! arguments in CANN's order (cann-api-facts §5, §7) before handing the call to the backend.
+//! arguments in CANN's order (docs/validation/) before handing the call to the backend.
 //!
 //! Validation is written once, here, and serves every backend. Each method's body reads as
 //! the validation table of its API: one early return per row, in the table's order.

@@ -1,5 +1,5 @@
 //! Model running instances: build-begin, bind/unbind stream, end-task, build-end, execute
-//! (+async), destroy (cann-api-facts §7.6, §8).
+//! (+async), destroy (docs/validation/models.md, including the barrier recipe).
 
 use std::collections::BTreeSet;
 

@@ -1,6 +1,6 @@
 //! [`RuntimeOptions`]: which of CANN's two descriptions to validate against where they differ.
 //!
-//! CANN's runtime code accepts some inputs its documentation forbids (cann-api-facts §11). The
+//! CANN's runtime code accepts some inputs its documentation forbids (docs/discrepancies.md). The
 //! runtime follows the code by default, so that a program behaves as on a device; with
 //! [`RuntimeOptions::documented_rules`] the documented restrictions are enforced as well, each
 //! rejected with `ACL_ERROR_RT_PARAM_INVALID` (107000, EE1003) after the code's own checks of

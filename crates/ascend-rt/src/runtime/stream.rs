@@ -1,5 +1,5 @@
 //! Streams: create (+ with config), destroy (+ force), synchronize (+ with timeout), query
-//! (cann-api-facts §7.4).
+//! (docs/validation/streams-events.md).
 
 use super::state::{HandleKind, StreamRec};
 use super::Runtime;

@@ -1,6 +1,7 @@
 //! The eight target operations: `aclrtValueWrite`, `aclrtValueWait`, `aclrtCmoAsync`,
 //! `aclrtCmoAsyncWithBarrier`, `aclrtCmoWaitBarrier`, `aclrtCmoGetDescSize`,
-//! `aclrtCmoSetDesc`, `aclrtCmoAsyncWithDesc` (cann-api-facts §5).
+//! `aclrtCmoSetDesc`, `aclrtCmoAsyncWithDesc` (docs/validation/cmo.md,
+//! docs/validation/value-write-wait.md).
 //!
 //! Each body follows its section's validation table row by row; the comments give the row.
 

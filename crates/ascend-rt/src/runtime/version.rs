@@ -3,7 +3,8 @@
 //! Behaviour from the vendor's runtime: `src/acl/aclrt_impl/acl_rt_impl_base.cpp`
 //! (`aclrtGetVersionImpl`), `src/acl/aclrt_impl/acl.cpp` (`aclsysGetVersionStrImpl`,
 //! `aclsysGetCANNVersionImpl`, the package-name table); the ACL version is the public
-//! header's (`ACL_MAJOR_VERSION` … in `include/external/acl/acl_rt.h`, cann-api-facts header).
+//! header's (`ACL_MAJOR_VERSION` … in `include/external/acl/acl_rt.h`;
+//! docs/validation/devices-contexts.md, Versions).
 
 use super::Runtime;
 use crate::error::{fail, AclResult, ErrorCode};
