@@ -1,5 +1,6 @@
 //! The value-wait compare predicates, exactly as the scheduler's program evaluates them
-//! (hw-semantics (c), API §6), and their human-readable explanation for diagnoses.
+//! (docs/validation/value-write-wait.md, compare predicates), and their human-readable
+//! explanation for diagnoses.
 
 use crate::types::{GeqSemantics, WaitMode};
 

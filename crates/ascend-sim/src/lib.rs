@@ -10,11 +10,13 @@
 //! The simulator executes only what it is given: API validation (CANN's error codes) happens
 //! once, above it, in `ascend-rt`.
 //!
-//! Layout: [`memory`] (address spaces and backing pages), `stream` (queues), `engine` (the
-//! discrete-event core), `exec` (what each task does), `copy` (bandwidth-shared engines),
-//! `value_wait` (the polling loop in closed form), [`compare`] (wait predicates), `objects`
-//! (events, models), `diagnose` (the watchdog's explanation), [`report`] (the run report),
-//! [`trace`] (the timeline as a Chrome trace for Perfetto), [`cache`] (the cache-model seam), `sync` (the host-thread primitives: `std::sync`, or
+//! Layout: [`memory`] (address spaces, the allocator and backing pages), `stream` (queues),
+//! `engine` (the discrete-event core, with its object registries, submission and waiter sets),
+//! `exec` (what each task does, a file per task family), `facade` ([`Sim`], a file per group of
+//! calls), `copy` (bandwidth-shared engines), `value_wait` (the polling loop in closed form),
+//! [`compare`] (wait predicates), `objects` (events, models), `diagnose` (the watchdog's
+//! explanation), [`report`] (the run report), [`trace`] (the timeline as a Chrome trace for
+//! Perfetto), [`cache`] (the cache-model seam), `sync` (the host-thread primitives: `std::sync`, or
 //! `loom::sync` under `--cfg loom`, with the watchdog's timed wait modelled for loom).
 
 pub mod cache;

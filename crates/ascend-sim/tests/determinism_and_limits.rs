@@ -205,6 +205,42 @@ fn churn_of_objects_keeps_working() {
     assert_eq!(read_u64(&s, a), 999);
 }
 
+#[test]
+fn a_destroyed_objects_handle_stays_unknown_whatever_is_created_after_it() {
+    let s = sim();
+    let a = s.malloc(0, 64).unwrap();
+    let old_stream = s.create_stream(0, 0, false).unwrap();
+    let old_event = s.create_event(0).unwrap();
+    let old_notify = s.create_notify(0).unwrap();
+    let old_model = s.create_model(0).unwrap();
+    s.destroy_stream(old_stream, false).unwrap();
+    s.destroy_event(old_event).unwrap();
+    s.destroy_notify(old_notify).unwrap();
+    s.destroy_model(old_model).unwrap();
+    // Ids are never handed out again, so an old handle never names a new object.
+    for _ in 0..200 {
+        let st = s.create_stream(0, 0, false).unwrap();
+        let e = s.create_event(0).unwrap();
+        let n = s.create_notify(0).unwrap();
+        let m = s.create_model(0).unwrap();
+        assert!(st != old_stream && e != old_event && n != old_notify && m != old_model);
+        s.destroy_stream(st, true).unwrap();
+        s.destroy_event(e).unwrap();
+        s.destroy_notify(n).unwrap();
+        s.destroy_model(m).unwrap();
+    }
+    let unknown = |r: Result<(), SimError>| matches!(r, Err(SimError::Unknown { .. }));
+    assert!(unknown(
+        s.submit(old_stream, Task::ValueWrite { addr: a, value: 1 })
+            .map(|_| ())
+    ));
+    assert!(unknown(s.event_complete(old_event).map(|_| ())));
+    assert!(unknown(s.destroy_notify(old_notify)));
+    assert!(unknown(s.execute_model(old_model, None)));
+    // A handle no object ever had is unknown too.
+    assert!(unknown(s.synchronize_stream(StreamId(u64::MAX), None)));
+}
+
 // ----- destroyed streams in the report -----
 
 #[test]

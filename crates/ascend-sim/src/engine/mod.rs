@@ -1,0 +1,273 @@
+//! The single-threaded discrete-event core: simulated time, the event heap (ordered by time,
+//! then by sequence number, so the timeline is deterministic) and the device-side objects.
+//! Task execution lives in [`crate::exec`]; the host-facing locking in [`crate::facade`].
+//!
+//! This file owns the scheduler: the [`Engine`] state, the event heap and simulated time
+//! (`schedule`, `step`, `run_until`, `next_time`). The creation, lookup and removal of
+//! streams, events, notifies and models is in `registry`; putting tasks on queues (and model
+//! instances on their streams) in `submit`; the sets of streams blocked on a word, an event,
+//! a notify or a barrier in `waiters`.
+
+mod registry;
+mod submit;
+mod waiters;
+
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap};
+
+use ascend_chips::{ChipProfile, ChipType};
+
+use crate::cache::{CacheModel, NoCache};
+use crate::copy::Pool;
+use crate::memory::Memory;
+use crate::objects::{Event, Instance, Model, Notify};
+use crate::report::ReportData;
+use crate::stream::Stream;
+use crate::types::SimConfig;
+
+/// The latest simulated time the engine ever reaches (2^62 ns, about 146 years): every
+/// scheduled time and deadline is clamped to it, so that no addition of simulated time can
+/// overflow, and a timeout that ends beyond it counts as no timeout.
+pub const HORIZON_NS: u64 = 1 << 62;
+
+/// The simulated time `ms` milliseconds after `now`, if it is before [`HORIZON_NS`].
+pub fn deadline_after(now: u64, ms: u64) -> Option<u64> {
+    ms.checked_mul(1_000_000)
+        .and_then(|d| now.checked_add(d))
+        .filter(|&t| t <= HORIZON_NS)
+}
+
+/// Something scheduled to happen at a simulated time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ev {
+    /// The scheduler finished dispatching a stream's head task.
+    Dispatched {
+        /// Stream.
+        s: u64,
+        /// Stream generation.
+        gen: u64,
+    },
+    /// A running head task completes.
+    Complete {
+        /// Stream.
+        s: u64,
+        /// Stream generation.
+        gen: u64,
+    },
+    /// A value wait's poll read returns.
+    Poll {
+        /// Stream.
+        s: u64,
+        /// Stream generation.
+        gen: u64,
+        /// Check generation.
+        check: u64,
+    },
+    /// A copy job finished its setup and starts moving data.
+    SetupDone {
+        /// Stream.
+        s: u64,
+        /// Stream generation.
+        gen: u64,
+    },
+    /// A notify wait's own timeout expires.
+    NotifyTimeout {
+        /// Stream.
+        s: u64,
+        /// Stream generation.
+        gen: u64,
+        /// The waiting task.
+        task: u64,
+    },
+    /// The earliest job of an engine pool may have finished.
+    PoolNext {
+        /// Device.
+        dev: u32,
+        /// Engine index.
+        engine: usize,
+        /// Pool generation.
+        gen: u64,
+    },
+}
+
+/// The simulator's device side.
+#[derive(Debug)]
+pub struct Engine {
+    /// The chip.
+    pub chip: ChipProfile,
+    /// Settings.
+    pub config: SimConfig,
+    /// The one simulated clock (ns).
+    pub now: u64,
+    heap: BinaryHeap<Reverse<(u64, u64)>>,
+    evs: HashMap<u64, Ev>,
+    seq: u64,
+    /// Device memory.
+    pub mem: Memory,
+    /// The cache model seam.
+    pub cache: Box<dyn CacheModel>,
+    /// Streams by id.
+    pub streams: BTreeMap<u64, Stream>,
+    next_stream: u64,
+    /// Events by id.
+    pub events: BTreeMap<u64, Event>,
+    next_event: u64,
+    next_record: u64,
+    /// Notifies by id.
+    pub notifies: BTreeMap<u64, Notify>,
+    next_notify: u64,
+    /// Streams whose head notify wait is blocked on each notify.
+    pub notify_waiters: BTreeMap<u64, BTreeSet<u64>>,
+    /// Models by id.
+    pub models: BTreeMap<u64, Model>,
+    next_model: u64,
+    /// Model instances in flight.
+    pub instances: BTreeMap<u64, Instance>,
+    next_instance: u64,
+    /// Outstanding INVALID CMOs per (model, logical barrier id).
+    pub barriers: BTreeMap<(Option<u64>, u32), u32>,
+    /// Streams whose head value wait watches each 8-byte word.
+    pub watchers: BTreeMap<u64, BTreeSet<u64>>,
+    /// Streams whose head event wait is blocked on each event.
+    pub event_waiters: BTreeMap<u64, BTreeSet<u64>>,
+    /// Streams whose head barrier wait is blocked.
+    pub barrier_waiters: BTreeSet<u64>,
+    /// Copy-engine jobs in flight: task → stream.
+    pub copy_owner: BTreeMap<u64, u64>,
+    /// Per device: time the task scheduler is free.
+    pub sched_free: Vec<u64>,
+    /// Per device: scheduler dispatches and busy time.
+    pub sched_stats: Vec<(u64, u64)>,
+    /// Per device: the copy engine and the CMO engine.
+    pub pools: Vec<[Pool; 2]>,
+    next_task: u64,
+    /// Report data collected while running.
+    pub report: ReportData,
+    /// Bumped whenever anything happens (the watchdog's notion of progress).
+    pub progress: u64,
+    /// Host threads waiting on a stalled device, by wait number, and what each waits in.
+    pub host_waits: BTreeMap<u64, crate::types::HostWait>,
+    next_host_wait: u64,
+}
+
+impl Engine {
+    /// A fresh device side.
+    pub fn new(chip: ChipProfile, config: SimConfig) -> Engine {
+        let n = chip.limits.device_count.max(1);
+        let m = &chip.memory;
+        let mem = Memory::new(
+            n,
+            m.device_bytes,
+            m.base_alignment,
+            m.backing_page_bytes,
+            config.poison_byte,
+        );
+        let t = &chip.timing;
+        let pools = (0..n)
+            .map(|_| {
+                [
+                    Pool::new("copy", t.h2d_gbps, t.d2h_gbps, t.hbm_gbps, t.l2_gbps),
+                    Pool::new("cmo", t.h2d_gbps, t.d2h_gbps, t.hbm_gbps, t.l2_gbps),
+                ]
+            })
+            .collect();
+        Engine {
+            config,
+            now: 0,
+            heap: BinaryHeap::new(),
+            evs: HashMap::new(),
+            seq: 0,
+            mem,
+            cache: Box::new(NoCache),
+            streams: BTreeMap::new(),
+            next_stream: 0,
+            events: BTreeMap::new(),
+            next_event: 0,
+            next_record: 1,
+            notifies: BTreeMap::new(),
+            next_notify: 0,
+            notify_waiters: BTreeMap::new(),
+            models: BTreeMap::new(),
+            next_model: 0,
+            instances: BTreeMap::new(),
+            next_instance: 0,
+            barriers: BTreeMap::new(),
+            watchers: BTreeMap::new(),
+            event_waiters: BTreeMap::new(),
+            barrier_waiters: BTreeSet::new(),
+            copy_owner: BTreeMap::new(),
+            sched_free: vec![0; n as usize],
+            sched_stats: vec![(0, 0); n as usize],
+            pools,
+            next_task: 0,
+            report: ReportData::default(),
+            progress: 0,
+            host_waits: BTreeMap::new(),
+            next_host_wait: 0,
+            chip,
+        }
+    }
+
+    /// Records that a host thread waits on the stalled device in `what`; returns the number
+    /// to end the record with.
+    pub fn begin_host_wait(&mut self, what: crate::types::HostWait) -> u64 {
+        self.next_host_wait += 1;
+        self.host_waits.insert(self.next_host_wait, what);
+        self.next_host_wait
+    }
+
+    /// Ends a record of [`Engine::begin_host_wait`].
+    pub fn end_host_wait(&mut self, id: u64) {
+        self.host_waits.remove(&id);
+    }
+
+    /// True on the STARS v2 (950) generation, which has a separate CMO engine.
+    pub fn has_cmo_engine(&self) -> bool {
+        self.chip.chip_type == ChipType::David || self.chip.chip_type == ChipType::Ascend350
+    }
+
+    // ----- the event heap -----
+
+    /// Schedules `ev` at `at` (never before now, never after [`HORIZON_NS`]).
+    pub fn schedule(&mut self, at: u64, ev: Ev) {
+        let at = at.min(HORIZON_NS).max(self.now);
+        self.seq += 1;
+        self.heap.push(Reverse((at, self.seq)));
+        self.evs.insert(self.seq, ev);
+    }
+
+    /// Time of the next scheduled event.
+    pub fn next_time(&self) -> Option<u64> {
+        self.heap.peek().map(|Reverse((t, _))| *t)
+    }
+
+    /// True when some event is scheduled.
+    pub fn has_pending(&self) -> bool {
+        !self.heap.is_empty()
+    }
+
+    /// Processes the next event; false when none is scheduled.
+    pub fn step(&mut self) -> bool {
+        let Some(Reverse((t, seq))) = self.heap.pop() else {
+            return false;
+        };
+        let ev = self
+            .evs
+            .remove(&seq)
+            .expect("every heap entry has an event");
+        self.now = self.now.max(t);
+        self.progress += 1;
+        self.handle(ev);
+        true
+    }
+
+    /// Processes every event up to `t` and sets the clock to `t` (if later); `t` is clamped
+    /// to [`HORIZON_NS`].
+    pub fn run_until(&mut self, t: u64) {
+        let t = t.min(HORIZON_NS);
+        while self.next_time().is_some_and(|n| n <= t) {
+            self.step();
+        }
+        self.now = self.now.max(t);
+    }
+}

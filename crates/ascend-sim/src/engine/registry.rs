@@ -1,0 +1,140 @@
+//! The device-side object registries: creating, looking up and removing streams, events,
+//! notifies and models, and the counters that number them (and tasks and event records).
+
+use super::Engine;
+use crate::objects::{Event, Model, Notify};
+use crate::stream::{Head, Stream, Work};
+use crate::types::{CmoType, SimError, Task};
+
+impl Engine {
+    /// A fresh task number.
+    pub fn new_task_id(&mut self) -> u64 {
+        self.next_task += 1;
+        self.next_task
+    }
+
+    /// Checks a device number.
+    pub fn check_device(&self, device: u32) -> Result<(), SimError> {
+        if device < self.chip.limits.device_count.max(1) {
+            Ok(())
+        } else {
+            Err(SimError::Unknown {
+                kind: "device",
+                id: device as u64,
+            })
+        }
+    }
+
+    /// The stream `s`, or `Unknown`.
+    pub fn stream(&self, s: u64) -> Result<&Stream, SimError> {
+        self.streams.get(&s).ok_or(SimError::Unknown {
+            kind: "stream",
+            id: s,
+        })
+    }
+
+    /// The live event `e`, or `Unknown`.
+    pub fn event(&self, e: u64) -> Result<&Event, SimError> {
+        self.events
+            .get(&e)
+            .filter(|ev| !ev.destroyed)
+            .ok_or(SimError::Unknown {
+                kind: "event",
+                id: e,
+            })
+    }
+
+    /// The live notify `n`, or `Unknown`.
+    pub fn notify(&self, n: u64) -> Result<&Notify, SimError> {
+        self.notifies.get(&n).ok_or(SimError::Unknown {
+            kind: "notify",
+            id: n,
+        })
+    }
+
+    /// Creates a notify.
+    pub fn create_notify(&mut self) -> u64 {
+        let id = self.next_notify;
+        self.next_notify += 1;
+        self.notifies.insert(id, Notify::default());
+        id
+    }
+
+    /// The live model `m`, or `Unknown`.
+    pub fn model(&self, m: u64) -> Result<&Model, SimError> {
+        self.models.get(&m).ok_or(SimError::Unknown {
+            kind: "model",
+            id: m,
+        })
+    }
+
+    /// Creates a stream.
+    pub fn create_stream(&mut self, device: u32, priority: u32, persistent: bool) -> u64 {
+        let id = self.next_stream;
+        self.next_stream += 1;
+        self.streams
+            .insert(id, Stream::new(device, priority, persistent));
+        id
+    }
+
+    /// Creates an event.
+    pub fn create_event(&mut self) -> u64 {
+        let id = self.next_event;
+        self.next_event += 1;
+        self.events.insert(id, Event::default());
+        id
+    }
+
+    /// Creates a model.
+    pub fn create_model(&mut self) -> u64 {
+        let id = self.next_model;
+        self.next_model += 1;
+        self.models.insert(id, Model::default());
+        id
+    }
+
+    /// A new record number for event `e` (the host submitted a record).
+    pub fn new_record(&mut self, e: u64) -> Option<u64> {
+        let seq = self.next_record;
+        let ev = self.events.get_mut(&e)?;
+        self.next_record += 1;
+        ev.latest = Some(seq);
+        ev.pending.insert(seq);
+        Some(seq)
+    }
+
+    /// Drops every task of a stream (force destroy), settling the bookkeeping they hold.
+    pub fn drop_stream(&mut self, s: u64) {
+        let Some(st) = self.streams.remove(&s) else {
+            return;
+        };
+        let limit = self.config.max_timeline_entries;
+        self.report.keep_destroyed_stream(s, &st, limit);
+        let head_dispatched = matches!(st.head, Head::CopySetup { .. } | Head::Copying { .. });
+        self.cancel_copy(&st);
+        self.forget_waiter(s, &st.head);
+        for (i, t) in st.queue.iter().enumerate() {
+            if let Work::User(Task::CmoWithBarrier {
+                op: CmoType::Invalid,
+                barrier_id,
+                ..
+            }) = &t.work
+            {
+                if i == 0 && head_dispatched {
+                    self.barrier_done(t.model, *barrier_id);
+                }
+            }
+            if let (Work::User(Task::EventRecord(e)), Some(seq)) = (&t.work, t.event_seq) {
+                self.record_done(e.0, seq, None);
+            }
+        }
+        let instances: Vec<u64> = st.queue.iter().filter_map(|t| t.instance).collect();
+        for i in instances {
+            self.instance_task_done(i);
+        }
+        if let Some(m) = st.model.and_then(|m| self.models.get_mut(&m)) {
+            m.streams.retain(|&x| x != s);
+        }
+        self.progress += 1;
+    }
+}

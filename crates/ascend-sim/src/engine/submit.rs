@@ -1,0 +1,142 @@
+//! Submission: the queue slots a task takes, enqueueing tasks on plain streams, recording
+//! them on model-bound streams, and putting a model instance's tasks on their streams.
+
+use super::Engine;
+use crate::objects::Instance;
+use crate::stream::{QueuedTask, Work};
+use crate::types::{ModelId, SimError, Task};
+
+impl Engine {
+    /// Slots a task takes in its stream's queue.
+    pub fn slots_of(&self, kind: &Task) -> u32 {
+        match kind {
+            Task::ValueWait { .. } => self.chip.limits.value_wait_slots.max(1),
+            _ => 1,
+        }
+    }
+
+    /// Queue capacity of a plain stream, in slots.
+    pub fn queue_capacity(&self) -> u32 {
+        self.chip.limits.max_tasks_per_stream().max(1)
+    }
+
+    /// Records a task on a model-bound stream.
+    pub fn record(&mut self, s: u64, kind: Task) -> Result<u64, SimError> {
+        let slots = self.slots_of(&kind);
+        let cap = self.queue_capacity();
+        let st = self.streams.get_mut(&s).expect("checked");
+        if st.recorded_slots + slots > cap {
+            return Err(SimError::QueueFull(s));
+        }
+        st.recorded_slots += slots;
+        self.next_task += 1;
+        let id = self.next_task;
+        st.recorded.push((kind, slots, id));
+        self.progress += 1;
+        Ok(id)
+    }
+
+    /// The record number an event task carries, numbered as the host submits it: a new
+    /// record number for a record, the number of the latest record submitted for a wait.
+    fn event_seq_of(&mut self, kind: &Task) -> Option<u64> {
+        match kind {
+            Task::EventRecord(e) => self.new_record(e.0),
+            Task::EventWait(e) => self.events.get(&e.0).and_then(|ev| ev.latest),
+            _ => None,
+        }
+    }
+
+    /// Enqueues a task on a plain stream (room has been checked).
+    pub fn enqueue(&mut self, s: u64, kind: Task) -> u64 {
+        let slots = self.slots_of(&kind);
+        let id = self.new_task_id();
+        let event_seq = self.event_seq_of(&kind);
+        let task = QueuedTask {
+            id,
+            work: Work::User(kind),
+            slots,
+            submit_ns: self.now,
+            instance: None,
+            model: None,
+            event_seq,
+        };
+        self.push_task(s, task);
+        id
+    }
+
+    /// Appends a task to a stream's queue and starts it if the stream was idle.
+    pub fn push_task(&mut self, s: u64, task: QueuedTask) {
+        let st = self.streams.get_mut(&s).expect("checked");
+        st.slots_used += task.slots;
+        st.queue.push_back(task);
+        self.progress += 1;
+        if st.queue.len() == 1 {
+            self.start_head(s);
+        }
+    }
+
+    /// Enqueues `execute_model_async`'s marker task on `s`.
+    pub fn enqueue_model_run(&mut self, s: u64, model: u64) -> u64 {
+        let id = self.new_task_id();
+        let task = QueuedTask {
+            id,
+            work: Work::ModelRun(ModelId(model)),
+            slots: 1,
+            submit_ns: self.now,
+            instance: None,
+            model: None,
+            event_seq: None,
+        };
+        self.push_task(s, task);
+        id
+    }
+
+    /// Starts one instance of `model`: copies of all recorded tasks go to their streams.
+    pub fn spawn_instance(&mut self, model: u64, run_stream: Option<u64>) -> u64 {
+        let id = self.next_instance;
+        self.next_instance += 1;
+        let streams = self
+            .models
+            .get(&model)
+            .map(|m| m.streams.clone())
+            .unwrap_or_default();
+        // Event records and waits are numbered in the host's submission order across the
+        // model's streams: a wait waits for the latest record submitted before it (one of this
+        // instance, or an earlier one), never for a record submitted after it.
+        let mut plan: Vec<(u64, Task, u64)> = Vec::new();
+        for &s in &streams {
+            if let Some(st) = self.streams.get(&s) {
+                plan.extend(st.recorded.iter().map(|(k, _, id)| (s, k.clone(), *id)));
+            }
+        }
+        let mut order: Vec<usize> = (0..plan.len()).collect();
+        order.sort_by_key(|&i| plan[i].2);
+        let mut seqs: Vec<Option<u64>> = vec![None; plan.len()];
+        for i in order {
+            seqs[i] = self.event_seq_of(&plan[i].1);
+        }
+        self.instances.insert(
+            id,
+            Instance {
+                model,
+                remaining: plan.len() as u64,
+                run_stream,
+                fault: None,
+                abandoned: false,
+            },
+        );
+        for ((s, kind, _), event_seq) in plan.into_iter().zip(seqs) {
+            let task = QueuedTask {
+                id: self.new_task_id(),
+                work: Work::User(kind),
+                slots: 0,
+                submit_ns: self.now,
+                instance: Some(id),
+                model: Some(model),
+                event_seq,
+            };
+            self.push_task(s, task);
+        }
+        id
+    }
+}

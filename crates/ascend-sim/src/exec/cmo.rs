@@ -1,0 +1,154 @@
+//! CMO tasks (cache maintenance operations, with or without a barrier id or a descriptor),
+//! barrier waits and the barrier counters INVALID CMOs hold, and the reading of CMO
+//! descriptors from device memory.
+
+use crate::copy::Link;
+use crate::engine::Engine;
+use crate::stream::Head;
+use crate::types::{CmoType, SimError, Task};
+
+/// Descriptor field offsets: (len_inner u32, num_outer u16, num_inner u16, src u64).
+fn desc_layout(size: u32) -> (u64, u64, u64, u64) {
+    if size >= 64 {
+        (48, 28, 30, 32)
+    } else {
+        (12, 8, 10, 16)
+    }
+}
+
+impl Engine {
+    /// A CMO reaches the scheduler: check its range, count it against its barrier (an
+    /// INVALID CMO carrying `barrier`, the model and barrier id), then start the engine job.
+    pub(super) fn dispatch_cmo(
+        &mut self,
+        s: u64,
+        id: u64,
+        op: CmoType,
+        addr: u64,
+        len: u64,
+        barrier: Option<(Option<u64>, u32)>,
+    ) {
+        if let Err(e) = self.mem.check(addr, len) {
+            self.complete(s, Some(format!("task {id}: {e}")));
+            return;
+        }
+        if let Some(key) = barrier {
+            if op == CmoType::Invalid {
+                *self.barriers.entry(key).or_default() += 1;
+            }
+        }
+        let (engine, link) = self.cmo_route(op);
+        self.start_copy(s, engine, link, len, self.chip.timing.dma_setup_ns);
+    }
+
+    /// A CMO with a descriptor reaches the scheduler: read the descriptor, check the range it
+    /// names, then start the engine job (whose setup includes the descriptor read).
+    pub(super) fn dispatch_cmo_desc(&mut self, s: u64, id: u64, desc: u64, op: CmoType) {
+        let t = self.chip.timing;
+        match self.read_desc(desc) {
+            Ok((addr, len)) => match self.mem.check(addr, len) {
+                Ok(()) => {
+                    let (engine, link) = self.cmo_route(op);
+                    let setup = t.dma_setup_ns + t.hbm_latency_ns;
+                    self.start_copy(s, engine, link, len, setup);
+                }
+                Err(e) => self.complete(s, Some(format!("task {id}: {e}"))),
+            },
+            Err(e) => {
+                let msg = format!("task {id}: CMO descriptor read: {e}");
+                self.complete(s, Some(msg));
+            }
+        }
+    }
+
+    /// A barrier wait reaches the scheduler: pass at once if its barriers are clear, else
+    /// block.
+    pub(super) fn dispatch_barrier_wait(&mut self, s: u64, model: Option<u64>, ids: &[u32]) {
+        if self.barriers_clear(model, ids) {
+            self.run_for(s, 0);
+        } else {
+            self.streams.get_mut(&s).expect("stream").head = Head::WaitBarrier;
+            self.add_barrier_waiter(s);
+        }
+    }
+
+    fn cmo_route(&self, op: CmoType) -> (usize, Link) {
+        let engine = match op {
+            CmoType::Prefetch | CmoType::Writeback if self.has_cmo_engine() => 1,
+            _ => 0,
+        };
+        let link = if op == CmoType::Invalid {
+            Link::L2
+        } else {
+            Link::Hbm
+        };
+        (engine, link)
+    }
+
+    /// Reads a CMO descriptor: the source address and the total bytes it covers.
+    fn read_desc(&mut self, desc: u64) -> Result<(u64, u64), SimError> {
+        let size = self.chip.cmo.desc_size.max(32);
+        let mut buf = vec![0u8; size as usize];
+        let info = self.mem.read(desc, &mut buf)?;
+        self.note_read(desc, size as u64, info.never_written, "CMO descriptor read");
+        let (li, no, ni, src) = desc_layout(size);
+        let u16_at = |o: u64| u16::from_le_bytes([buf[o as usize], buf[o as usize + 1]]) as u64;
+        let len_inner =
+            u32::from_le_bytes(buf[li as usize..li as usize + 4].try_into().expect("4")) as u64;
+        let src = u64::from_le_bytes(buf[src as usize..src as usize + 8].try_into().expect("8"));
+        Ok((src, len_inner * u16_at(no).max(1) * u16_at(ni).max(1)))
+    }
+
+    /// A CMO task's engine job finished (`kind` is a CMO task of model `model`, on device
+    /// `dev`): release its barrier and apply its effect.
+    pub(super) fn finish_cmo(
+        &mut self,
+        dev: u32,
+        model: Option<u64>,
+        kind: Task,
+    ) -> Result<(), String> {
+        match kind {
+            Task::Cmo { op, addr, len } | Task::CmoWithBarrier { op, addr, len, .. } => {
+                if let Task::CmoWithBarrier {
+                    op: CmoType::Invalid,
+                    barrier_id,
+                    ..
+                } = kind
+                {
+                    self.barrier_done(model, barrier_id);
+                }
+                self.cmo_effect(dev, op, addr, len)
+            }
+            Task::CmoWithDesc { desc, op } => match self.read_desc(desc) {
+                Ok((addr, len)) => self.cmo_effect(dev, op, addr, len),
+                Err(e) => Err(e.to_string()),
+            },
+            _ => Ok(()),
+        }
+    }
+
+    fn cmo_effect(&mut self, dev: u32, op: CmoType, addr: u64, len: u64) -> Result<(), String> {
+        self.mem.check(addr, len).map_err(|e| e.to_string())?;
+        let now = self.now;
+        self.cache.on_cmo(dev, op, addr, len, now);
+        Ok(())
+    }
+
+    /// True when every barrier of `ids` (in `model`'s barrier-id map) has no outstanding
+    /// INVALID CMO.
+    pub(crate) fn barriers_clear(&self, model: Option<u64>, ids: &[u32]) -> bool {
+        ids.iter()
+            .all(|&id| self.barriers.get(&(model, id)).copied().unwrap_or(0) == 0)
+    }
+
+    /// An INVALID CMO carrying `id` completed: decrement and release barrier waits.
+    pub(crate) fn barrier_done(&mut self, model: Option<u64>, id: u32) {
+        if let Some(c) = self.barriers.get_mut(&(model, id)) {
+            *c = c.saturating_sub(1);
+            if *c == 0 {
+                self.barriers.remove(&(model, id));
+            }
+        }
+        self.wake_barrier_waiters();
+    }
+}

@@ -1,0 +1,230 @@
+//! Memcpy and memset tasks, and the glue between stream heads and the copy-engine pools
+//! ([`crate::copy`]): a job's setup, its transfer, its end (where the task's effect is
+//! applied) and its cancellation when its stream goes.
+
+use crate::copy::Link;
+use crate::engine::{Engine, Ev};
+use crate::memory::Writer;
+use crate::stream::{Head, Stream, Work};
+use crate::types::{Loc, Task};
+
+impl Engine {
+    /// A memcpy reaches the scheduler: check both ends, then start the copy-engine job.
+    pub(super) fn dispatch_memcpy(&mut self, s: u64, id: u64, dst: &Loc, src: &Loc, len: u64) {
+        if let Err(e) = self
+            .check_loc(src, len)
+            .and_then(|()| self.check_loc(dst, len))
+        {
+            self.complete(s, Some(format!("task {id}: {e}")));
+            return;
+        }
+        let link = match (src, dst) {
+            (Loc::Device(_), Loc::Device(_)) => Link::Hbm,
+            (Loc::Device(_), Loc::Host { .. }) => Link::D2h,
+            _ => Link::H2d,
+        };
+        self.start_copy(s, 0, link, len, self.chip.timing.dma_setup_ns);
+    }
+
+    /// A memset reaches the scheduler: check its range, then start the copy-engine job.
+    pub(super) fn dispatch_memset(&mut self, s: u64, id: u64, addr: u64, len: u64) {
+        if let Err(e) = self.mem.check(addr, len) {
+            self.complete(s, Some(format!("task {id}: {e}")));
+            return;
+        }
+        self.start_copy(s, 0, Link::Hbm, len, self.chip.timing.dma_setup_ns)
+    }
+
+    /// Checks one end of a copy: live device memory, or inside the host buffer.
+    fn check_loc(&self, loc: &Loc, len: u64) -> Result<(), String> {
+        match loc {
+            Loc::Device(a) => self.mem.check(*a, len).map_err(|e| e.to_string()),
+            Loc::Host { buf, offset } => {
+                let buf_len = buf.lock().unwrap_or_else(|p| p.into_inner()).len();
+                let fits = usize::try_from(len)
+                    .ok()
+                    .and_then(|l| offset.checked_add(l))
+                    .is_some_and(|e| e <= buf_len);
+                if fits {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "host buffer access [{offset}, +{len}) beyond its {buf_len} bytes"
+                    ))
+                }
+            }
+        }
+    }
+
+    /// The head task of `s` occupies engine `engine` for `setup` ns, then moves `bytes`.
+    pub(super) fn start_copy(&mut self, s: u64, engine: usize, link: Link, bytes: u64, setup: u64) {
+        let now = self.now;
+        let st = self.streams.get_mut(&s).expect("stream");
+        let dev = st.device as usize;
+        st.head = Head::CopySetup {
+            engine,
+            link,
+            bytes,
+        };
+        let gen = st.gen;
+        self.pools[dev][engine].occupy(now);
+        self.schedule(now.saturating_add(setup), Ev::SetupDone { s, gen });
+    }
+
+    pub(super) fn on_setup_done(&mut self, s: u64) {
+        let now = self.now;
+        let (id, ..) = self.head_work(s);
+        let st = self.streams.get_mut(&s).expect("stream");
+        let Head::CopySetup {
+            engine,
+            link,
+            bytes,
+        } = st.head
+        else {
+            return;
+        };
+        st.head = Head::Copying { engine };
+        let dev = st.device;
+        self.pools[dev as usize][engine].start(now, id, link, bytes);
+        self.copy_owner.insert(id, s);
+        self.reschedule_pool(dev, engine);
+    }
+
+    /// Schedules the next finish of a pool under its current generation.
+    fn reschedule_pool(&mut self, dev: u32, engine: usize) {
+        let pool = &self.pools[dev as usize][engine];
+        if let Some(t) = pool.next_finish() {
+            let gen = pool.gen;
+            self.schedule(t, Ev::PoolNext { dev, engine, gen });
+        }
+    }
+
+    pub(super) fn pool_next(&mut self, dev: u32, engine: usize) {
+        let now = self.now;
+        // At the horizon time stands still: every job in flight is finished.
+        let all = now >= crate::engine::HORIZON_NS;
+        let done = self.pools[dev as usize][engine].take_finished(now, all);
+        for id in done {
+            if let Some(s) = self.copy_owner.remove(&id) {
+                self.finish_copy(s);
+            }
+        }
+        self.reschedule_pool(dev, engine);
+    }
+
+    /// A copy-engine job moved its bytes: apply its effect and complete it.
+    fn finish_copy(&mut self, s: u64) {
+        let (id, work, model, _) = self.head_work(s);
+        let now = self.now;
+        let by = Writer::Task {
+            task: id,
+            stream: s,
+            at_ns: now,
+        };
+        let Work::User(kind) = work else { return };
+        let dev = self.streams[&s].device;
+        let result: Result<(), String> = match kind {
+            Task::Memcpy { dst, src, len } => self.do_memcpy(&dst, &src, len, by),
+            Task::Memset { addr, value, len } => self.do_memset(addr, value, len, by),
+            cmo @ (Task::Cmo { .. } | Task::CmoWithBarrier { .. } | Task::CmoWithDesc { .. }) => {
+                self.finish_cmo(dev, model, cmo)
+            }
+            _ => Ok(()),
+        };
+        self.complete(s, result.err().map(|e| format!("task {id}: {e}")));
+    }
+
+    /// A memset's effect.
+    fn do_memset(&mut self, addr: u64, value: u8, len: u64, by: Writer) -> Result<(), String> {
+        let now = self.now;
+        let r = self.mem.fill(addr, value, len, by);
+        if r.is_ok() {
+            self.cache.on_write(addr, len, now);
+            self.on_mem_write(addr, len);
+        }
+        r.map_err(|e| e.to_string())
+    }
+
+    /// A copy's effect. Every range is bounds-checked before any byte moves, and no temporary
+    /// buffer is larger than what the host side of the copy already holds: device-to-device
+    /// copies go page by page inside device memory.
+    fn do_memcpy(&mut self, dst: &Loc, src: &Loc, len: u64, by: Writer) -> Result<(), String> {
+        let now = self.now;
+        let host_range =
+            |offset: usize, buf_len: usize| -> Result<std::ops::Range<usize>, String> {
+                let end = usize::try_from(len)
+                    .ok()
+                    .and_then(|l| offset.checked_add(l))
+                    .filter(|&e| e <= buf_len)
+                    .ok_or_else(|| {
+                        format!("host buffer access [{offset}, +{len}) beyond its {buf_len} bytes")
+                    })?;
+                Ok(offset..end)
+            };
+        match (src, dst) {
+            (Loc::Device(s), Loc::Device(d)) => {
+                let info = self.mem.copy(*d, *s, len, by).map_err(|e| e.to_string())?;
+                self.note_read(*s, len, info.never_written, "memcpy source");
+                self.cache.on_read(*s, len, now);
+                self.cache.on_write(*d, len, now);
+                self.on_mem_write(*d, len);
+            }
+            (Loc::Device(s), Loc::Host { buf, offset }) => {
+                self.mem.check(*s, len).map_err(|e| e.to_string())?;
+                let mut b = buf.lock().unwrap_or_else(|p| p.into_inner());
+                let r = host_range(*offset, b.len())?;
+                let info = self.mem.read(*s, &mut b[r]).map_err(|e| e.to_string())?;
+                drop(b);
+                self.note_read(*s, len, info.never_written, "memcpy source");
+                self.cache.on_read(*s, len, now);
+            }
+            (Loc::Host { buf, offset }, Loc::Device(d)) => {
+                self.mem.check(*d, len).map_err(|e| e.to_string())?;
+                let data = {
+                    let b = buf.lock().unwrap_or_else(|p| p.into_inner());
+                    b[host_range(*offset, b.len())?].to_vec()
+                };
+                self.mem.write(*d, &data, by).map_err(|e| e.to_string())?;
+                self.cache.on_write(*d, len, now);
+                self.on_mem_write(*d, len);
+            }
+            (
+                Loc::Host {
+                    buf: sb,
+                    offset: so,
+                },
+                Loc::Host {
+                    buf: db,
+                    offset: doff,
+                },
+            ) => {
+                let data = {
+                    let b = sb.lock().unwrap_or_else(|p| p.into_inner());
+                    b[host_range(*so, b.len())?].to_vec()
+                };
+                let mut b = db.lock().unwrap_or_else(|p| p.into_inner());
+                let r = host_range(*doff, b.len())?;
+                b[r].copy_from_slice(&data);
+            }
+        }
+        Ok(())
+    }
+
+    /// Stream `st` goes (force destroy): cancel its head's copy-engine job, if it has one.
+    pub(crate) fn cancel_copy(&mut self, st: &Stream) {
+        let now = self.now;
+        match st.head {
+            Head::Copying { engine } => {
+                if let Some(t) = st.queue.front() {
+                    self.pools[st.device as usize][engine].cancel(now, t.id);
+                    self.copy_owner.remove(&t.id);
+                    self.reschedule_pool(st.device, engine);
+                }
+            }
+            Head::CopySetup { engine, .. } => {
+                self.pools[st.device as usize][engine].cancel_setup(now)
+            }
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,236 @@
+//! Task execution: what each task kind does when the scheduler dispatches it, how long it
+//! takes, and what its completion changes (memory, events, barrier counters, instances).
+//!
+//! This file owns the routing of scheduled events to their handlers, the head task's way
+//! through the task scheduler, and completion (with faults). Each task family's own work is
+//! in `copy` (memcpy, memset and the copy-engine pools), `cmo` (CMOs, barriers and CMO
+//! descriptors), `value` (value write and value wait) and `sync_objects` (events, notifies
+//! and model runs).
+
+mod cmo;
+mod copy;
+mod sync_objects;
+mod value;
+
+use crate::engine::{Engine, Ev};
+use crate::report::Span;
+use crate::stream::{work_name, Head, Work};
+use crate::types::Task;
+
+impl Engine {
+    /// Dispatches one event.
+    pub(crate) fn handle(&mut self, ev: Ev) {
+        match ev {
+            Ev::PoolNext { dev, engine, gen } => {
+                if self.pools[dev as usize][engine].gen == gen {
+                    self.pool_next(dev, engine);
+                }
+            }
+            Ev::Dispatched { s, gen } => {
+                if self.head_is(s, gen, |h| matches!(h, Head::Dispatching)) {
+                    self.on_dispatched(s);
+                }
+            }
+            Ev::Complete { s, gen } => {
+                if self.head_is(s, gen, |h| matches!(h, Head::Running)) {
+                    self.on_complete(s);
+                }
+            }
+            Ev::Poll { s, gen, check } => {
+                if self.head_is(
+                    s,
+                    gen,
+                    |h| matches!(h, Head::Wait(w) if w.check_gen == check),
+                ) {
+                    self.on_poll(s);
+                }
+            }
+            Ev::NotifyTimeout { s, gen, task } => {
+                let waiting = self.head_is(s, gen, |h| matches!(h, Head::WaitNotify))
+                    && self.streams[&s].queue.front().is_some_and(|t| t.id == task);
+                if waiting {
+                    self.on_notify_timeout(s);
+                }
+            }
+            Ev::SetupDone { s, gen } => {
+                if self.head_is(s, gen, |h| matches!(h, Head::CopySetup { .. })) {
+                    self.on_setup_done(s);
+                }
+            }
+        }
+    }
+
+    fn head_is(&self, s: u64, gen: u64, f: impl Fn(&Head) -> bool) -> bool {
+        self.streams
+            .get(&s)
+            .is_some_and(|st| st.gen == gen && f(&st.head))
+    }
+
+    fn gen(&self, s: u64) -> u64 {
+        self.streams[&s].gen
+    }
+
+    fn head_work(&self, s: u64) -> (u64, Work, Option<u64>, Option<u64>) {
+        let t = self.streams[&s].queue.front().expect("a head task");
+        (t.id, t.work.clone(), t.model, t.event_seq)
+    }
+
+    /// The head task of `s` goes to the scheduler.
+    pub(crate) fn start_head(&mut self, s: u64) {
+        let d = self.chip.timing.sqe_dispatch_ns;
+        let now = self.now;
+        let st = self.streams.get_mut(&s).expect("stream");
+        let dev = st.device as usize;
+        st.head = Head::Dispatching;
+        let start = now.max(self.sched_free[dev]);
+        st.head_start = start;
+        let gen = st.gen;
+        self.sched_free[dev] = start.saturating_add(d);
+        self.sched_stats[dev].0 += 1;
+        self.sched_stats[dev].1 = self.sched_stats[dev].1.saturating_add(d);
+        tracing::trace!(stream = s, at_ns = start, "dispatch");
+        self.schedule(start.saturating_add(d), Ev::Dispatched { s, gen });
+    }
+
+    /// The head task of `s` runs for `ns` and then completes.
+    pub(crate) fn run_for(&mut self, s: u64, ns: u64) {
+        let gen = self.gen(s);
+        self.streams.get_mut(&s).expect("stream").head = Head::Running;
+        let at = self.now.saturating_add(ns);
+        self.schedule(at, Ev::Complete { s, gen });
+    }
+
+    fn on_dispatched(&mut self, s: u64) {
+        let (id, work, model, event_seq) = self.head_work(s);
+        let t = self.chip.timing;
+        let kind = match work {
+            Work::ModelRun(m) => {
+                self.dispatch_model_run(s, m.0);
+                return;
+            }
+            Work::User(k) => k,
+        };
+        match kind {
+            Task::ValueWrite { .. } => self.run_for(s, t.value_write_ns),
+            Task::EventRecord(_) => self.run_for(s, t.event_ns),
+            Task::EventReset(_) => self.run_for(s, 0),
+            Task::NotifyRecord(_) => self.run_for(s, t.event_ns),
+            Task::NotifyWait { notify, timeout_ms } => {
+                self.dispatch_notify_wait(s, id, notify.0, timeout_ms)
+            }
+            Task::EventWait(e) => self.dispatch_event_wait(s, e.0, event_seq),
+            Task::ValueWait { addr, .. } => self.dispatch_value_wait(s, addr),
+            Task::CmoWaitBarrier { barrier_ids } => {
+                self.dispatch_barrier_wait(s, model, &barrier_ids)
+            }
+            // Transfers check their ranges when dispatched (and again when they finish, in
+            // case memory was freed meanwhile): a bad range faults at once, so no transfer is
+            // ever sized by a length that no memory backs.
+            Task::Memcpy { dst, src, len } => self.dispatch_memcpy(s, id, &dst, &src, len),
+            Task::Memset { addr, len, .. } => self.dispatch_memset(s, id, addr, len),
+            Task::Cmo { op, addr, len } => self.dispatch_cmo(s, id, op, addr, len, None),
+            Task::CmoWithBarrier {
+                op,
+                addr,
+                len,
+                barrier_id,
+            } => self.dispatch_cmo(s, id, op, addr, len, Some((model, barrier_id))),
+            Task::CmoWithDesc { desc, op } => self.dispatch_cmo_desc(s, id, desc, op),
+        }
+    }
+
+    fn on_complete(&mut self, s: u64) {
+        let (id, work, _, event_seq) = self.head_work(s);
+        let now = self.now;
+        let mut fault = None;
+        if let Work::User(kind) = work {
+            match kind {
+                Task::ValueWrite { addr, value } => fault = self.value_write(s, id, addr, value),
+                Task::EventRecord(e) => {
+                    if let Some(seq) = event_seq {
+                        self.record_done(e.0, seq, Some(now));
+                    }
+                }
+                Task::EventReset(e) => self.event_reset(e.0),
+                Task::NotifyRecord(n) => self.notify_set(n.0),
+                _ => {}
+            }
+        }
+        self.complete(s, fault);
+    }
+
+    /// Counts a read of never-written memory.
+    pub(crate) fn note_read(&mut self, addr: u64, len: u64, never_written: bool, what: &str) {
+        if never_written {
+            self.report.note_never_written(addr, len, self.now, what);
+        }
+    }
+
+    // ----- completion -----
+
+    /// The head task of `s` completes now, with an optional fault.
+    pub(crate) fn complete(&mut self, s: u64, fault: Option<String>) {
+        self.complete_with(s, fault, false);
+    }
+
+    /// The head task of `s` completes now, with an optional fault that is a task timeout when
+    /// `timeout`. A fault of a model instance's task goes to the instance (reported where the
+    /// run is synchronized); any other to the stream.
+    pub(crate) fn complete_with(&mut self, s: u64, fault: Option<String>, timeout: bool) {
+        let now = self.now;
+        let limit = self.config.max_timeline_entries;
+        let Some(st) = self.streams.get_mut(&s) else {
+            return;
+        };
+        let Some(task) = st.queue.pop_front() else {
+            return;
+        };
+        st.slots_used -= task.slots;
+        st.tasks_done += 1;
+        st.busy_ns = st.busy_ns.saturating_add(now.saturating_sub(st.head_start));
+        st.end_ns = now;
+        st.head = Head::Idle;
+        if let Some(f) = &fault {
+            tracing::warn!(stream = s, task = task.id, "task fault: {f}");
+            let inst = task.instance.and_then(|i| self.instances.get_mut(&i));
+            match inst {
+                Some(inst) => {
+                    inst.fault.get_or_insert_with(|| (f.clone(), timeout));
+                }
+                None => {
+                    if st.fault.is_none() {
+                        st.fault = Some(f.clone());
+                        st.fault_is_timeout = timeout;
+                    }
+                }
+            }
+            self.report.push_fault(f.clone(), limit);
+        }
+        let span = Span {
+            task: task.id,
+            stream: s,
+            kind: work_name(&task.work).to_string(),
+            submit_ns: task.submit_ns,
+            start_ns: st.head_start,
+            end_ns: now,
+            fault: fault.is_some(),
+        };
+        tracing::trace!(
+            stream = s,
+            task = task.id,
+            kind = span.kind,
+            start_ns = span.start_ns,
+            end_ns = now,
+            "task complete"
+        );
+        let more = !st.queue.is_empty();
+        self.report.push_span(span, limit);
+        self.progress += 1;
+        if more {
+            self.start_head(s);
+        }
+        if let Some(i) = task.instance {
+            self.instance_task_done(i);
+        }
+    }
+}

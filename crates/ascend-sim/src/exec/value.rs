@@ -1,0 +1,103 @@
+//! Value write and value wait tasks: the write of a 64-bit word, and a wait's polling of
+//! its word, pass by pass (in closed form, see [`crate::value_wait`]), until the compare is
+//! satisfied.
+
+use crate::compare;
+use crate::engine::{Engine, Ev};
+use crate::memory::Writer;
+use crate::report::ValueWaitRecord;
+use crate::stream::{Head, WaitState, Work};
+use crate::types::Task;
+use crate::value_wait::PassClock;
+
+impl Engine {
+    /// A value write executed: store the word. Returns the task's fault, if any.
+    pub(super) fn value_write(&mut self, s: u64, id: u64, addr: u64, value: u64) -> Option<String> {
+        let now = self.now;
+        let by = Writer::Task {
+            task: id,
+            stream: s,
+            at_ns: now,
+        };
+        match self.mem.write(addr, &value.to_le_bytes(), by) {
+            Ok(()) => {
+                self.cache.on_write(addr, 8, now);
+                self.on_mem_write(addr, 8);
+                None
+            }
+            Err(e) => Some(format!("task {id}: value write: {e}")),
+        }
+    }
+
+    /// A value wait reaches the scheduler: it starts polling `addr`.
+    pub(super) fn dispatch_value_wait(&mut self, s: u64, addr: u64) {
+        let t = self.chip.timing;
+        let clock = PassClock {
+            t0: self.now,
+            dispatch_ns: t.sqe_dispatch_ns,
+            read_ns: t.poll_read_ns,
+            reads: t.poll_reads_per_pass,
+        };
+        let first = clock.first_read().at_ns;
+        let gen = self.gen(s);
+        self.streams.get_mut(&s).expect("stream").head = Head::Wait(WaitState {
+            clock,
+            addr,
+            check_gen: 1,
+            next_check: Some(first),
+            warned_never_written: false,
+        });
+        self.watch(addr, s);
+        self.schedule(first, Ev::Poll { s, gen, check: 1 });
+    }
+
+    /// A poll read of the value wait at the head of `s` returns.
+    pub(super) fn on_poll(&mut self, s: u64) {
+        let (id, work, ..) = self.head_work(s);
+        let Work::User(Task::ValueWait { addr, value, mode }) = work else {
+            return;
+        };
+        let geq = self.config.geq;
+        match self.mem.read_u64(addr) {
+            Err(e) => {
+                self.unwatch(addr, s);
+                self.complete(s, Some(format!("task {id}: value wait poll read: {e}")));
+            }
+            Ok((m, info)) => {
+                let Some(Head::Wait(w)) = self.streams.get_mut(&s).map(|st| &mut st.head) else {
+                    return;
+                };
+                let first_warning = info.never_written && !w.warned_never_written;
+                w.warned_never_written |= info.never_written;
+                let clock = w.clock;
+                if first_warning {
+                    self.note_read(addr, 8, true, &format!("value wait task {id} poll"));
+                }
+                if compare::satisfied(mode, geq, m, value) {
+                    let passes = clock.next_read_at_or_after(self.now).pass + 1;
+                    let start = self.streams[&s].head_start;
+                    let keep = self.report.value_waits.len() < self.config.max_timeline_entries;
+                    let record = ValueWaitRecord {
+                        task: id,
+                        stream: s,
+                        addr,
+                        mode: compare::mode_name(mode).to_string(),
+                        value,
+                        start_ns: start,
+                        end_ns: self.now,
+                        duration_ns: self.now - start,
+                        passes,
+                    };
+                    if keep {
+                        self.report.value_waits.push(record);
+                    }
+                    self.unwatch(addr, s);
+                    self.complete(s, None);
+                } else if let Some(Head::Wait(w)) = self.streams.get_mut(&s).map(|st| &mut st.head)
+                {
+                    w.next_check = None; // parked until a write to the word
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,92 @@
+//! [`Sim`]'s device memory calls: allocation, synchronous host reads, writes, fills and
+//! copies (no stream ordering), and the checks and figures of the address space.
+
+use super::Sim;
+use crate::memory::{Memory, Writer};
+use crate::types::*;
+
+impl Sim {
+    /// Allocates `bytes` of device memory on `device`, aligned to the chip's base alignment;
+    /// the bytes are filled with the poison byte and tracked as never written.
+    pub fn malloc(&self, device: u32, bytes: u64) -> Result<DevAddr, SimError> {
+        self.with(|e| e.mem.malloc(device, bytes))
+    }
+
+    /// Frees an allocation by its base address. A value wait watching the freed memory reads
+    /// it at its next poll and faults (reported at the next synchronize of its stream).
+    pub fn free(&self, device: u32, addr: DevAddr) -> Result<(), SimError> {
+        self.with(|e| {
+            let now = e.now;
+            e.run_until(now);
+            let by = format!("by free at {now} ns");
+            let len = e.mem.free(device, addr, by)?;
+            e.progress += 1;
+            e.on_mem_write(addr, len);
+            Ok(())
+        })
+    }
+
+    /// Synchronous host read of device memory (no stream ordering), bounds-checked.
+    pub fn read(&self, addr: DevAddr, out: &mut [u8]) -> Result<(), SimError> {
+        self.with(|e| {
+            let now = e.now;
+            e.run_until(now);
+            let info = e.mem.read(addr, out)?;
+            e.note_read(addr, out.len() as u64, info.never_written, "host read");
+            Ok(())
+        })
+    }
+
+    /// Synchronous host write of device memory (no stream ordering), bounds-checked.
+    pub fn write(&self, addr: DevAddr, data: &[u8]) -> Result<(), SimError> {
+        self.host_store(addr, data.len() as u64, |m, by| m.write(addr, data, by))
+    }
+
+    /// Synchronous fill of device memory.
+    pub fn fill(&self, addr: DevAddr, value: u8, len: u64) -> Result<(), SimError> {
+        self.host_store(addr, len, |m, by| m.fill(addr, value, len, by))
+    }
+
+    /// Synchronous device-to-device copy (overlap allowed, behaves as memmove).
+    pub fn copy(&self, dst: DevAddr, src: DevAddr, len: u64) -> Result<(), SimError> {
+        self.host_store(dst, len, |m, by| m.copy(dst, src, len, by))
+    }
+
+    /// A synchronous host store into `[addr, addr+len)`: brings the device up to the host's
+    /// time, lets `store` change memory as the host, then counts the progress and wakes the
+    /// value waits watching the range.
+    fn host_store<R>(
+        &self,
+        addr: DevAddr,
+        len: u64,
+        store: impl FnOnce(&mut Memory, Writer) -> Result<R, SimError>,
+    ) -> Result<(), SimError> {
+        self.with(|e| {
+            let now = e.now;
+            e.run_until(now);
+            store(&mut e.mem, Writer::Host { at_ns: now })?;
+            e.progress += 1;
+            e.on_mem_write(addr, len);
+            Ok(())
+        })
+    }
+
+    /// The address window of all devices' memory: every device address lies in it and no
+    /// host memory does.
+    pub fn device_window(&self) -> std::ops::Range<DevAddr> {
+        let devices = u64::from(self.chip.limits.device_count.max(1));
+        let base = crate::memory::DEVICE_WINDOW_BASE;
+        base..base + devices * crate::memory::DEVICE_WINDOW_BYTES
+    }
+
+    /// Checks that `[addr, addr+len)` lies inside one live allocation; the error says why not
+    /// (freed when and by what, past which allocation's end, never allocated).
+    pub fn check_range(&self, addr: DevAddr, len: u64) -> Result<(), SimError> {
+        self.lock().mem.check(addr, len)
+    }
+
+    /// Bytes of host memory backing the simulated device memory (pages touched so far).
+    pub fn backing_bytes(&self) -> u64 {
+        self.lock().mem.backing_bytes()
+    }
+}

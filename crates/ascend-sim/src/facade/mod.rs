@@ -1,0 +1,296 @@
+//! [`Sim`]: the thread-safe, host-facing handle of the simulator.
+//!
+//! One mutex guards the engine; host threads that must wait for the device either drive the
+//! event loop themselves (when events are scheduled) or, when the device is stalled, sleep on
+//! a condition variable until another host thread changes something, as a host thread blocked
+//! on real hardware does. The watchdog speaks after `SimConfig::watchdog_grace` of wall time
+//! without progress.
+//!
+//! This file owns the [`Sim`] handle itself: the lock, the host's waits on the device
+//! (`block_until`, the watchdog) and the host clock. The calls on memory are in `memory`, on
+//! streams (submission and synchronization) in `streams`, on events and notifies in
+//! `events`, on models in `models`, and the reports in `reports`.
+
+mod events;
+mod memory;
+mod models;
+mod reports;
+mod streams;
+
+use std::sync::PoisonError;
+use std::time::Duration;
+
+use ascend_chips::ChipProfile;
+
+use crate::engine::{deadline_after, Engine};
+use crate::sync::{timed_wait, Condvar, Mutex, MutexGuard, WallClock};
+use crate::types::*;
+
+/// One simulated host with its devices (all of one SoC). Cheap to share (`Arc<Sim>`); every
+/// method may be called from any host thread.
+#[derive(Debug)]
+pub struct Sim {
+    chip: ChipProfile,
+    config: SimConfig,
+    engine: Mutex<Engine>,
+    changed: Condvar,
+}
+
+type Guard<'a> = MutexGuard<'a, Engine>;
+
+impl Sim {
+    /// A simulator of `chip` with `chip.limits.device_count` devices.
+    pub fn new(chip: ChipProfile, config: SimConfig) -> Sim {
+        Sim {
+            engine: Mutex::new(Engine::new(chip.clone(), config.clone())),
+            chip,
+            config,
+            changed: Condvar::new(),
+        }
+    }
+
+    /// The chip being simulated.
+    pub fn chip(&self) -> &ChipProfile {
+        &self.chip
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &SimConfig {
+        &self.config
+    }
+
+    fn lock(&self) -> Guard<'_> {
+        self.engine.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Runs `f` under the lock and wakes host threads waiting on a stalled device.
+    fn with<R>(&self, f: impl FnOnce(&mut Engine) -> R) -> R {
+        let mut g = self.lock();
+        let r = f(&mut g);
+        drop(g);
+        self.changed.notify_all();
+        r
+    }
+
+    /// Blocks the calling host thread until `done` holds, driving the device meanwhile.
+    /// `timeout_ms` is simulated time; on a stalled device the thread sleeps on the condition
+    /// variable for other host threads, and the watchdog applies.
+    fn block_until<'a>(
+        &'a self,
+        g: Guard<'a>,
+        what: HostWait,
+        timeout_ms: Option<u64>,
+        done: impl FnMut(&Engine) -> bool,
+    ) -> (Guard<'a>, Result<(), SimError>) {
+        let mut record = None;
+        let (mut g, r) = self.drive_until(g, what, &mut record, timeout_ms, done);
+        if let Some(id) = record {
+            g.end_host_wait(id);
+        }
+        (g, r)
+    }
+
+    /// The loop of [`Sim::block_until`]. The host wait is recorded (in `record`) only once the
+    /// device has stalled, so that the watchdog can name it; a wait that never stalls costs
+    /// nothing.
+    fn drive_until<'a>(
+        &'a self,
+        mut g: Guard<'a>,
+        what: HostWait,
+        record: &mut Option<u64>,
+        timeout_ms: Option<u64>,
+        mut done: impl FnMut(&Engine) -> bool,
+    ) -> (Guard<'a>, Result<(), SimError>) {
+        // A timeout ending beyond the simulator's horizon is no timeout: never run the device
+        // to an effectively infinite deadline.
+        let deadline = timeout_ms.and_then(|ms| deadline_after(g.now, ms));
+        let grace = self.config.watchdog_grace;
+        let mut clock = WallClock::start();
+        let mut stall: Option<(Duration, u64)> = None;
+        let mut logged = false;
+        loop {
+            if done(&g) {
+                return (g, Ok(()));
+            }
+            if let Some(next) = g.next_time() {
+                if let (Some(dl), Some(ms)) = (deadline, timeout_ms) {
+                    if next > dl {
+                        g.run_until(dl);
+                        return (g, Err(SimError::Timeout(ms)));
+                    }
+                }
+                g.step();
+                stall = None;
+                continue;
+            }
+            // Nothing scheduled: only another host thread can change anything.
+            if record.is_none() {
+                *record = Some(g.begin_host_wait(what));
+            }
+            let progress = g.progress;
+            let since = match stall {
+                Some((t, p)) if p == progress => t,
+                _ => {
+                    let t = clock.elapsed();
+                    stall = Some((t, progress));
+                    t
+                }
+            };
+            let limit = match timeout_ms {
+                Some(ms) => grace.min(Duration::from_millis(ms)),
+                None => grace,
+            };
+            let waited = clock.elapsed().saturating_sub(since);
+            let mut sleep = limit.saturating_sub(waited);
+            if waited >= limit {
+                if let (Some(ms), Some(dl)) = (timeout_ms, deadline) {
+                    g.run_until(dl);
+                    return (g, Err(SimError::Timeout(ms)));
+                }
+                match self.config.on_stall {
+                    OnStall::Error => {
+                        let d = stall_diagnosis(&g);
+                        tracing::warn!("watchdog: {}", d.text);
+                        return (g, Err(SimError::Stalled(Box::new(d))));
+                    }
+                    OnStall::Wait => {
+                        if !logged {
+                            logged = true;
+                            speak_up(&stall_diagnosis(&g).text);
+                        }
+                        sleep = Duration::from_millis(200);
+                    }
+                }
+            }
+            g = timed_wait(
+                &self.engine,
+                &self.changed,
+                g,
+                sleep.max(Duration::from_millis(1)),
+                &mut clock,
+            );
+        }
+    }
+
+    /// Ends a host wait: releases the engine, wakes other host threads, and returns the wait's
+    /// error, else the fault the waited-for work left, else success.
+    fn finish_wait(
+        &self,
+        g: Guard<'_>,
+        r: Result<(), SimError>,
+        fault: Option<SimError>,
+    ) -> Result<(), SimError> {
+        drop(g);
+        self.changed.notify_all();
+        r?;
+        fault.map_or(Ok(()), Err)
+    }
+
+    /// Finishes a successful synchronize: the host observes the completion.
+    fn observed(&self, g: &mut Engine) {
+        let t = g.now.saturating_add(self.chip.timing.host_sync_ns);
+        g.run_until(t);
+    }
+
+    /// The simulated host clock, in ns.
+    pub fn now_ns(&self) -> u64 {
+        self.lock().now
+    }
+
+    /// Charges `ns` of simulated host time for host-side work (an API call's own cost); the
+    /// device runs meanwhile.
+    pub fn charge_host(&self, ns: u64) {
+        self.with(|e| {
+            let t = e.now.saturating_add(ns);
+            e.run_until(t);
+        });
+    }
+}
+
+/// The engine's diagnosis, or a plain one when no stream is blocked on anything nameable.
+fn stall_diagnosis(e: &Engine) -> Diagnosis {
+    e.diagnose().unwrap_or_else(|| Diagnosis {
+        at_ns: e.now,
+        blocked: Vec::new(),
+        host_waits: e.host_wait_lines(),
+        text: format!(
+            "device stalled at {} ns: the awaited work cannot complete and nothing is scheduled",
+            e.now
+        ),
+    })
+}
+
+/// Says that a host thread keeps waiting on a stalled device: through `tracing` when the
+/// program has a logger, else on standard error, so that a hang is never silent.
+fn speak_up(diagnosis: &str) {
+    if tracing::dispatcher::has_been_set() {
+        tracing::warn!("watchdog (still waiting): {diagnosis}");
+    } else {
+        eprintln!("ascend-sim watchdog: a host thread is waiting on a stalled device (still waiting):\n{diagnosis}");
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    fn sim() -> Sim {
+        let chip = ChipProfile::builtin("Ascend910B1").expect("built-in chip");
+        Sim::new(chip, SimConfig::default())
+    }
+
+    #[test]
+    fn destroyed_objects_leave_the_engine() {
+        let s = sim();
+        let st = s.create_stream(0, 0, false).unwrap();
+        let other = s.create_stream(0, 0, false).unwrap();
+        for _ in 0..100 {
+            let e = s.create_event(0).unwrap();
+            s.submit(st, Task::EventRecord(e)).unwrap();
+            s.submit(other, Task::EventWait(e)).unwrap();
+            s.destroy_event(e).unwrap();
+            let n = s.create_notify(0).unwrap();
+            s.submit(st, Task::NotifyRecord(n)).unwrap();
+            let wait = Task::NotifyWait {
+                notify: n,
+                timeout_ms: None,
+            };
+            s.submit(other, wait).unwrap();
+            let m = s.create_model(0).unwrap();
+            s.destroy_model(m).unwrap();
+        }
+        s.synchronize_device(0, None).unwrap();
+        for n in 0..100 {
+            s.destroy_notify(NotifyId(n)).unwrap();
+        }
+        let g = s.lock();
+        assert!(g.events.is_empty());
+        assert!(g.notifies.is_empty());
+        assert!(g.models.is_empty());
+        assert!(g.event_waiters.is_empty());
+        assert!(g.notify_waiters.is_empty());
+    }
+
+    #[test]
+    fn a_timed_out_model_run_is_forgotten_when_it_ends() {
+        let s = sim();
+        let a = s.malloc(0, 64).unwrap();
+        s.write(a, &0u64.to_le_bytes()).unwrap();
+        let ps = s.create_stream(0, 0, true).unwrap();
+        let m = s.create_model(0).unwrap();
+        s.bind_stream(m, ps).unwrap();
+        let wait = Task::ValueWait {
+            addr: a,
+            value: 1,
+            mode: WaitMode::Eq,
+        };
+        s.submit(ps, wait).unwrap();
+        for _ in 0..3 {
+            assert_eq!(s.execute_model(m, Some(1)), Err(SimError::Timeout(1)));
+        }
+        assert_eq!(s.lock().instances.len(), 3);
+        s.write(a, &1u64.to_le_bytes()).unwrap();
+        s.synchronize_device(0, None).unwrap();
+        assert!(s.lock().instances.is_empty());
+    }
+}

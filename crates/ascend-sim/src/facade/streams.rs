@@ -1,0 +1,161 @@
+//! [`Sim`]'s stream calls: creating and destroying streams, submitting tasks (blocking while
+//! a queue is full), and synchronizing a stream or a whole device.
+
+use super::Sim;
+use crate::types::*;
+
+impl Sim {
+    /// Creates a stream on `device`. `persistent` streams only record tasks while bound to a
+    /// model and run them when the model executes.
+    pub fn create_stream(
+        &self,
+        device: u32,
+        priority: u32,
+        persistent: bool,
+    ) -> Result<StreamId, SimError> {
+        self.with(|e| {
+            e.check_device(device)?;
+            Ok(StreamId(e.create_stream(device, priority, persistent)))
+        })
+    }
+
+    /// Destroys a stream; without `force`, first waits for its queued tasks.
+    pub fn destroy_stream(&self, stream: StreamId, force: bool) -> Result<(), SimError> {
+        let mut g = self.lock();
+        g.stream(stream.0)?;
+        if !force {
+            let what = HostWait::DestroyStream(stream.0);
+            let (g2, r) = self.block_until(g, what, None, |e| {
+                e.streams.get(&stream.0).is_none_or(|s| s.idle())
+            });
+            g = g2;
+            r?;
+        }
+        g.drop_stream(stream.0);
+        drop(g);
+        self.changed.notify_all();
+        Ok(())
+    }
+
+    /// Enqueues a task. On a model-bound stream the task is recorded into the model instead.
+    /// A plain stream whose queue is full blocks the calling host thread until slots free up.
+    pub fn submit(&self, stream: StreamId, task: Task) -> Result<TaskId, SimError> {
+        let task = narrow_cmo_length(task);
+        let s = stream.0;
+        let mut g = self.lock();
+        if g.stream(s)?.model.is_some() {
+            let r = g.record(s, task);
+            drop(g);
+            self.changed.notify_all();
+            return r.map(TaskId);
+        }
+        let slots = g.slots_of(&task);
+        let cap = g.queue_capacity();
+        let (g2, r) = self.block_until(g, HostWait::Submit(s), None, |e| {
+            e.streams
+                .get(&s)
+                .is_none_or(|st| st.slots_used + slots <= cap || st.idle())
+        });
+        g = g2;
+        r?;
+        g.stream(s)?;
+        let id = g.enqueue(s, task);
+        drop(g);
+        self.changed.notify_all();
+        Ok(TaskId(id))
+    }
+
+    /// Blocks until every task submitted to `stream` so far has completed; `timeout_ms`
+    /// (`None` = forever) is simulated time. A fault of a task is returned here, including
+    /// the first fault of a model run that `execute_model_async` put on this stream.
+    ///
+    /// A persistent stream, bound to a model or not, returns success at once without
+    /// waiting, as the runtime documents (docs/validation/streams-events.md) and the front end does: the tasks of a model
+    /// report their faults where the model's run is synchronized (`execute_model`, or the
+    /// stream of `execute_model_async`), and tasks run directly on an unbound persistent
+    /// stream report theirs at `synchronize_device`.
+    pub fn synchronize_stream(
+        &self,
+        stream: StreamId,
+        timeout_ms: Option<u64>,
+    ) -> Result<(), SimError> {
+        let s = stream.0;
+        let g = self.lock();
+        let st = g.stream(s)?;
+        if st.persistent {
+            return Ok(());
+        }
+        // Wait for the tasks submitted so far: the last one queued now.
+        let target = st.queue.back().map(|t| t.id);
+        let what = HostWait::SynchronizeStream(s);
+        let (mut g, r) =
+            self.block_until(g, what, timeout_ms, |e| match (target, e.streams.get(&s)) {
+                (Some(t), Some(st)) => st.queue.front().is_none_or(|h| h.id > t),
+                _ => true,
+            });
+        let mut fault = None;
+        if r.is_ok() {
+            fault = g.streams.get_mut(&s).and_then(|st| st.take_fault());
+            self.observed(&mut g);
+        }
+        self.finish_wait(g, r, fault)
+    }
+
+    /// True when every task submitted to `stream` so far has completed (advances the device
+    /// to the current host time first).
+    pub fn stream_idle(&self, stream: StreamId) -> Result<bool, SimError> {
+        self.with(|e| {
+            let now = e.now;
+            e.run_until(now);
+            Ok(e.stream(stream.0)?.idle())
+        })
+    }
+
+    /// Blocks until every stream of `device` is idle.
+    pub fn synchronize_device(&self, device: u32, timeout_ms: Option<u64>) -> Result<(), SimError> {
+        let g = self.lock();
+        g.check_device(device)?;
+        let what = HostWait::SynchronizeDevice(device);
+        let (mut g, r) = self.block_until(g, what, timeout_ms, |e| {
+            e.streams
+                .values()
+                .filter(|s| s.device == device)
+                .all(|s| s.idle())
+        });
+        let mut fault = None;
+        if r.is_ok() {
+            for st in g.streams.values_mut().filter(|s| s.device == device) {
+                if let Some(f) = st.take_fault() {
+                    fault.get_or_insert(f);
+                }
+            }
+            self.observed(&mut g);
+        }
+        self.finish_wait(g, r, fault)
+    }
+}
+
+/// The runtime's CMO task carries a 32-bit length: a size of 4 GiB or more wraps, as on the
+/// device (the runtime stores the size in a 32-bit field of the task).
+fn narrow_cmo_length(task: Task) -> Task {
+    const LENGTH_FIELD: u64 = u32::MAX as u64;
+    match task {
+        Task::Cmo { op, addr, len } => Task::Cmo {
+            op,
+            addr,
+            len: len & LENGTH_FIELD,
+        },
+        Task::CmoWithBarrier {
+            op,
+            addr,
+            len,
+            barrier_id,
+        } => Task::CmoWithBarrier {
+            op,
+            addr,
+            len: len & LENGTH_FIELD,
+            barrier_id,
+        },
+        other => other,
+    }
+}
