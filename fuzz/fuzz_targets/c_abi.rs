@@ -4,6 +4,17 @@
 //! target owns. No panic may cross the ABI, nothing may crash or hang: the process-wide
 //! runtime is configured through the environment with `ASCEND_SIM_ON_STALL=error` and a 5 ms
 //! watchdog before its first use.
+//!
+//! Stale device addresses (freed, past an allocation's reserved end, anywhere else in the
+//! device window) are passed as the ends of copies, to memset, the value and CMO calls and
+//! `aclrtFree`, with any count, `destMax` and kind, and copies between this target's own
+//! buffers are passed sizes no memory has (`SIZE_MAX`, 2^40, `isize::MAX + 1`) wherever the
+//! ACL contract allows (the pointers are valid for `min(count, destMax)` bytes, or that is
+//! over `isize::MAX`, which the front end refuses before touching anything). Checked: the
+//! runtime classifies window addresses as this target's model of the live allocations does; a
+//! stale address with a nonzero count is never a success (107000 for copies and memsets once
+//! the earlier rows pass); a call never writes this target's buffer outside the destination
+//! range it names, nor at all when it fails.
 
 #![no_main]
 
@@ -11,12 +22,31 @@ use std::ffi::c_void;
 use std::ptr::{null, null_mut};
 use std::sync::Once;
 
+use ascend_rt::raw_types::Addr;
+use ascend_rt::AddressClass;
+use ascend_sim::memory::{DEVICE_WINDOW_BASE, DEVICE_WINDOW_BYTES};
 use libfuzzer_sys::fuzz_target;
 
-// Links the crate; its `#[no_mangle]` exports resolve the declarations below.
-use ascendcl as _;
-
 type AclError = i32;
+
+/// `ACL_ERROR_INVALID_PARAM`: the ACL layer's NULL and kind rows.
+const INVALID_PARAM: i32 = 100000;
+/// `ACL_ERROR_RT_PARAM_INVALID`: sizes, and an address in no live allocation.
+const RT_PARAM_INVALID: i32 = 107000;
+/// `ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE`, the last valid copy kind.
+const LAST_KIND: u32 = 5;
+
+/// Sizes no memory has, and their neighbours.
+const HUGE: [usize; 5] = [
+    usize::MAX,
+    1 << 40,
+    isize::MAX as usize + 1,
+    isize::MAX as usize,
+    usize::MAX - 31,
+];
+
+/// Bytes of the target's pageable buffer.
+const HOST: usize = 512;
 
 /// `aclrtBarrierTaskInfo`.
 #[repr(C)]
@@ -36,6 +66,7 @@ extern "C" {
     fn aclrtSynchronizeDevice() -> AclError;
     fn aclrtMalloc(p: *mut *mut c_void, size: usize, policy: u32) -> AclError;
     fn aclrtFree(p: *mut c_void) -> AclError;
+    fn aclrtFreeHost(p: *mut c_void) -> AclError;
     fn aclrtMemcpy(d: *mut c_void, max: usize, s: *const c_void, n: usize, k: u32) -> AclError;
     fn aclrtMemcpyAsync(
         d: *mut c_void,
@@ -110,6 +141,203 @@ impl Bytes<'_> {
             n => n as usize * 8,
         }
     }
+    /// A count or `destMax`: mostly one the buffer can hold, sometimes zero, a size no memory
+    /// has, or anything.
+    fn count(&mut self) -> usize {
+        match self.u8() % 8 {
+            0 => 0,
+            1 => HUGE[self.u8() as usize % HUGE.len()],
+            2 => self.u64() as usize,
+            3 => (self.u32() % (HOST as u32 + 1)) as usize,
+            _ => self.u8() as usize + 1,
+        }
+    }
+    fn sizes(&mut self) -> (usize, usize) {
+        match self.u8() % 4 {
+            0 => (self.count(), self.count()),
+            _ => {
+                let n = self.count();
+                (n, n)
+            }
+        }
+    }
+}
+
+/// A live device allocation: its base, the size asked for, the length the runtime reserved.
+#[derive(Clone, Copy)]
+struct Alloc {
+    base: usize,
+    size: usize,
+    reserved: usize,
+}
+
+/// One end of a copy.
+#[derive(Clone, Copy, Debug)]
+enum End {
+    /// An address (NULL, stale or device memory).
+    Addr(usize),
+    /// Pageable memory: the target's buffer at this offset.
+    Host(usize),
+}
+
+/// This target's model of the device memory, and the checks against it.
+struct Model {
+    live: Vec<Alloc>,
+    /// Bases of device allocations freed.
+    freed: Vec<usize>,
+    window: usize,
+    round: usize,
+    padding: usize,
+}
+
+impl Model {
+    fn new() -> Model {
+        let chip = ascendcl::runtime().expect("the runtime").chip();
+        let devices = chip.limits.device_count.max(1) as usize;
+        Model {
+            live: Vec::new(),
+            freed: Vec::new(),
+            window: devices * DEVICE_WINDOW_BYTES as usize,
+            round: chip.memory.malloc_round as usize,
+            padding: chip.memory.malloc_padding as usize,
+        }
+    }
+    /// The length `aclrtMalloc(size, policy)` reserves (no padding for the HUGE1G policies).
+    fn reserved(&self, size: usize, policy: u32) -> usize {
+        let pad = if matches!(policy, 6 | 7) {
+            0
+        } else {
+            self.padding
+        };
+        (size + self.round + pad - 1) / self.round * self.round
+    }
+    fn in_window(&self, a: usize) -> bool {
+        a.wrapping_sub(DEVICE_WINDOW_BASE as usize) < self.window
+    }
+    fn is_live(&self, a: usize) -> bool {
+        self.live
+            .iter()
+            .any(|l| a.wrapping_sub(l.base) < l.reserved)
+    }
+    fn is_stale(&self, a: usize) -> bool {
+        self.in_window(a) && !self.is_live(a)
+    }
+    fn end_is_stale(&self, e: End) -> bool {
+        matches!(e, End::Addr(a) if self.is_stale(a))
+    }
+    /// The runtime classifies a window address as the model does.
+    fn check_class(&self, a: usize) {
+        if !self.in_window(a) {
+            return;
+        }
+        let want = if self.is_live(a) {
+            AddressClass::Device
+        } else {
+            AddressClass::StaleDevice
+        };
+        let rt = ascendcl::runtime().expect("the runtime");
+        assert_eq!(rt.classify_address(Addr(a as u64)), want, "address {a:#x}");
+    }
+    fn note_malloc(&mut self, base: usize, size: usize, policy: u32) {
+        let reserved = self.reserved(size, policy);
+        self.live.push(Alloc {
+            base,
+            size,
+            reserved,
+        });
+        for a in [base, base + reserved - 1, base + reserved] {
+            self.check_class(a);
+        }
+    }
+    fn note_free(&mut self, base: usize) {
+        if let Some(i) = self.live.iter().position(|l| l.base == base) {
+            self.live.swap_remove(i);
+            self.freed.push(base);
+        }
+        self.check_class(base);
+    }
+    /// A stale device address mostly (freed, past an allocation's reserved end, anywhere in
+    /// the window), sometimes a live one (a freed base allocated again, the padding).
+    fn stale(&self, b: &mut Bytes) -> usize {
+        let i = b.u8() as usize;
+        let off = match b.u8() % 4 {
+            0 => 0,
+            1 => b.u8() as usize,
+            2 => b.u32() as usize,
+            _ => 1,
+        };
+        let a = match i % 5 {
+            0 if !self.freed.is_empty() => self.freed[i % self.freed.len()].wrapping_add(off),
+            1 if !self.live.is_empty() => {
+                let l = self.live[i % self.live.len()];
+                l.base + l.reserved + off
+            }
+            2 if !self.live.is_empty() => {
+                // Inside the padding or past it, counting from the size asked for.
+                let l = self.live[i % self.live.len()];
+                l.base + l.size + off % 128
+            }
+            3 => DEVICE_WINDOW_BASE as usize + self.window - 1 - off % self.window,
+            _ => DEVICE_WINDOW_BASE as usize + b.u64() as usize % self.window,
+        };
+        self.check_class(a);
+        a
+    }
+    fn end(&self, b: &mut Bytes) -> End {
+        match b.u8() % 8 {
+            0..=2 => End::Addr(self.stale(b)),
+            3 => End::Addr(dev(b, &self.live).map_or(0, |p| p as usize)),
+            4 => End::Addr(0),
+            _ => End::Host(b.u32() as usize % (HOST + 1)),
+        }
+    }
+}
+
+/// Whether an end may be passed with `count` and `destMax` under the ACL contract: the C
+/// front end makes a slice of `min(count, destMax)` bytes of a pageable end (none when that
+/// is over `isize::MAX`), so a pageable end must be valid for that many bytes.
+fn within_contract(e: End, dest_max: usize, count: usize) -> bool {
+    let len = count.min(dest_max);
+    match e {
+        End::Host(off) => len > isize::MAX as usize || off + len <= HOST,
+        End::Addr(_) => true,
+    }
+}
+
+/// The code a copy with a stale end must return, where the earlier rows decide it (`None`:
+/// any error, or for `aclrtMemcpy` onto itself, success: see below).
+fn stale_copy_code(
+    sync: bool,
+    dst: End,
+    src: End,
+    dest_max: usize,
+    count: usize,
+    kind: u32,
+    default_stream: bool,
+) -> Option<i32> {
+    if matches!(dst, End::Addr(0)) || matches!(src, End::Addr(0)) || kind > LAST_KIND {
+        return Some(INVALID_PARAM);
+    }
+    if count > dest_max || (sync && dest_max == 0) {
+        return Some(RT_PARAM_INVALID);
+    }
+    if sync {
+        if let (End::Addr(d), End::Addr(s)) = (dst, src) {
+            if d == s {
+                // aclrtMemcpy returns success for dst == src before it resolves the ends (a
+                // copy onto itself), stale or not: recorded, not asserted.
+                return None;
+            }
+        }
+        return Some(RT_PARAM_INVALID);
+    }
+    default_stream.then_some(RT_PARAM_INVALID)
+}
+
+fn has_device() -> bool {
+    let mut d = 0i32;
+    // SAFETY: a valid out-pointer.
+    unsafe { aclrtGetDevice(&mut d) == 0 }
 }
 
 /// A handle or device address: NULL, garbage, or one the runtime gave out.
@@ -123,14 +351,15 @@ fn pick(b: &mut Bytes, v: &[usize]) -> *mut c_void {
     }
 }
 
-/// An address inside a live allocation (never a garbage or stale pointer: the C API takes an
-/// address in no allocation for a host pointer and dereferences it, as C callers expect).
-fn dev(b: &mut Bytes, live: &[(usize, usize)]) -> Option<*mut c_void> {
+/// An address inside a live allocation (never a garbage pointer outside the device window:
+/// the C API takes such an address for a host pointer and dereferences it, as C callers
+/// expect; stale device-window addresses come from [`Model::stale`]).
+fn dev(b: &mut Bytes, live: &[Alloc]) -> Option<*mut c_void> {
     if live.is_empty() {
         return None;
     }
-    let (base, size) = live[b.u8() as usize % live.len()];
-    Some((base + b.u8() as usize % size.max(1)) as *mut c_void)
+    let l = live[b.u8() as usize % live.len()];
+    Some((l.base + b.u8() as usize % l.size.max(1)) as *mut c_void)
 }
 
 static INIT: Once = Once::new();
@@ -144,20 +373,26 @@ fn run(data: &[u8]) {
     });
     let mut b = Bytes(data);
     let mut addrs: Vec<usize> = Vec::new();
-    let mut live: Vec<(usize, usize)> = Vec::new();
+    let mut m = Model::new();
     let mut streams: Vec<usize> = Vec::new();
     let mut events: Vec<usize> = Vec::new();
     let mut models: Vec<usize> = Vec::new();
-    let mut host = [0u8; 512];
+    let mut host = [0u8; HOST];
+    for (i, h) in host.iter_mut().enumerate() {
+        *h = (i * 7) as u8;
+    }
     let mut steps = 0;
     // SAFETY (whole loop): every pointer passed is NULL, a value the runtime gave out, a
     // garbage handle/address value the API validates without dereferencing, or points into
-    // `host` or a local of this frame with the length passed.
+    // `host` or a local of this frame with the length passed (or a length over `isize::MAX`,
+    // which the front end refuses before it makes a slice), or is in the device window (which
+    // the front end never dereferences).
     unsafe {
         aclrtSetDevice(0);
         while !b.0.is_empty() && steps < 64 {
             steps += 1;
-            match b.u8() % 24 {
+            let op = b.u8() % 30;
+            match op {
                 0 => {
                     let mut p: *mut c_void = null_mut();
                     let out = if b.u8() % 8 == 0 {
@@ -166,15 +401,16 @@ fn run(data: &[u8]) {
                         &mut p as *mut _
                     };
                     let size = b.small();
-                    if aclrtMalloc(out, size, b.u32() % 9) == 0 && !p.is_null() {
+                    let policy = b.u32() % 9;
+                    if aclrtMalloc(out, size, policy) == 0 && !p.is_null() {
                         addrs.push(p as usize);
-                        live.push((p as usize, size));
+                        m.note_malloc(p as usize, size, policy);
                     }
                 }
                 1 => {
                     let p = pick(&mut b, &addrs);
                     if aclrtFree(p) == 0 {
-                        live.retain(|&(a, _)| a != p as usize);
+                        m.note_free(p as usize);
                     }
                 }
                 2 => {
@@ -298,7 +534,7 @@ fn run(data: &[u8]) {
                 }
                 16 => {
                     // Host to device and back, from and into `host`.
-                    let Some(d) = dev(&mut b, &live) else {
+                    let Some(d) = dev(&mut b, &m.live) else {
                         continue;
                     };
                     let n = b.u8() as usize;
@@ -310,7 +546,7 @@ fn run(data: &[u8]) {
                     }
                 }
                 17 => {
-                    let (Some(d), Some(s)) = (dev(&mut b, &live), dev(&mut b, &live)) else {
+                    let (Some(d), Some(s)) = (dev(&mut b, &m.live), dev(&mut b, &m.live)) else {
                         continue;
                     };
                     let (n, k, st) = (b.u8() as usize, b.u32() % 9, pick(&mut b, &streams));
@@ -356,7 +592,7 @@ fn run(data: &[u8]) {
                         _ => aclmdlRIDestroy(m),
                     };
                 }
-                _ => {
+                23 => {
                     let mut d = 0i32;
                     aclrtGetDevice(&mut d);
                     let mut c = null_mut();
@@ -367,6 +603,151 @@ fn run(data: &[u8]) {
                         pick(&mut b, &streams)
                     });
                     aclrtSetDevice(0);
+                }
+                24 | 29 => {
+                    // A copy with stale ends (or live, NULL, pageable ones), any count, destMax
+                    // and kind, synchronous or not; 29: two pageable ends.
+                    let (dst, src) = if op == 24 {
+                        (m.end(&mut b), m.end(&mut b))
+                    } else {
+                        let n = HOST as u32 + 1;
+                        (
+                            End::Host((b.u32() % n) as usize),
+                            End::Host((b.u32() % n) as usize),
+                        )
+                    };
+                    let (dest_max, count) = b.sizes();
+                    if !within_contract(dst, dest_max, count)
+                        || !within_contract(src, dest_max, count)
+                    {
+                        continue;
+                    }
+                    let kind = b.u32() % 8;
+                    let sync = b.u8() % 2 == 0;
+                    let st = if b.u8() % 4 == 0 {
+                        pick(&mut b, &streams)
+                    } else {
+                        null_mut()
+                    };
+                    let default_stream = st.is_null() && has_device();
+                    let expect =
+                        stale_copy_code(sync, dst, src, dest_max, count, kind, default_stream);
+                    let before = host;
+                    let base = host.as_mut_ptr();
+                    let ptr = |e: End| match e {
+                        End::Addr(a) => a as *mut c_void,
+                        End::Host(o) => base.add(o).cast(),
+                    };
+                    let (d, s) = (ptr(dst), ptr(src));
+                    let r = if sync {
+                        aclrtMemcpy(d, dest_max, s, count, kind)
+                    } else {
+                        aclrtMemcpyAsync(d, dest_max, s, count, kind, st)
+                    };
+                    let what = format!(
+                        "{dst:?} <- {src:?}, count {count}, destMax {dest_max}, kind {kind}, \
+                         sync {sync}"
+                    );
+                    if count > 0 && (m.end_is_stale(dst) || m.end_is_stale(src)) {
+                        match expect {
+                            Some(e) => assert_eq!(r, e, "stale copy {what}"),
+                            None if sync => {}
+                            None => assert_ne!(r, 0, "stale copy {what}"),
+                        }
+                    }
+                    // Nothing outside the destination range is written, nothing at all by a
+                    // rejected call.
+                    let written = match dst {
+                        End::Host(o) if r == 0 => o..o + count.min(HOST - o),
+                        _ => 0..0,
+                    };
+                    for (i, (x, y)) in host.iter().zip(before.iter()).enumerate() {
+                        if x != y {
+                            assert!(written.contains(&i), "{what}: returned {r}, wrote byte {i}");
+                        }
+                    }
+                }
+                25 => {
+                    let p = if b.u8() % 4 == 0 {
+                        dev(&mut b, &m.live).map_or(0, |p| p as usize)
+                    } else {
+                        m.stale(&mut b)
+                    };
+                    let (max, n) = b.sizes();
+                    let v = b.u32() as i32;
+                    let stale = n > 0 && m.is_stale(p);
+                    if b.u8() % 2 == 0 {
+                        let r = aclrtMemset(p as *mut c_void, max, v, n);
+                        if stale {
+                            assert_eq!(r, RT_PARAM_INVALID, "memset {p:#x} x{n}");
+                        }
+                    } else {
+                        let st = if b.u8() % 4 == 0 {
+                            pick(&mut b, &streams)
+                        } else {
+                            null_mut()
+                        };
+                        let decided = n > max || (st.is_null() && has_device());
+                        let r = aclrtMemsetAsync(p as *mut c_void, max, v, n, st);
+                        if stale && decided {
+                            assert_eq!(r, RT_PARAM_INVALID, "memsetAsync {p:#x} x{n}");
+                        } else if stale {
+                            assert_ne!(r, 0, "memsetAsync {p:#x} x{n}");
+                        }
+                    }
+                }
+                26 => {
+                    let p = m.stale(&mut b);
+                    let (v, s) = (b.u64(), pick(&mut b, &streams));
+                    let r = if b.u8() % 2 == 0 {
+                        aclrtValueWrite(p as *mut c_void, v, b.u32() % 3, s)
+                    } else {
+                        aclrtValueWait(p as *mut c_void, v, b.u32() % 6, s)
+                    };
+                    assert!(!m.is_stale(p) || r != 0, "value write/wait at stale {p:#x}");
+                }
+                27 => {
+                    let p = m.stale(&mut b);
+                    let stale = m.is_stale(p);
+                    let (n, t) = (b.count(), b.u32() % 6);
+                    let s = if b.u8() % 2 == 0 {
+                        pick(&mut b, &streams)
+                    } else {
+                        null_mut()
+                    };
+                    match b.u8() % 4 {
+                        0 => {
+                            // Accepted like CANN (the address is the task's); the task fails.
+                            let r = aclrtCmoAsync(p as *mut c_void, n, t, s);
+                            if r == 0 && stale && s.is_null() {
+                                let r = aclrtSynchronizeStream(s);
+                                assert_ne!(r, 0, "a CMO task at stale {p:#x} succeeded");
+                            }
+                        }
+                        1 => {
+                            aclrtCmoAsyncWithBarrier(p as *mut c_void, n, t, b.u32() % 4, s);
+                        }
+                        2 => {
+                            let src = m.stale(&mut b) as *mut c_void;
+                            let r = aclrtCmoSetDesc(p as *mut c_void, src, n);
+                            assert!(!stale || r != 0, "cmo descriptor at stale {p:#x}");
+                        }
+                        _ => {
+                            let r = aclrtCmoAsyncWithDesc(p as *mut c_void, t, s, null());
+                            assert!(!stale || r != 0, "cmo with descriptor at stale {p:#x}");
+                        }
+                    }
+                }
+                _ => {
+                    let p = m.stale(&mut b);
+                    let stale = m.is_stale(p);
+                    let r = aclrtFree(p as *mut c_void);
+                    assert!(!stale || r != 0, "aclrtFree of stale {p:#x}");
+                    let rh = aclrtFreeHost(p as *mut c_void);
+                    assert!(!stale || rh != 0, "aclrtFreeHost of stale {p:#x}");
+                    if r == 0 {
+                        m.note_free(p);
+                    }
                 }
             }
         }
