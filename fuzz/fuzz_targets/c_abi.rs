@@ -27,23 +27,11 @@ use ascend_rt::AddressClass;
 use ascend_sim::memory::{DEVICE_WINDOW_BASE, DEVICE_WINDOW_BYTES};
 use libfuzzer_sys::fuzz_target;
 
+#[path = "common/mod.rs"]
+mod common;
+use common::{stale_copy_code, Bytes, End, RT_PARAM_INVALID};
+
 type AclError = i32;
-
-/// `ACL_ERROR_INVALID_PARAM`: the ACL layer's NULL and kind rows.
-const INVALID_PARAM: i32 = 100000;
-/// `ACL_ERROR_RT_PARAM_INVALID`: sizes, and an address in no live allocation.
-const RT_PARAM_INVALID: i32 = 107000;
-/// `ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE`, the last valid copy kind.
-const LAST_KIND: u32 = 5;
-
-/// Sizes no memory has, and their neighbours.
-const HUGE: [usize; 5] = [
-    usize::MAX,
-    1 << 40,
-    isize::MAX as usize + 1,
-    isize::MAX as usize,
-    usize::MAX - 31,
-];
 
 /// Bytes of the target's pageable buffer.
 const HOST: usize = 512;
@@ -115,24 +103,8 @@ extern "C" {
     fn aclmdlRIDestroy(m: *mut c_void) -> AclError;
 }
 
-struct Bytes<'a>(&'a [u8]);
-
+/// This target's decoding, on top of the shared primitives.
 impl Bytes<'_> {
-    fn u8(&mut self) -> u8 {
-        let (b, rest) = self
-            .0
-            .split_first()
-            .map(|(b, r)| (*b, r))
-            .unwrap_or((0, &[]));
-        self.0 = rest;
-        b
-    }
-    fn u32(&mut self) -> u32 {
-        u32::from_le_bytes([self.u8(), self.u8(), self.u8(), self.u8()])
-    }
-    fn u64(&mut self) -> u64 {
-        (self.u32() as u64) | ((self.u32() as u64) << 32)
-    }
     fn small(&mut self) -> usize {
         match self.u8() % 8 {
             // Up to 1 MiB: bigger sizes only make memsets slow, not more interesting.
@@ -146,7 +118,7 @@ impl Bytes<'_> {
     fn count(&mut self) -> usize {
         match self.u8() % 8 {
             0 => 0,
-            1 => HUGE[self.u8() as usize % HUGE.len()],
+            1 => self.huge(),
             2 => self.u64() as usize,
             3 => (self.u32() % (HOST as u32 + 1)) as usize,
             _ => self.u8() as usize + 1,
@@ -169,15 +141,6 @@ struct Alloc {
     base: usize,
     size: usize,
     reserved: usize,
-}
-
-/// One end of a copy.
-#[derive(Clone, Copy, Debug)]
-enum End {
-    /// An address (NULL, stale or device memory).
-    Addr(usize),
-    /// Pageable memory: the target's buffer at this offset.
-    Host(usize),
 }
 
 /// This target's model of the device memory, and the checks against it.
@@ -223,7 +186,7 @@ impl Model {
         self.in_window(a) && !self.is_live(a)
     }
     fn end_is_stale(&self, e: End) -> bool {
-        matches!(e, End::Addr(a) if self.is_stale(a))
+        matches!(e, End::Addr(a) if self.is_stale(a as usize))
     }
     /// The runtime classifies a window address as the model does.
     fn check_class(&self, a: usize) {
@@ -285,8 +248,8 @@ impl Model {
     }
     fn end(&self, b: &mut Bytes) -> End {
         match b.u8() % 8 {
-            0..=2 => End::Addr(self.stale(b)),
-            3 => End::Addr(dev(b, &self.live).map_or(0, |p| p as usize)),
+            0..=2 => End::Addr(self.stale(b) as u64),
+            3 => End::Addr(dev(b, &self.live).map_or(0, |p| p as usize as u64)),
             4 => End::Addr(0),
             _ => End::Host(b.u32() as usize % (HOST + 1)),
         }
@@ -302,36 +265,6 @@ fn within_contract(e: End, dest_max: usize, count: usize) -> bool {
         End::Host(off) => len > isize::MAX as usize || off + len <= HOST,
         End::Addr(_) => true,
     }
-}
-
-/// The code a copy with a stale end must return, where the earlier rows decide it (`None`:
-/// any error, or for `aclrtMemcpy` onto itself, success: see below).
-fn stale_copy_code(
-    sync: bool,
-    dst: End,
-    src: End,
-    dest_max: usize,
-    count: usize,
-    kind: u32,
-    default_stream: bool,
-) -> Option<i32> {
-    if matches!(dst, End::Addr(0)) || matches!(src, End::Addr(0)) || kind > LAST_KIND {
-        return Some(INVALID_PARAM);
-    }
-    if count > dest_max || (sync && dest_max == 0) {
-        return Some(RT_PARAM_INVALID);
-    }
-    if sync {
-        if let (End::Addr(d), End::Addr(s)) = (dst, src) {
-            if d == s {
-                // aclrtMemcpy returns success for dst == src before it resolves the ends (a
-                // copy onto itself), stale or not: recorded, not asserted.
-                return None;
-            }
-        }
-        return Some(RT_PARAM_INVALID);
-    }
-    default_stream.then_some(RT_PARAM_INVALID)
 }
 
 fn has_device() -> bool {
@@ -635,7 +568,7 @@ fn run(data: &[u8]) {
                     let before = host;
                     let base = host.as_mut_ptr();
                     let ptr = |e: End| match e {
-                        End::Addr(a) => a as *mut c_void,
+                        End::Addr(a) => a as usize as *mut c_void,
                         End::Host(o) => base.add(o).cast(),
                     };
                     let (d, s) = (ptr(dst), ptr(src));

@@ -21,40 +21,14 @@ use ascend_sim::memory::{DEVICE_WINDOW_BASE, DEVICE_WINDOW_BYTES};
 use ascend_sim::{OnStall, SimConfig};
 use libfuzzer_sys::fuzz_target;
 
+#[path = "common/mod.rs"]
+mod common;
+use common::{stale_copy_code, Bytes, End, RT_PARAM_INVALID};
+
 const CHIPS: [&str; 3] = ["Ascend910B1", "Ascend950PR_9599", "Ascend310B1"];
 
-/// `ACL_ERROR_INVALID_PARAM`: the ACL layer's NULL and kind rows.
-const INVALID_PARAM: i32 = 100000;
-/// `ACL_ERROR_RT_PARAM_INVALID`: sizes, and an address in no live allocation.
-const RT_PARAM_INVALID: i32 = 107000;
-
-/// Sizes no memory has, and their neighbours.
-const HUGE: [usize; 5] = [
-    usize::MAX,
-    1 << 40,
-    isize::MAX as usize + 1,
-    isize::MAX as usize,
-    usize::MAX - 31,
-];
-
-struct Bytes<'a>(&'a [u8]);
-
+/// This target's decoding, on top of the shared primitives.
 impl Bytes<'_> {
-    fn u8(&mut self) -> u8 {
-        let (b, rest) = self
-            .0
-            .split_first()
-            .map(|(b, r)| (*b, r))
-            .unwrap_or((0, &[]));
-        self.0 = rest;
-        b
-    }
-    fn u32(&mut self) -> u32 {
-        u32::from_le_bytes([self.u8(), self.u8(), self.u8(), self.u8()])
-    }
-    fn u64(&mut self) -> u64 {
-        (self.u32() as u64) | ((self.u32() as u64) << 32)
-    }
     /// A small number mostly, sometimes anything.
     fn small(&mut self) -> u64 {
         match self.u8() % 8 {
@@ -68,20 +42,11 @@ impl Bytes<'_> {
     fn count(&mut self) -> usize {
         match self.u8() % 8 {
             0 => 0,
-            1 => HUGE[self.u8() as usize % HUGE.len()],
+            1 => self.huge(),
             2 => self.u64() as usize,
             _ => self.u8() as usize + 1,
         }
     }
-}
-
-/// One end of a copy.
-#[derive(Clone, Copy, Debug)]
-enum End {
-    /// An address (NULL, stale, device or page-locked memory).
-    Addr(u64),
-    /// Pageable memory: the target's buffer from this offset on.
-    Host(usize),
 }
 
 struct Ctx {
@@ -212,38 +177,6 @@ impl Ctx {
     fn has_device(&self) -> bool {
         let mut d = 0;
         self.rt.get_device(Some(&mut d)).is_ok()
-    }
-    /// The code a copy with a stale end must return, where the earlier rows decide it
-    /// (`None`: a stream row may come first; any error will do).
-    #[allow(clippy::too_many_arguments)]
-    fn stale_copy_code(
-        &self,
-        sync: bool,
-        dst: End,
-        src: End,
-        dest_max: usize,
-        count: usize,
-        kind: u32,
-        stream: RawStream,
-    ) -> Option<i32> {
-        let null = matches!(dst, End::Addr(0)) || matches!(src, End::Addr(0));
-        if null || kind > memcpy_kind::HOST_TO_BUF_TO_DEVICE {
-            return Some(INVALID_PARAM);
-        }
-        if count > dest_max || (sync && dest_max == 0) {
-            return Some(RT_PARAM_INVALID);
-        }
-        if sync {
-            if let (End::Addr(d), End::Addr(s)) = (dst, src) {
-                if d == s {
-                    // aclrtMemcpy returns success for dst == src before it resolves the ends
-                    // (a copy onto itself), stale or not: recorded, not asserted.
-                    return None;
-                }
-            }
-            return Some(RT_PARAM_INVALID);
-        }
-        (stream.0 == 0 && self.has_device()).then_some(RT_PARAM_INVALID)
     }
     fn note_malloc(&mut self, a: u64, size: usize, policy: u32) {
         let len = self.reserved(size, policy);
@@ -552,7 +485,8 @@ fn run(data: &[u8]) {
                 } else {
                     RawStream::NULL
                 };
-                let expect = c.stale_copy_code(sync, dst, src, dest_max, count, kind, stream);
+                let stream_ok = stream.0 == 0 && c.has_device();
+                let expect = stale_copy_code(sync, dst, src, dest_max, count, kind, stream_ok);
                 let before = host;
                 let st = (!sync).then_some(stream);
                 let r = copy(

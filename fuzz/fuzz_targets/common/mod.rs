@@ -1,0 +1,90 @@
+//! What the `raw_api` and `c_abi` targets share: the primitives of their input decoders, and
+//! the codes and sizes they check. Each target adds its own decoding methods to [`Bytes`].
+
+/// `ACL_ERROR_INVALID_PARAM`: the ACL layer's NULL and kind rows.
+pub const INVALID_PARAM: i32 = 100000;
+/// `ACL_ERROR_RT_PARAM_INVALID`: sizes, and an address in no live allocation.
+pub const RT_PARAM_INVALID: i32 = 107000;
+
+/// Sizes no memory has, and their neighbours.
+pub const HUGE: [usize; 5] = [
+    usize::MAX,
+    1 << 40,
+    isize::MAX as usize + 1,
+    isize::MAX as usize,
+    usize::MAX - 31,
+];
+
+/// The fuzz input, read front to back; past its end every read is zero.
+pub struct Bytes<'a>(pub &'a [u8]);
+
+impl Bytes<'_> {
+    /// The next byte.
+    pub fn u8(&mut self) -> u8 {
+        let (b, rest) = self
+            .0
+            .split_first()
+            .map(|(b, r)| (*b, r))
+            .unwrap_or((0, &[]));
+        self.0 = rest;
+        b
+    }
+
+    /// The next four bytes, little-endian.
+    pub fn u32(&mut self) -> u32 {
+        u32::from_le_bytes([self.u8(), self.u8(), self.u8(), self.u8()])
+    }
+
+    /// The next eight bytes, little-endian.
+    pub fn u64(&mut self) -> u64 {
+        (self.u32() as u64) | ((self.u32() as u64) << 32)
+    }
+
+    /// One of the [`HUGE`] sizes.
+    pub fn huge(&mut self) -> usize {
+        HUGE[self.u8() as usize % HUGE.len()]
+    }
+}
+
+/// One end of a copy as the targets pass it: an address (NULL, stale, device or page-locked
+/// memory) or pageable host memory (the target's own buffer from an offset on).
+#[derive(Clone, Copy, Debug)]
+pub enum End {
+    /// An address.
+    Addr(u64),
+    /// Pageable memory: the target's buffer from this offset on.
+    Host(usize),
+}
+
+/// The code a copy with a stale end must return, where the earlier rows decide it: NULL ends
+/// and a bad kind (100000), then the count rows (107000), then, for `aclrtMemcpy`, the stale
+/// end (107000). `None`: any error will do (`aclrtMemcpyAsync`, whose stream rows come first,
+/// unless `stream_ok`), or, for `aclrtMemcpy` onto itself, success: CANN answers a copy with
+/// `dst == src` before it resolves the ends, stale or not, so that case is recorded, not
+/// asserted.
+pub fn stale_copy_code(
+    sync: bool,
+    dst: End,
+    src: End,
+    dest_max: usize,
+    count: usize,
+    kind: u32,
+    stream_ok: bool,
+) -> Option<i32> {
+    const LAST_KIND: u32 = 5; // ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE
+    if matches!(dst, End::Addr(0)) || matches!(src, End::Addr(0)) || kind > LAST_KIND {
+        return Some(INVALID_PARAM);
+    }
+    if count > dest_max || (sync && dest_max == 0) {
+        return Some(RT_PARAM_INVALID);
+    }
+    if sync {
+        if let (End::Addr(d), End::Addr(s)) = (dst, src) {
+            if d == s {
+                return None;
+            }
+        }
+        return Some(RT_PARAM_INVALID);
+    }
+    stream_ok.then_some(RT_PARAM_INVALID)
+}
