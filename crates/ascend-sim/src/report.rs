@@ -61,6 +61,62 @@ pub struct NeverWrittenRead {
     pub by: String,
 }
 
+/// How many hazards and CMO records are kept with their details (all are counted).
+const HAZARD_SAMPLES: usize = 1024;
+
+/// A memory-side hazard: something a program did to cached data that hardware would not
+/// report, named with where and when it happened.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Hazard {
+    /// The class: `lost_write` (an INVALID dropped a dirty line whose data was never
+    /// written back).
+    pub kind: String,
+    /// The device.
+    pub device: u32,
+    /// Start of the memory involved (a cache line).
+    pub addr: u64,
+    /// Bytes involved.
+    pub len: u64,
+    /// Simulated time.
+    pub at_ns: u64,
+    /// What happened, with the writer of the lost data where known.
+    pub detail: String,
+}
+
+/// What one CMO task did to its device's L2.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CmoRecord {
+    /// The operation.
+    pub op: String,
+    /// Start of the range.
+    pub addr: u64,
+    /// Bytes of the range.
+    pub len: u64,
+    /// Lines acted on.
+    pub lines: u64,
+    /// Bytes written back to memory.
+    pub bytes_written_back: u64,
+    /// Bytes read from memory into the L2 (PREFETCH).
+    pub bytes_filled: u64,
+    /// Dirty lines dropped without write-back (INVALID).
+    pub lines_lost: u64,
+    /// True when the range was not aligned to lines (whole lines beyond it were acted on).
+    pub partial_lines: bool,
+    /// Simulated completion time.
+    pub at_ns: u64,
+}
+
+/// One device's L2 figures.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CacheReport {
+    /// The device.
+    pub device: u32,
+    /// Hits, misses, dirty evictions, bytes written back, dirty lines dropped.
+    pub l2: crate::cache::L2Stats,
+    /// Lines resident now.
+    pub resident_lines: u64,
+}
+
 /// Data the engine collects while it runs.
 #[derive(Debug, Default, Clone)]
 pub struct ReportData {
@@ -82,9 +138,43 @@ pub struct ReportData {
     pub destroyed_streams: Vec<StreamReport>,
     /// Destroyed streams whose figures were not kept.
     pub destroyed_streams_dropped: u64,
+    /// Hazards, in order (bounded).
+    pub hazards: Vec<Hazard>,
+    /// Hazards not kept because the list was full.
+    pub hazards_dropped: u64,
+    /// CMO tasks' effects, in order (bounded).
+    pub cmos: Vec<CmoRecord>,
+    /// CMO records not kept because the list was full.
+    pub cmos_dropped: u64,
 }
 
 impl ReportData {
+    /// Records a hazard (and logs it).
+    pub fn note_hazard(&mut self, hazard: Hazard) {
+        tracing::warn!(
+            kind = %hazard.kind,
+            device = hazard.device,
+            addr = format_args!("{:#x}", hazard.addr),
+            at_ns = hazard.at_ns,
+            "hazard: {}",
+            hazard.detail
+        );
+        if self.hazards.len() < HAZARD_SAMPLES {
+            self.hazards.push(hazard);
+        } else {
+            self.hazards_dropped += 1;
+        }
+    }
+
+    /// Records what a CMO task did.
+    pub fn note_cmo(&mut self, record: CmoRecord) {
+        if self.cmos.len() < HAZARD_SAMPLES {
+            self.cmos.push(record);
+        } else {
+            self.cmos_dropped += 1;
+        }
+    }
+
     /// Counts (and logs) a read of never-written memory.
     pub fn note_never_written(&mut self, addr: u64, len: u64, at_ns: u64, by: &str) {
         self.never_written_reads += 1;
@@ -213,6 +303,16 @@ pub struct RunReport {
     pub timeline_dropped: u64,
     /// Bytes of backing store the simulated device memory holds.
     pub backing_bytes: u64,
+    /// Each device's L2 figures.
+    pub caches: Vec<CacheReport>,
+    /// Memory-side hazards (bounded).
+    pub hazards: Vec<Hazard>,
+    /// Hazards left out of `hazards`.
+    pub hazards_dropped: u64,
+    /// What each CMO task did (bounded).
+    pub cmos: Vec<CmoRecord>,
+    /// CMO records left out of `cmos`.
+    pub cmos_dropped: u64,
 }
 
 impl crate::engine::Engine {
@@ -270,6 +370,20 @@ impl crate::engine::Engine {
             timeline: r.timeline.clone(),
             timeline_dropped: r.timeline_dropped,
             backing_bytes: self.mem.backing_bytes(),
+            caches: self
+                .l2
+                .iter()
+                .enumerate()
+                .map(|(d, l2)| CacheReport {
+                    device: d as u32,
+                    l2: l2.stats(),
+                    resident_lines: l2.resident_lines(),
+                })
+                .collect(),
+            hazards: r.hazards.clone(),
+            hazards_dropped: r.hazards_dropped,
+            cmos: r.cmos.clone(),
+            cmos_dropped: r.cmos_dropped,
         }
     }
 }

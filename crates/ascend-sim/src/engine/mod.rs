@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap};
 
 use ascend_chips::{ChipProfile, ChipType};
 
-use crate::cache::{CacheModel, NoCache};
+use crate::cache::L2;
 use crate::copy::Pool;
 use crate::memory::Memory;
 use crate::objects::{Event, Instance, Model, Notify};
@@ -104,8 +104,8 @@ pub struct Engine {
     seq: u64,
     /// Device memory.
     pub mem: Memory,
-    /// The cache model seam.
-    pub cache: Box<dyn CacheModel>,
+    /// Each device's L2, in front of its memory.
+    pub l2: Vec<L2>,
     /// Streams by id.
     pub streams: BTreeMap<u64, Stream>,
     next_stream: u64,
@@ -178,7 +178,15 @@ impl Engine {
             evs: HashMap::new(),
             seq: 0,
             mem,
-            cache: Box::new(NoCache),
+            l2: (0..n)
+                .map(|_| {
+                    L2::new(
+                        chip.cache.l2_bytes,
+                        chip.cache.l2_line_bytes,
+                        chip.cache.l2_ways,
+                    )
+                })
+                .collect(),
             streams: BTreeMap::new(),
             next_stream: 0,
             events: BTreeMap::new(),
@@ -205,6 +213,17 @@ impl Engine {
             host_waits: BTreeMap::new(),
             next_host_wait: 0,
             chip,
+        }
+    }
+
+    /// An agent's read (`write` false) or write of `[addr, addr+len)` goes through the L2 of
+    /// the device whose memory it is. Call it after the range was checked and, for a write,
+    /// before the data reaches memory.
+    pub(crate) fn through_l2(&mut self, addr: u64, len: u64, write: bool) {
+        if let Some(d) = self.mem.device_of(addr) {
+            if let Some(l2) = self.l2.get_mut(d as usize) {
+                l2.access(&self.mem, addr, len, write);
+            }
         }
     }
 

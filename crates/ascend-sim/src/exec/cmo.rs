@@ -4,6 +4,7 @@
 
 use crate::copy::Link;
 use crate::engine::Engine;
+use crate::report::{CmoRecord, Hazard};
 use crate::stream::Head;
 use crate::types::{CmoType, SimError, Task};
 
@@ -90,6 +91,7 @@ impl Engine {
         let size = self.chip.cmo.desc_size.max(32);
         let mut buf = vec![0u8; size as usize];
         let info = self.mem.read(desc, &mut buf)?;
+        self.through_l2(desc, size as u64, false);
         self.note_read(desc, size as u64, info.never_written, "CMO descriptor read");
         let (li, no, ni, src) = desc_layout(size);
         let u16_at = |o: u64| u16::from_le_bytes([buf[o as usize], buf[o as usize + 1]]) as u64;
@@ -127,10 +129,46 @@ impl Engine {
         }
     }
 
+    /// What a CMO does to the data: the device's L2 acts on the lines the range touches; a
+    /// dirty line an INVALID drops loses its writes, which the report records.
     fn cmo_effect(&mut self, dev: u32, op: CmoType, addr: u64, len: u64) -> Result<(), String> {
         self.mem.check(addr, len).map_err(|e| e.to_string())?;
+        let Some(l2) = self.l2.get_mut(dev as usize) else {
+            return Ok(());
+        };
+        let line = l2.line_bytes();
+        let outcome = l2.cmo(&mut self.mem, op, addr, len);
         let now = self.now;
-        self.cache.on_cmo(dev, op, addr, len, now);
+        for &lost in &outcome.lost_lines {
+            let writer = match self.mem.last_writer(lost) {
+                Some(w) => format!("last written by {w}"),
+                None => "writer unknown".to_string(),
+            };
+            self.report.note_hazard(Hazard {
+                kind: "lost_write".into(),
+                device: dev,
+                addr: lost,
+                len: line,
+                at_ns: now,
+                detail: format!(
+                    "an INVALID of [{addr:#x}, +{len}) dropped the dirty line {lost:#x} \
+                     ({line} bytes) without writing it back: its data is lost and the line \
+                     reads as memory held it before ({writer}); a WRITEBACK or FLUSH first \
+                     would keep it"
+                ),
+            });
+        }
+        self.report.note_cmo(CmoRecord {
+            op: op.name().to_string(),
+            addr,
+            len,
+            lines: outcome.lines,
+            bytes_written_back: outcome.bytes_written_back,
+            bytes_filled: outcome.bytes_filled,
+            lines_lost: outcome.lost_lines.len() as u64,
+            partial_lines: outcome.partial,
+            at_ns: now,
+        });
         Ok(())
     }
 

@@ -136,20 +136,19 @@ impl Engine {
 
     /// A memset's effect.
     fn do_memset(&mut self, addr: u64, value: u8, len: u64, by: Writer) -> Result<(), String> {
-        let now = self.now;
-        let r = self.mem.fill(addr, value, len, by);
-        if r.is_ok() {
-            self.cache.on_write(addr, len, now);
-            self.on_mem_write(addr, len);
-        }
-        r.map_err(|e| e.to_string())
+        self.mem.check(addr, len).map_err(|e| e.to_string())?;
+        self.through_l2(addr, len, true);
+        self.mem
+            .fill(addr, value, len, by)
+            .map_err(|e| e.to_string())?;
+        self.on_mem_write(addr, len);
+        Ok(())
     }
 
     /// A copy's effect. Every range is bounds-checked before any byte moves, and no temporary
     /// buffer is larger than what the host side of the copy already holds: device-to-device
     /// copies go page by page inside device memory.
     fn do_memcpy(&mut self, dst: &Loc, src: &Loc, len: u64, by: Writer) -> Result<(), String> {
-        let now = self.now;
         let host_range =
             |offset: usize, buf_len: usize| -> Result<std::ops::Range<usize>, String> {
                 let end = usize::try_from(len)
@@ -163,10 +162,12 @@ impl Engine {
             };
         match (src, dst) {
             (Loc::Device(s), Loc::Device(d)) => {
+                self.mem.check(*s, len).map_err(|e| e.to_string())?;
+                self.mem.check(*d, len).map_err(|e| e.to_string())?;
+                self.through_l2(*s, len, false);
+                self.through_l2(*d, len, true);
                 let info = self.mem.copy(*d, *s, len, by).map_err(|e| e.to_string())?;
                 self.note_read(*s, len, info.never_written, "memcpy source");
-                self.cache.on_read(*s, len, now);
-                self.cache.on_write(*d, len, now);
                 self.on_mem_write(*d, len);
             }
             (Loc::Device(s), Loc::Host { buf, offset }) => {
@@ -175,8 +176,8 @@ impl Engine {
                 let r = host_range(*offset, b.len())?;
                 let info = self.mem.read(*s, &mut b[r]).map_err(|e| e.to_string())?;
                 drop(b);
+                self.through_l2(*s, len, false);
                 self.note_read(*s, len, info.never_written, "memcpy source");
-                self.cache.on_read(*s, len, now);
             }
             (Loc::Host { buf, offset }, Loc::Device(d)) => {
                 self.mem.check(*d, len).map_err(|e| e.to_string())?;
@@ -184,8 +185,8 @@ impl Engine {
                     let b = buf.lock().unwrap_or_else(|p| p.into_inner());
                     b[host_range(*offset, b.len())?].to_vec()
                 };
+                self.through_l2(*d, len, true);
                 self.mem.write(*d, &data, by).map_err(|e| e.to_string())?;
-                self.cache.on_write(*d, len, now);
                 self.on_mem_write(*d, len);
             }
             (

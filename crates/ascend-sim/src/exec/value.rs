@@ -19,9 +19,11 @@ impl Engine {
             stream: s,
             at_ns: now,
         };
+        if self.mem.check(addr, 8).is_ok() {
+            self.through_l2(addr, 8, true);
+        }
         match self.mem.write(addr, &value.to_le_bytes(), by) {
             Ok(()) => {
-                self.cache.on_write(addr, 8, now);
                 self.on_mem_write(addr, 8);
                 None
             }
@@ -64,6 +66,7 @@ impl Engine {
                 self.complete(s, Some(format!("task {id}: value wait poll read: {e}")));
             }
             Ok((m, info)) => {
+                self.through_l2(addr, 8, false);
                 let Some(Head::Wait(w)) = self.streams.get_mut(&s).map(|st| &mut st.head) else {
                     return;
                 };

@@ -20,6 +20,10 @@ impl Sim {
             e.run_until(now);
             let by = format!("by free at {now} ns");
             let len = e.mem.free(device, addr, by)?;
+            // Cached lines of freed memory are forgotten, neither written back nor restored.
+            if let Some(l2) = e.l2.get_mut(device as usize) {
+                l2.discard(addr, len);
+            }
             e.progress += 1;
             e.on_mem_write(addr, len);
             Ok(())
@@ -32,6 +36,7 @@ impl Sim {
             let now = e.now;
             e.run_until(now);
             let info = e.mem.read(addr, out)?;
+            e.through_l2(addr, out.len() as u64, false);
             e.note_read(addr, out.len() as u64, info.never_written, "host read");
             Ok(())
         })
@@ -39,31 +44,41 @@ impl Sim {
 
     /// Synchronous host write of device memory (no stream ordering), bounds-checked.
     pub fn write(&self, addr: DevAddr, data: &[u8]) -> Result<(), SimError> {
-        self.host_store(addr, data.len() as u64, |m, by| m.write(addr, data, by))
+        self.host_store(addr, data.len() as u64, None, |m, by| {
+            m.write(addr, data, by)
+        })
     }
 
     /// Synchronous fill of device memory.
     pub fn fill(&self, addr: DevAddr, value: u8, len: u64) -> Result<(), SimError> {
-        self.host_store(addr, len, |m, by| m.fill(addr, value, len, by))
+        self.host_store(addr, len, None, |m, by| m.fill(addr, value, len, by))
     }
 
     /// Synchronous device-to-device copy (overlap allowed, behaves as memmove).
     pub fn copy(&self, dst: DevAddr, src: DevAddr, len: u64) -> Result<(), SimError> {
-        self.host_store(dst, len, |m, by| m.copy(dst, src, len, by))
+        self.host_store(dst, len, Some(src), |m, by| m.copy(dst, src, len, by))
     }
 
-    /// A synchronous host store into `[addr, addr+len)`: brings the device up to the host's
-    /// time, lets `store` change memory as the host, then counts the progress and wakes the
-    /// value waits watching the range.
+    /// A synchronous host store into `[addr, addr+len)` (reading `source` too, for a copy):
+    /// brings the device up to the host's time, passes the ranges through the device's L2
+    /// (the copy engine's path), lets `store` change memory as the host, then counts the
+    /// progress and wakes the value waits watching the range.
     fn host_store<R>(
         &self,
         addr: DevAddr,
         len: u64,
+        source: Option<DevAddr>,
         store: impl FnOnce(&mut Memory, Writer) -> Result<R, SimError>,
     ) -> Result<(), SimError> {
         self.with(|e| {
             let now = e.now;
             e.run_until(now);
+            e.mem.check(addr, len)?;
+            if let Some(src) = source {
+                e.mem.check(src, len)?;
+                e.through_l2(src, len, false);
+            }
+            e.through_l2(addr, len, true);
             store(&mut e.mem, Writer::Host { at_ns: now })?;
             e.progress += 1;
             e.on_mem_write(addr, len);

@@ -17,6 +17,7 @@ mod pages;
 mod writers;
 
 use allocator::Allocator;
+pub use pages::Image;
 use pages::{Pages, Src};
 pub use writers::Writer;
 use writers::WriterLog;
@@ -136,6 +137,18 @@ impl Memory {
         let info = self.pages.copy(dst, src, len);
         self.writers.note(dst, len, by);
         Ok(info)
+    }
+
+    /// What `[addr, addr+len)` holds now, with its written flags (`addr` and `len` multiples
+    /// of 8; no bounds check: a cache line may reach past an allocation).
+    pub fn image(&self, addr: DevAddr, len: u64) -> Image {
+        self.pages.image(addr, len)
+    }
+
+    /// Puts back what [`Memory::image`] took (no bounds check, no writer recorded: the data
+    /// returns to what memory held under a dropped cache line).
+    pub fn restore(&mut self, addr: DevAddr, len: u64, image: &Image) {
+        self.pages.restore(addr, len, image)
     }
 
     /// The last recorded writer of the 8-byte word at `addr`, if known.

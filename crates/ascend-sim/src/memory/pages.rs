@@ -24,6 +24,26 @@ pub(super) enum Src<'a> {
     Fill(u8),
 }
 
+/// What a range of memory holds, with its written flags, taken to be put back later (what the
+/// memory under a dirty cache line still holds).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Image {
+    /// Every byte is `byte`; every 8-byte word is written or none is.
+    Uniform {
+        /// The byte.
+        byte: u8,
+        /// Whether the words count as written.
+        written: bool,
+    },
+    /// The bytes, and whether each 8-byte word counts as written.
+    Data {
+        /// The bytes.
+        bytes: Box<[u8]>,
+        /// One flag per 8-byte word.
+        written: Box<[bool]>,
+    },
+}
+
 /// The backing pages of all device memory.
 #[derive(Debug)]
 pub(super) struct Pages {
@@ -212,6 +232,66 @@ impl Pages {
             done += n;
         }
         ReadInfo { never_written }
+    }
+
+    /// What `[addr, addr+len)` holds (`addr` and `len` multiples of 8).
+    pub(super) fn image(&self, addr: u64, len: u64) -> Image {
+        if let Some((byte, written)) = self.uniform_at(addr, len) {
+            return Image::Uniform { byte, written };
+        }
+        let mut bytes = vec![0u8; len as usize];
+        self.read(addr, &mut bytes);
+        let pb = self.page_bytes;
+        let written = (0..len / 8)
+            .map(|w| {
+                let a = addr + w * 8;
+                match self.pages.get(&(a / pb)) {
+                    None => false,
+                    Some(&Page::Uniform { written, .. }) => written,
+                    Some(Page::Data { written, .. }) => {
+                        let i = (a % pb) / 8;
+                        written[(i / 64) as usize] & (1u64 << (i % 64)) != 0
+                    }
+                }
+            })
+            .collect();
+        Image::Data {
+            bytes: bytes.into_boxed_slice(),
+            written,
+        }
+    }
+
+    /// Puts an [`Image`] of `[addr, addr+len)` back (`addr` and `len` multiples of 8).
+    pub(super) fn restore(&mut self, addr: u64, len: u64, image: &Image) {
+        if let Image::Uniform {
+            byte,
+            written: true,
+        } = *image
+        {
+            self.store(addr, Src::Fill(byte), len);
+            return;
+        }
+        let pb = self.page_bytes;
+        for w in 0..(len / 8) as usize {
+            let (word, flag) = match image {
+                Image::Uniform { byte, written } => ([*byte; 8], *written),
+                Image::Data { bytes, written } => {
+                    let mut word = [0u8; 8];
+                    word.copy_from_slice(&bytes[w * 8..w * 8 + 8]);
+                    (word, written[w])
+                }
+            };
+            let a = addr + w as u64 * 8;
+            let off = (a % pb) as usize;
+            let (data, bits) = self.data_page(a / pb);
+            data[off..off + 8].copy_from_slice(&word);
+            let i = off / 8;
+            if flag {
+                bits[i / 64] |= 1u64 << (i % 64);
+            } else {
+                bits[i / 64] &= !(1u64 << (i % 64));
+            }
+        }
     }
 
     /// Stores `src` at `addr`, page by page.

@@ -1,0 +1,310 @@
+//! The L2 cache of one device: set-associative, least-recently-used replacement, write-back
+//! and write-allocate, lines invalid (absent), clean or dirty.
+//!
+//! Memory ([`Memory`]) always holds what an agent reading through the L2 sees. The L2 keeps no
+//! copy of clean lines (they equal memory); for a dirty line it keeps an [`Image`] of what the
+//! memory underneath (HBM) still holds. Writing a dirty line back (eviction, WRITEBACK, FLUSH)
+//! drops that image; dropping a dirty line without write-back (INVALID) puts the image back
+//! into memory, so the write is lost, as on hardware, and the loss is reported.
+//!
+//! A range larger than the whole L2 is modelled as streaming through it: what was resident is
+//! evicted (dirty lines written back) and the range's last lines, as many as the L2 holds,
+//! stay resident. This keeps a multi-GiB copy or fill proportional to the L2, not the range.
+
+use std::collections::HashMap;
+
+use crate::memory::{Image, Memory};
+use crate::types::CmoType;
+
+/// One resident line.
+#[derive(Debug, Clone, Copy)]
+struct Way {
+    line: u64,
+    dirty: bool,
+    last_use: u64,
+}
+
+/// Counters of one L2.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct L2Stats {
+    /// Line accesses that found the line resident.
+    pub hits: u64,
+    /// Line accesses that had to fill the line from memory.
+    pub misses: u64,
+    /// Dirty lines written back because they were evicted.
+    pub dirty_evictions: u64,
+    /// Bytes written back to memory (evictions, WRITEBACK, FLUSH).
+    pub bytes_written_back: u64,
+    /// Dirty lines an INVALID dropped without write-back.
+    pub dirty_lines_dropped: u64,
+}
+
+/// What a CMO did to the L2.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CmoOutcome {
+    /// Lines the operation acted on (filled, written back or dropped).
+    pub lines: u64,
+    /// Bytes written back to memory.
+    pub bytes_written_back: u64,
+    /// Bytes read from memory to fill lines (PREFETCH).
+    pub bytes_filled: u64,
+    /// Start addresses of the dirty lines an INVALID dropped (their writes are lost).
+    pub lost_lines: Vec<u64>,
+    /// True when the range was not aligned to lines, so whole lines beyond it were acted on.
+    pub partial: bool,
+}
+
+/// The L2 of one device.
+#[derive(Debug)]
+pub struct L2 {
+    line: u64,
+    ways: usize,
+    sets: u64,
+    resident: HashMap<u64, Vec<Way>>,
+    /// What memory underneath holds, for each dirty line.
+    underneath: HashMap<u64, Image>,
+    clock: u64,
+    stats: L2Stats,
+}
+
+impl L2 {
+    /// An empty L2 of `capacity` bytes in lines of `line` bytes, `ways`-way associative. The
+    /// line is rounded to a power of two of at least 8 bytes; there is at least one set.
+    pub fn new(capacity: u64, line: u64, ways: u32) -> L2 {
+        let line = line.clamp(8, 1 << 20).next_power_of_two();
+        let ways = ways.max(1) as usize;
+        let sets = (capacity / line / ways as u64).max(1);
+        L2 {
+            line,
+            ways,
+            sets,
+            resident: HashMap::new(),
+            underneath: HashMap::new(),
+            clock: 0,
+            stats: L2Stats::default(),
+        }
+    }
+
+    /// The line size.
+    pub fn line_bytes(&self) -> u64 {
+        self.line
+    }
+
+    /// How many lines the L2 holds.
+    pub fn capacity_lines(&self) -> u64 {
+        self.sets * self.ways as u64
+    }
+
+    /// The counters so far.
+    pub fn stats(&self) -> L2Stats {
+        self.stats
+    }
+
+    /// Whether the line holding `addr` is resident, and dirty.
+    pub fn state_of(&self, addr: u64) -> Option<bool> {
+        let line = addr & !(self.line - 1);
+        self.resident
+            .get(&self.set_of(line))?
+            .iter()
+            .find(|w| w.line == line)
+            .map(|w| w.dirty)
+    }
+
+    /// Resident lines.
+    pub fn resident_lines(&self) -> u64 {
+        self.resident.values().map(|s| s.len() as u64).sum()
+    }
+
+    fn set_of(&self, line: u64) -> u64 {
+        (line / self.line) % self.sets
+    }
+
+    /// The lines `[addr, addr+len)` touches: first line address and count.
+    fn lines_of(&self, addr: u64, len: u64) -> (u64, u64) {
+        let first = addr & !(self.line - 1);
+        let end = addr.saturating_add(len.max(1));
+        let last = (end - 1) & !(self.line - 1);
+        (first, (last - first) / self.line + 1)
+    }
+
+    /// An agent reads (`write` false) or writes `[addr, addr+len)` through the L2; call it
+    /// before a write reaches `mem`. Returns the hits and misses, in lines.
+    pub fn access(&mut self, mem: &Memory, addr: u64, len: u64, write: bool) -> (u64, u64) {
+        if len == 0 {
+            return (0, 0);
+        }
+        let (mut first, mut count) = self.lines_of(addr, len);
+        let mut streamed = 0;
+        if count > self.capacity_lines() {
+            // Streaming through: everything resident goes, the range's tail stays.
+            self.evict_all();
+            streamed = count - self.capacity_lines();
+            first += streamed * self.line;
+            count = self.capacity_lines();
+        }
+        let (mut hits, mut misses) = (0, streamed);
+        for i in 0..count {
+            if self.touch(mem, first + i * self.line, write) {
+                hits += 1;
+            } else {
+                misses += 1;
+            }
+        }
+        self.stats.hits += hits;
+        self.stats.misses += misses;
+        (hits, misses)
+    }
+
+    /// Touches one line; true on a hit.
+    fn touch(&mut self, mem: &Memory, line: u64, write: bool) -> bool {
+        self.clock += 1;
+        let clock = self.clock;
+        let set = self.set_of(line);
+        let ways = self.ways;
+        let lb = self.line;
+        let slots = self.resident.entry(set).or_default();
+        if let Some(w) = slots.iter_mut().find(|w| w.line == line) {
+            w.last_use = clock;
+            if write && !w.dirty {
+                w.dirty = true;
+                self.underneath.insert(line, mem.image(line, lb));
+            }
+            return true;
+        }
+        if slots.len() >= ways {
+            let (i, _) = slots
+                .iter()
+                .enumerate()
+                .min_by_key(|(_, w)| w.last_use)
+                .expect("a full set has a way");
+            let victim = slots.swap_remove(i);
+            if victim.dirty {
+                self.underneath.remove(&victim.line);
+                self.stats.dirty_evictions += 1;
+                self.stats.bytes_written_back += lb;
+            }
+        }
+        let slots = self.resident.entry(set).or_default();
+        slots.push(Way {
+            line,
+            dirty: write,
+            last_use: clock,
+        });
+        if write {
+            self.underneath.insert(line, mem.image(line, lb));
+        }
+        false
+    }
+
+    /// Evicts every line, writing dirty ones back.
+    fn evict_all(&mut self) {
+        let dirty = self.underneath.len() as u64;
+        self.stats.dirty_evictions += dirty;
+        self.stats.bytes_written_back += dirty * self.line;
+        self.underneath.clear();
+        self.resident.clear();
+    }
+
+    /// The resident lines inside `[first, first + count lines)`, by address.
+    fn resident_in(&self, first: u64, count: u64) -> Vec<u64> {
+        let end = first + count * self.line;
+        let mut lines: Vec<u64> = if count > self.resident_lines() {
+            self.resident
+                .values()
+                .flatten()
+                .map(|w| w.line)
+                .filter(|l| (first..end).contains(l))
+                .collect()
+        } else {
+            (0..count)
+                .map(|i| first + i * self.line)
+                .filter(|&l| self.state_of(l).is_some())
+                .collect()
+        };
+        lines.sort_unstable();
+        lines
+    }
+
+    fn remove(&mut self, line: u64) {
+        let set = self.set_of(line);
+        if let Some(slots) = self.resident.get_mut(&set) {
+            slots.retain(|w| w.line != line);
+            if slots.is_empty() {
+                self.resident.remove(&set);
+            }
+        }
+    }
+
+    fn mark_clean(&mut self, line: u64) {
+        let set = self.set_of(line);
+        if let Some(w) = self
+            .resident
+            .get_mut(&set)
+            .and_then(|s| s.iter_mut().find(|w| w.line == line))
+        {
+            w.dirty = false;
+        }
+    }
+
+    /// Applies a cache-maintenance operation to the lines `[addr, addr+len)` touches. The
+    /// time it costs is proportional to the lines resident in the range (PREFETCH: to the
+    /// lines it fills, at most the L2's capacity), not to the range.
+    pub fn cmo(&mut self, mem: &mut Memory, op: CmoType, addr: u64, len: u64) -> CmoOutcome {
+        let mut out = CmoOutcome {
+            partial: len > 0
+                && (!addr.is_multiple_of(self.line) || !addr.saturating_add(len).is_multiple_of(self.line)),
+            ..CmoOutcome::default()
+        };
+        if len == 0 {
+            return out;
+        }
+        let (first, count) = self.lines_of(addr, len);
+        let lb = self.line;
+        match op {
+            CmoType::Prefetch => {
+                let (hits, misses) = self.access(mem, addr, len, false);
+                out.lines = hits + misses.min(self.capacity_lines());
+                out.bytes_filled = misses.min(self.capacity_lines()) * lb;
+            }
+            CmoType::Writeback | CmoType::Flush => {
+                for line in self.resident_in(first, count) {
+                    if self.underneath.remove(&line).is_some() {
+                        out.bytes_written_back += lb;
+                    }
+                    if op == CmoType::Flush {
+                        self.remove(line);
+                    } else {
+                        self.mark_clean(line);
+                    }
+                    out.lines += 1;
+                }
+                self.stats.bytes_written_back += out.bytes_written_back;
+            }
+            CmoType::Invalid => {
+                for line in self.resident_in(first, count) {
+                    if let Some(image) = self.underneath.remove(&line) {
+                        mem.restore(line, lb, &image);
+                        out.lost_lines.push(line);
+                    }
+                    self.remove(line);
+                    out.lines += 1;
+                }
+                self.stats.dirty_lines_dropped += out.lost_lines.len() as u64;
+            }
+        }
+        out
+    }
+
+    /// Forgets the lines `[addr, addr+len)` touches without writing anything (the memory was
+    /// freed: neither what the lines hold nor what is underneath matters any more).
+    pub fn discard(&mut self, addr: u64, len: u64) {
+        if len == 0 {
+            return;
+        }
+        let (first, count) = self.lines_of(addr, len);
+        for line in self.resident_in(first, count) {
+            self.underneath.remove(&line);
+            self.remove(line);
+        }
+    }
+}
