@@ -252,7 +252,8 @@ impl L2 {
     pub fn cmo(&mut self, mem: &mut Memory, op: CmoType, addr: u64, len: u64) -> CmoOutcome {
         let mut out = CmoOutcome {
             partial: len > 0
-                && (!addr.is_multiple_of(self.line) || !addr.saturating_add(len).is_multiple_of(self.line)),
+                && (!addr.is_multiple_of(self.line)
+                    || !addr.saturating_add(len).is_multiple_of(self.line)),
             ..CmoOutcome::default()
         };
         if len == 0 {
