@@ -180,3 +180,62 @@ fn a_copy_far_larger_than_the_l2_streams_through_it() {
     assert_eq!(probe, [0x42; 8]);
     assert!(s.report().hazards.is_empty());
 }
+
+/// The duration of the last completed task of `kind` on the timeline.
+fn last_duration(s: &Sim, kind: &str) -> u64 {
+    let r = s.report();
+    let span = r
+        .timeline
+        .iter()
+        .rev()
+        .find(|t| t.kind == kind)
+        .unwrap_or_else(|| panic!("no {kind} on the timeline"));
+    span.end_ns - span.start_ns
+}
+
+#[test]
+fn a_prefetch_shortens_a_later_device_read_of_the_buffer() {
+    let len = 8u64 << 20;
+    let timed_copy = |prefetch: bool| {
+        let s = sim();
+        let a = s.malloc(0, len).unwrap();
+        let b = s.malloc(0, len).unwrap();
+        s.fill(a, 5, len).unwrap();
+        let mut tasks = vec![cmo(CmoType::Flush, a, len), cmo(CmoType::Flush, b, len)];
+        if prefetch {
+            tasks.push(cmo(CmoType::Prefetch, a, len));
+        }
+        tasks.push(Task::Memcpy {
+            dst: Loc::Device(b),
+            src: Loc::Device(a),
+            len,
+        });
+        run(&s, tasks);
+        last_duration(&s, "Memcpy")
+    };
+    let (cold, warm) = (timed_copy(false), timed_copy(true));
+    assert!(
+        warm * 10 < cold * 9,
+        "a copy of a prefetched source ({warm} ns) is faster than of a cold one ({cold} ns)"
+    );
+}
+
+#[test]
+fn an_invalid_costs_time_by_the_lines_resident_not_by_the_range() {
+    let len = 1u64 << 30;
+    let timed_invalid = |fill_first: bool| {
+        let s = sim();
+        let a = s.malloc(0, len).unwrap();
+        if fill_first {
+            s.fill(a, 1, len).unwrap();
+            run(&s, vec![cmo(CmoType::Writeback, a, len)]);
+        }
+        run(&s, vec![cmo(CmoType::Invalid, a, len)]);
+        last_duration(&s, "Cmo")
+    };
+    let (empty, full) = (timed_invalid(false), timed_invalid(true));
+    assert!(
+        empty * 2 < full,
+        "an INVALID of 1 GiB on an empty L2 ({empty} ns) is much cheaper than on a full one ({full} ns)"
+    );
+}

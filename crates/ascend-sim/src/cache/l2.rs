@@ -246,6 +246,22 @@ impl L2 {
         }
     }
 
+    /// The lines `[addr, addr+len)` touches: how many in all, how many are resident, and how
+    /// many of those are dirty (without changing anything; proportional to the lines resident,
+    /// not to the range).
+    pub fn census(&self, addr: u64, len: u64) -> (u64, u64, u64) {
+        if len == 0 {
+            return (0, 0, 0);
+        }
+        let (first, count) = self.lines_of(addr, len);
+        let resident = self.resident_in(first, count);
+        let dirty = resident
+            .iter()
+            .filter(|l| self.underneath.contains_key(l))
+            .count() as u64;
+        (count, resident.len() as u64, dirty)
+    }
+
     /// Applies a cache-maintenance operation to the lines `[addr, addr+len)` touches. The
     /// time it costs is proportional to the lines resident in the range (PREFETCH: to the
     /// lines it fills, at most the L2's capacity), not to the range.

@@ -39,7 +39,28 @@ impl Engine {
             }
         }
         let (engine, link) = self.cmo_route(op);
-        self.start_copy(s, engine, link, len, self.chip.timing.dma_setup_ns);
+        let bytes = self.cmo_bytes(op, addr, len);
+        self.start_copy(s, engine, link, bytes, self.chip.timing.dma_setup_ns);
+    }
+
+    /// The bytes a CMO moves, from the device's L2 as it is now: PREFETCH reads the lines not
+    /// resident (at most the L2's capacity), WRITEBACK and FLUSH write the dirty lines, INVALID
+    /// walks the resident lines' tags. So its time follows the lines it acts on, not the range.
+    fn cmo_bytes(&self, op: CmoType, addr: u64, len: u64) -> u64 {
+        let Some(l2) = self
+            .mem
+            .device_of(addr)
+            .and_then(|d| self.l2.get(d as usize))
+        else {
+            return len;
+        };
+        let (lines, resident, dirty) = l2.census(addr, len);
+        let line = l2.line_bytes();
+        match op {
+            CmoType::Prefetch => (lines - resident).min(l2.capacity_lines()) * line,
+            CmoType::Writeback | CmoType::Flush => dirty * line,
+            CmoType::Invalid => resident * line,
+        }
     }
 
     /// A CMO with a descriptor reaches the scheduler: read the descriptor, check the range it
@@ -51,7 +72,8 @@ impl Engine {
                 Ok(()) => {
                     let (engine, link) = self.cmo_route(op);
                     let setup = t.dma_setup_ns + t.hbm_latency_ns;
-                    self.start_copy(s, engine, link, len, setup);
+                    let bytes = self.cmo_bytes(op, addr, len);
+                    self.start_copy(s, engine, link, bytes, setup);
                 }
                 Err(e) => self.complete(s, Some(format!("task {id}: {e}"))),
             },

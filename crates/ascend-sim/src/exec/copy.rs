@@ -18,12 +18,36 @@ impl Engine {
             self.complete(s, Some(format!("task {id}: {e}")));
             return;
         }
-        let link = match (src, dst) {
-            (Loc::Device(_), Loc::Device(_)) => Link::Hbm,
-            (Loc::Device(_), Loc::Host { .. }) => Link::D2h,
-            _ => Link::H2d,
+        let (link, bytes) = match (src, dst) {
+            (Loc::Device(a), Loc::Device(_)) => (Link::Hbm, self.hbm_equivalent(*a, len)),
+            (Loc::Device(_), Loc::Host { .. }) => (Link::D2h, len),
+            _ => (Link::H2d, len),
         };
-        self.start_copy(s, 0, link, len, self.chip.timing.dma_setup_ns);
+        self.start_copy(s, 0, link, bytes, self.chip.timing.dma_setup_ns);
+    }
+
+    /// The memory traffic of reading `[addr, addr+len)` on the device, in bytes at memory
+    /// (HBM) bandwidth: lines resident in the L2 are read at the L2's bandwidth instead.
+    fn hbm_equivalent(&self, addr: u64, len: u64) -> u64 {
+        let Some(l2) = self
+            .mem
+            .device_of(addr)
+            .and_then(|d| self.l2.get(d as usize))
+        else {
+            return len;
+        };
+        let (lines, resident, _) = l2.census(addr, len);
+        if lines == 0 || resident == 0 {
+            return len;
+        }
+        let t = self.chip.timing;
+        let ratio = if t.l2_gbps > 0.0 {
+            (t.hbm_gbps / t.l2_gbps).min(1.0)
+        } else {
+            1.0
+        };
+        let hit = len as f64 * resident as f64 / lines as f64;
+        ((len as f64 - hit) + hit * ratio).ceil() as u64
     }
 
     /// A memset reaches the scheduler: check its range, then start the copy-engine job.
