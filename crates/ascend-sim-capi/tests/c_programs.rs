@@ -334,3 +334,32 @@ fn work_after_acl_finalize_reaches_the_report_written_at_exit() {
         "the report lacks the work after aclFinalize: {json}"
     );
 }
+
+#[test]
+fn an_invalid_after_a_value_write_loses_it_and_the_report_says_so_unless_written_back() {
+    let Some(exe) = build("cmo_lost_write.c", false) else {
+        return;
+    };
+    for (arg, lost) in [("invalid-only", true), ("writeback", false)] {
+        let report = exe.with_file_name(format!("report-{arg}.json"));
+        let out = Command::new(&exe)
+            .arg(arg)
+            .env("LD_LIBRARY_PATH", lib_dir())
+            .env("ASCEND_SIM_SOC", "Ascend910B1")
+            .env("ASCEND_SIM_REPORT", &report)
+            .output()
+            .expect("run the program");
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        assert!(
+            out.status.success() && stdout.contains("SUCCESS"),
+            "{arg}: {stdout}{stderr}"
+        );
+        let json = std::fs::read_to_string(&report).expect("report written");
+        assert_eq!(json.contains("\"lost_write\""), lost, "{arg}: {json}");
+        // The hazard is also said on stderr, through the library's log.
+        assert_eq!(stderr.contains("hazard"), lost, "{arg}: {stderr}");
+    }
+}
