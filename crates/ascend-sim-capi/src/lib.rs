@@ -13,6 +13,8 @@
 //!   the same moment;
 //! - `ASCEND_SIM_ON_STALL=error|wait` and `ASCEND_SIM_WATCHDOG_MS=<ms>`: what a host thread
 //!   waiting on a stalled device does, and after how long;
+//! - `ASCEND_SIM_HAZARDS=ignore|record|fail` (also per class, `record,lost_write=fail`): what
+//!   the simulator's memory-side hazards do;
 //! - `ASCEND_SIM_LOG=<filter>`: what the simulator logs to standard error (default `warn`,
 //!   which includes the watchdog's explanation of a stalled device).
 //!

@@ -9,12 +9,13 @@
 //! | `ASCEND_SIM_ON_STALL` | `wait` or `error` (any case) | `wait` |
 //! | `ASCEND_SIM_WATCHDOG_MS` | a whole number of milliseconds, at least 1 | 5000 |
 //! | `ASCEND_SIM_LOG` | a `tracing` filter (`warn`, `info`, `ascend_sim=debug`, ...) | `warn` |
+//! | `ASCEND_SIM_HAZARDS` | `ignore`, `record` or `fail` for every hazard class, and/or `class=action` entries, comma-separated (`record,lost_write=fail`); classes `lost_write`, `partial_line`, `never_written_read` | `record` |
 
 use std::path::Path;
 use std::time::Duration;
 
 use ascend_chips::ChipProfile;
-use ascend_sim::{OnStall, SimConfig};
+use ascend_sim::{HazardAction, HazardKind, HazardPolicy, OnStall, SimConfig};
 
 /// What the environment asks for.
 pub struct Settings {
@@ -46,6 +47,11 @@ pub fn accepted(name: &str) -> String {
         "ASCEND_SIM_LOG" => {
             "a tracing filter such as `warn`, `info` or `ascend_sim=debug`".to_string()
         }
+        "ASCEND_SIM_HAZARDS" => format!(
+            "`ignore`, `record` or `fail`, or comma-separated `class=action` entries with \
+             classes {}",
+            HazardKind::ALL.map(HazardKind::name).join(", ")
+        ),
         _ => "see the library's documentation".to_string(),
     }
 }
@@ -92,6 +98,10 @@ impl Settings {
                 .ok_or_else(|| invalid("ASCEND_SIM_WATCHDOG_MS", &v, "not a positive number"))?;
             config.watchdog_grace = Duration::from_millis(ms);
         }
+        if let Some(v) = var("ASCEND_SIM_HAZARDS")? {
+            config.hazards = hazard_policy(&v)
+                .ok_or_else(|| invalid("ASCEND_SIM_HAZARDS", &v, "not a hazard setting"))?;
+        }
         Ok(Settings { chip, config })
     }
 
@@ -103,4 +113,19 @@ impl Settings {
                 .map_err(|e| invalid("ASCEND_SIM_LOG", &v, &e.to_string())),
         }
     }
+}
+
+/// Parses `ASCEND_SIM_HAZARDS`: an action for every class and/or `class=action` entries.
+fn hazard_policy(text: &str) -> Option<HazardPolicy> {
+    let mut policy = HazardPolicy::default();
+    for entry in text.split(',').map(str::trim).filter(|e| !e.is_empty()) {
+        match entry.split_once('=') {
+            None => policy = HazardPolicy::all(HazardAction::from_name(entry)?),
+            Some((class, action)) => policy.set(
+                HazardKind::from_name(class.trim())?,
+                HazardAction::from_name(action.trim())?,
+            ),
+        }
+    }
+    Some(policy)
 }

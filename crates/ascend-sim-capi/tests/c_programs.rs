@@ -261,7 +261,17 @@ fn a_bad_setting_is_named_with_its_value_and_the_accepted_values() {
     };
     let missing = std::env::temp_dir().join("no-such-dir/chip.toml");
     let missing = missing.to_str().unwrap();
-    let cases: [(&str, &str, &str); 5] = [
+    let cases: [(&str, &str, &str); 7] = [
+        (
+            "ASCEND_SIM_HAZARDS",
+            "sometimes",
+            "`ignore`, `record` or `fail`",
+        ),
+        (
+            "ASCEND_SIM_HAZARDS",
+            "lost_write=maybe",
+            "lost_write, partial_line",
+        ),
         ("ASCEND_SIM_SOC", "Ascend9999", "Ascend910B1"),
         ("ASCEND_SIM_ON_STALL", "sometimes", "`wait` or `error`"),
         (
@@ -362,4 +372,34 @@ fn an_invalid_after_a_value_write_loses_it_and_the_report_says_so_unless_written
         // The hazard is also said on stderr, through the library's log.
         assert_eq!(stderr.contains("hazard"), lost, "{arg}: {stderr}");
     }
+}
+
+#[test]
+fn hazards_set_to_fail_fail_the_synchronize_and_appear_in_the_trace_when_recorded() {
+    let Some(exe) = build("cmo_lost_write.c", false) else {
+        return;
+    };
+    let out = Command::new(&exe)
+        .env("LD_LIBRARY_PATH", lib_dir())
+        .env("ASCEND_SIM_HAZARDS", "record,lost_write=fail")
+        .output()
+        .expect("run the program");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success(),
+        "the lost write fails the program's synchronize"
+    );
+    assert!(
+        stderr.contains("aclrtSynchronizeStream(s) returned 507000"),
+        "{stderr}"
+    );
+    let trace = exe.with_file_name("trace-hazard.json");
+    let out = Command::new(&exe)
+        .env("LD_LIBRARY_PATH", lib_dir())
+        .env("ASCEND_SIM_TRACE", &trace)
+        .output()
+        .expect("run the program");
+    assert!(out.status.success());
+    let json = std::fs::read_to_string(&trace).expect("trace written");
+    assert!(json.contains("hazard: lost_write"), "{json}");
 }

@@ -175,15 +175,10 @@ impl ReportData {
         }
     }
 
-    /// Counts (and logs) a read of never-written memory.
+    /// Counts a read of never-written memory.
     pub fn note_never_written(&mut self, addr: u64, len: u64, at_ns: u64, by: &str) {
+        // Counted always; said (logged) as a hazard when its setting records it.
         self.never_written_reads += 1;
-        tracing::warn!(
-            addr = format_args!("{addr:#x}"),
-            len,
-            at_ns,
-            "{by} read device memory that was never written (poison)"
-        );
         if self.never_written.len() < NEVER_WRITTEN_SAMPLES {
             self.never_written.push(NeverWrittenRead {
                 addr,

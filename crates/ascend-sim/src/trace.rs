@@ -1,6 +1,7 @@
 //! The run's timeline in the Chrome trace event format, which Perfetto (ui.perfetto.dev) and
 //! `chrome://tracing` open: one track per stream (grouped by device), one complete event per
-//! task from dispatch to completion, and the value waits with their polling passes.
+//! task from dispatch to completion, the value waits with their polling passes, and each
+//! hazard as an instant event on its device.
 //!
 //! ```
 //! use ascend_sim::{report::RunReport, trace::chrome_trace};
@@ -64,6 +65,16 @@ pub fn chrome_trace(report: &RunReport) -> String {
             "tid": w.stream,
             "ts": us(w.end_ns),
             "args": { "addr": format!("{:#x}", w.addr), "passes": w.passes, "waited_ns": w.duration_ns }
+        }));
+    }
+    for h in &report.hazards {
+        events.push(json!({
+            "ph": "i", "s": "p",
+            "name": format!("hazard: {}", h.kind),
+            "cat": "hazard",
+            "pid": h.device,
+            "ts": us(h.at_ns),
+            "args": { "addr": format!("{:#x}", h.addr), "len": h.len, "detail": h.detail }
         }));
     }
     json!({ "traceEvents": events, "displayTimeUnit": "ns" }).to_string()

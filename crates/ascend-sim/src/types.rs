@@ -27,6 +27,106 @@ pub enum OnStall {
     Error,
 }
 
+/// What the simulator does when a hazard of a class happens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum HazardAction {
+    /// Nothing: the hazard is not recorded.
+    Ignore,
+    /// Record it in the run report (and the trace) and log it: the default.
+    #[default]
+    Record,
+    /// Record it and fail what triggered it: the task faults (its stream's next synchronize
+    /// returns the error), a host call returns it.
+    Fail,
+}
+
+impl HazardAction {
+    /// The action named `ignore`, `record` or `fail` (any case).
+    pub fn from_name(name: &str) -> Option<HazardAction> {
+        match name.to_ascii_lowercase().as_str() {
+            "ignore" => Some(HazardAction::Ignore),
+            "record" => Some(HazardAction::Record),
+            "fail" => Some(HazardAction::Fail),
+            _ => None,
+        }
+    }
+}
+
+/// A class of memory-side hazard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum HazardKind {
+    /// An INVALID dropped a dirty line whose data nobody had written back.
+    LostWrite,
+    /// A CMO range not aligned to lines also acted on bytes outside it that belong to live
+    /// data (an INVALID, which drops them).
+    PartialLine,
+    /// An agent read device memory that was never written (the poison byte).
+    NeverWrittenRead,
+}
+
+impl HazardKind {
+    /// Every class.
+    pub const ALL: [HazardKind; 3] = [
+        HazardKind::LostWrite,
+        HazardKind::PartialLine,
+        HazardKind::NeverWrittenRead,
+    ];
+
+    /// The name used in reports and settings (`lost_write`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            HazardKind::LostWrite => "lost_write",
+            HazardKind::PartialLine => "partial_line",
+            HazardKind::NeverWrittenRead => "never_written_read",
+        }
+    }
+
+    /// The class named `name`.
+    pub fn from_name(name: &str) -> Option<HazardKind> {
+        HazardKind::ALL.into_iter().find(|k| k.name() == name)
+    }
+}
+
+/// What to do with each class of hazard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct HazardPolicy {
+    /// For [`HazardKind::LostWrite`].
+    pub lost_write: HazardAction,
+    /// For [`HazardKind::PartialLine`].
+    pub partial_line: HazardAction,
+    /// For [`HazardKind::NeverWrittenRead`].
+    pub never_written_read: HazardAction,
+}
+
+impl HazardPolicy {
+    /// Every class with the same action.
+    pub fn all(action: HazardAction) -> HazardPolicy {
+        HazardPolicy {
+            lost_write: action,
+            partial_line: action,
+            never_written_read: action,
+        }
+    }
+
+    /// The action for `kind`.
+    pub fn action(&self, kind: HazardKind) -> HazardAction {
+        match kind {
+            HazardKind::LostWrite => self.lost_write,
+            HazardKind::PartialLine => self.partial_line,
+            HazardKind::NeverWrittenRead => self.never_written_read,
+        }
+    }
+
+    /// Sets the action for `kind`.
+    pub fn set(&mut self, kind: HazardKind, action: HazardAction) {
+        match kind {
+            HazardKind::LostWrite => self.lost_write = action,
+            HazardKind::PartialLine => self.partial_line = action,
+            HazardKind::NeverWrittenRead => self.never_written_read = action,
+        }
+    }
+}
+
 /// Simulator settings.
 #[derive(Debug, Clone)]
 pub struct SimConfig {
@@ -43,6 +143,8 @@ pub struct SimConfig {
     /// Most completed tasks (and value waits) the run report keeps with their details;
     /// beyond that they are only counted.
     pub max_timeline_entries: usize,
+    /// What each class of memory-side hazard does.
+    pub hazards: HazardPolicy,
 }
 
 impl Default for SimConfig {
@@ -54,6 +156,7 @@ impl Default for SimConfig {
             seed: 0,
             poison_byte: 0xA5,
             max_timeline_entries: 100_000,
+            hazards: HazardPolicy::default(),
         }
     }
 }

@@ -157,7 +157,57 @@ fn a_range_not_aligned_to_lines_acts_on_the_whole_lines_and_says_so() {
         0,
         "the whole line went, the written word with it"
     );
-    assert_eq!(r.hazards.len(), 1);
+    let kinds: Vec<&str> = r.hazards.iter().map(|h| h.kind.as_str()).collect();
+    assert_eq!(kinds, ["lost_write", "partial_line"], "{:?}", r.hazards);
+}
+
+#[test]
+fn a_hazard_set_to_fail_fails_the_task_and_one_set_to_ignore_leaves_no_trace() {
+    let scenario = |policy: HazardPolicy| {
+        let s = sim_with(|c| c.hazards = policy);
+        let a = s.malloc(0, 512).unwrap();
+        s.fill(a, 0, 512).unwrap();
+        let st = s.create_stream(0, 0, false).unwrap();
+        for t in [
+            cmo(CmoType::Writeback, a, 512),
+            Task::ValueWrite { addr: a, value: 7 },
+            cmo(CmoType::Invalid, a, 512),
+        ] {
+            s.submit(st, t).unwrap();
+        }
+        (s.synchronize_stream(st, None), s.report().hazards.len())
+    };
+    let (r, n) = scenario(HazardPolicy::all(HazardAction::Fail));
+    let err = r.unwrap_err().to_string();
+    assert!(err.contains("lost_write hazard"), "{err}");
+    assert_eq!(n, 1);
+    let (r, n) = scenario(HazardPolicy::all(HazardAction::Ignore));
+    r.unwrap();
+    assert_eq!(n, 0);
+    let mut only_lost = HazardPolicy::all(HazardAction::Ignore);
+    only_lost.set(HazardKind::LostWrite, HazardAction::Record);
+    let (r, n) = scenario(only_lost);
+    r.unwrap();
+    assert_eq!(n, 1);
+}
+
+#[test]
+fn a_read_of_never_written_memory_is_a_hazard_naming_the_reader() {
+    let s = sim();
+    let a = s.malloc(0, 64).unwrap();
+    let mut out = [0u8; 8];
+    s.read(a, &mut out).unwrap();
+    let r = s.report();
+    let h = r
+        .hazards
+        .iter()
+        .find(|h| h.kind == "never_written_read")
+        .expect("a never-written read hazard");
+    assert!(h.detail.contains("host read"), "{}", h.detail);
+    assert_eq!(r.never_written_reads, 1);
+    let strict = sim_with(|c| c.hazards.never_written_read = HazardAction::Fail);
+    let b = strict.malloc(0, 64).unwrap();
+    assert!(strict.read(b, &mut out).is_err());
 }
 
 #[test]

@@ -4,9 +4,9 @@
 
 use crate::copy::Link;
 use crate::engine::Engine;
-use crate::report::{CmoRecord, Hazard};
+use crate::report::CmoRecord;
 use crate::stream::Head;
-use crate::types::{CmoType, SimError, Task};
+use crate::types::{CmoType, HazardKind, SimError, Task};
 
 /// Descriptor field offsets: (len_inner u32, num_outer u16, num_inner u16, src u64).
 fn desc_layout(size: u32) -> (u64, u64, u64, u64) {
@@ -114,7 +114,11 @@ impl Engine {
         let mut buf = vec![0u8; size as usize];
         let info = self.mem.read(desc, &mut buf)?;
         self.through_l2(desc, size as u64, false);
-        self.note_read(desc, size as u64, info.never_written, "CMO descriptor read");
+        if let Some(fault) =
+            self.note_read(desc, size as u64, info.never_written, "CMO descriptor read")
+        {
+            return Err(SimError::TaskFault(fault));
+        }
         let (li, no, ni, src) = desc_layout(size);
         let u16_at = |o: u64| u16::from_le_bytes([buf[o as usize], buf[o as usize + 1]]) as u64;
         let len_inner =
@@ -161,24 +165,35 @@ impl Engine {
         let line = l2.line_bytes();
         let outcome = l2.cmo(&mut self.mem, op, addr, len);
         let now = self.now;
+        let mut fault = None;
         for &lost in &outcome.lost_lines {
             let writer = match self.mem.last_writer(lost) {
                 Some(w) => format!("last written by {w}"),
                 None => "writer unknown".to_string(),
             };
-            self.report.note_hazard(Hazard {
-                kind: "lost_write".into(),
-                device: dev,
-                addr: lost,
-                len: line,
-                at_ns: now,
-                detail: format!(
-                    "an INVALID of [{addr:#x}, +{len}) dropped the dirty line {lost:#x} \
-                     ({line} bytes) without writing it back: its data is lost and the line \
-                     reads as memory held it before ({writer}); a WRITEBACK or FLUSH first \
-                     would keep it"
-                ),
-            });
+            let detail = format!(
+                "an INVALID of [{addr:#x}, +{len}) dropped the dirty line {lost:#x} ({line} \
+                 bytes) without writing it back: its data is lost and the line reads as memory \
+                 held it before ({writer}); a WRITEBACK or FLUSH first would keep it"
+            );
+            let f = self.hazard(HazardKind::LostWrite, dev, lost, line, detail);
+            fault = fault.or(f);
+        }
+        if outcome.partial && op == CmoType::Invalid {
+            let first = addr & !(line - 1);
+            let end = addr.saturating_add(len).next_multiple_of(line);
+            let live = |a: u64, b: u64| {
+                a < b && (self.mem.check(a, 1).is_ok() || self.mem.check(b - 1, 1).is_ok())
+            };
+            if live(first, addr) || live(addr.saturating_add(len), end) {
+                let detail = format!(
+                    "an INVALID of [{addr:#x}, +{len}) is not aligned to {line}-byte lines: it \
+                     dropped the whole lines [{first:#x}, {end:#x}), with live data outside the \
+                     range"
+                );
+                let f = self.hazard(HazardKind::PartialLine, dev, first, end - first, detail);
+                fault = fault.or(f);
+            }
         }
         self.report.note_cmo(CmoRecord {
             op: op.name().to_string(),
@@ -191,6 +206,9 @@ impl Engine {
             partial_lines: outcome.partial,
             at_ns: now,
         });
+        if let Some(f) = fault {
+            return Err(f);
+        }
         Ok(())
     }
 

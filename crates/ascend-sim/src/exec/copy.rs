@@ -191,7 +191,9 @@ impl Engine {
                 self.through_l2(*s, len, false);
                 self.through_l2(*d, len, true);
                 let info = self.mem.copy(*d, *s, len, by).map_err(|e| e.to_string())?;
-                self.note_read(*s, len, info.never_written, "memcpy source");
+                if let Some(fault) = self.note_read(*s, len, info.never_written, "memcpy source") {
+                    return Err(fault);
+                }
                 self.on_mem_write(*d, len);
             }
             (Loc::Device(s), Loc::Host { buf, offset }) => {
@@ -201,7 +203,9 @@ impl Engine {
                 let info = self.mem.read(*s, &mut b[r]).map_err(|e| e.to_string())?;
                 drop(b);
                 self.through_l2(*s, len, false);
-                self.note_read(*s, len, info.never_written, "memcpy source");
+                if let Some(fault) = self.note_read(*s, len, info.never_written, "memcpy source") {
+                    return Err(fault);
+                }
             }
             (Loc::Host { buf, offset }, Loc::Device(d)) => {
                 self.mem.check(*d, len).map_err(|e| e.to_string())?;

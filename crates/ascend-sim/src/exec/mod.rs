@@ -13,9 +13,11 @@ mod sync_objects;
 mod value;
 
 use crate::engine::{Engine, Ev};
+use crate::report::Hazard;
 use crate::report::Span;
 use crate::stream::{work_name, Head, Work};
 use crate::types::Task;
+use crate::types::{HazardAction, HazardKind};
 
 impl Engine {
     /// Dispatches one event.
@@ -160,10 +162,49 @@ impl Engine {
     }
 
     /// Counts a read of never-written memory.
-    pub(crate) fn note_read(&mut self, addr: u64, len: u64, never_written: bool, what: &str) {
-        if never_written {
-            self.report.note_never_written(addr, len, self.now, what);
+    pub(crate) fn note_read(
+        &mut self,
+        addr: u64,
+        len: u64,
+        never_written: bool,
+        what: &str,
+    ) -> Option<String> {
+        if !never_written {
+            return None;
         }
+        self.report.note_never_written(addr, len, self.now, what);
+        let device = self.mem.device_of(addr).unwrap_or(0);
+        let detail = format!(
+            "{what} read [{addr:#x}, +{len}) that was never written (it holds the poison byte)"
+        );
+        self.hazard(HazardKind::NeverWrittenRead, device, addr, len, detail)
+    }
+
+    /// A hazard of `kind`: ignored, recorded (report, trace, log) or failing, as the settings
+    /// say. Returns the fault to give what triggered it when the setting is `fail`.
+    pub(crate) fn hazard(
+        &mut self,
+        kind: HazardKind,
+        device: u32,
+        addr: u64,
+        len: u64,
+        detail: String,
+    ) -> Option<String> {
+        let action = self.config.hazards.action(kind);
+        if action == HazardAction::Ignore {
+            return None;
+        }
+        let fault =
+            (action == HazardAction::Fail).then(|| format!("{} hazard: {detail}", kind.name()));
+        self.report.note_hazard(Hazard {
+            kind: kind.name().to_string(),
+            device,
+            addr,
+            len,
+            at_ns: self.now,
+            detail,
+        });
+        fault
     }
 
     // ----- completion -----

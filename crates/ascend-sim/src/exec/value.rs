@@ -74,7 +74,12 @@ impl Engine {
                 w.warned_never_written |= info.never_written;
                 let clock = w.clock;
                 if first_warning {
-                    self.note_read(addr, 8, true, &format!("value wait task {id} poll"));
+                    let what = format!("value wait task {id} poll");
+                    if let Some(fault) = self.note_read(addr, 8, true, &what) {
+                        self.unwatch(addr, s);
+                        self.complete(s, Some(format!("task {id}: {fault}")));
+                        return;
+                    }
                 }
                 if compare::satisfied(mode, geq, m, value) {
                     let passes = clock.next_read_at_or_after(self.now).pass + 1;

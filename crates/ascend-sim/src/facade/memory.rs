@@ -37,8 +37,10 @@ impl Sim {
             e.run_until(now);
             let info = e.mem.read(addr, out)?;
             e.through_l2(addr, out.len() as u64, false);
-            e.note_read(addr, out.len() as u64, info.never_written, "host read");
-            Ok(())
+            match e.note_read(addr, out.len() as u64, info.never_written, "host read") {
+                Some(fault) => Err(SimError::TaskFault(fault)),
+                None => Ok(()),
+            }
         })
     }
 
