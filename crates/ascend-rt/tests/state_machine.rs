@@ -140,8 +140,9 @@ enum Task {
     Record(usize, u64),
     EvWait(usize, u64),
     /// A cache operation on a range inside allocation `Some(a)`, or outside live memory
-    /// (`None`: the task faults when it executes).
-    Cmo(Option<usize>),
+    /// (`None`: the task faults when it executes); `true` for an INVALID, which drops the
+    /// L2's dirty lines of the allocation (their data reverts to what memory held).
+    Cmo(Option<usize>, bool),
     Nop,
 }
 
@@ -210,6 +211,8 @@ struct RefState {
     models: Vec<RModel>,
     /// Pending (not known executed) writers of each word: (stream, task id).
     writers: BTreeMap<Word, Vec<(usize, u64)>>,
+    /// Pending (not known executed) copies reading each word: (stream, task id, destination).
+    readers: BTreeMap<Word, Vec<(usize, u64, Word)>>,
     /// Waits executed by the reference whose execution in the simulator is not yet known.
     passed_waits: Vec<(usize, u64, Word, u64, Mode)>,
     /// Descriptors set, with the allocation their source lies in (None: outside memory).
@@ -242,6 +245,7 @@ impl RefState {
             events: Vec::new(),
             models: Vec::new(),
             writers: BTreeMap::new(),
+            readers: BTreeMap::new(),
             passed_waits: Vec::new(),
             descs: BTreeMap::new(),
             touches: Vec::new(),
@@ -333,6 +337,24 @@ impl RefState {
         if fragile {
             self.ambiguous = true;
         }
+        // A copy of another stream that reads `w` and may not have run yet in the simulator:
+        // whether it copied the old or the new value is timing, so its destination is unknown.
+        let racing: Vec<Word> = self.readers.get(&w).map_or_else(Vec::new, |v| {
+            v.iter()
+                .filter(|&&(t, id, _)| Some(t) != s && !self.known_done(t, id))
+                .map(|&(_, _, d)| d)
+                .collect()
+        });
+        for d in racing {
+            let depends = self
+                .passed_waits
+                .iter()
+                .any(|&(ws, wid, ww, ..)| ww == d && !self.known_done(ws, wid));
+            if depends {
+                self.ambiguous = true;
+            }
+            self.set_word(d, None);
+        }
         self.set_word(w, v);
         if let Some(s) = s {
             self.writers.entry(w).or_default().push((s, id));
@@ -369,7 +391,11 @@ impl RefState {
                     self.word(src)
                 };
                 self.write(d, v, Some(s), id);
+                self.readers.entry(src).or_default().push((s, id, d));
             }
+            // A wait whose memory was freed faults at its next poll (the simulator wakes the
+            // waits on a freed range): it completes, with a fault on its stream.
+            Task::Wait(w, ..) if !self.allocs[w.0].live => self.streams[s].fault = true,
             Task::Wait(w, v, m) => match self.word(w) {
                 None => {
                     self.ambiguous = true;
@@ -387,8 +413,23 @@ impl RefState {
                     return false;
                 }
             }
-            Task::Cmo(None) => self.streams[s].fault = true,
-            Task::Cmo(Some(_)) | Task::Nop => {}
+            Task::Cmo(None, _) => self.streams[s].fault = true,
+            Task::Cmo(Some(a), true) => {
+                // Which of the allocation's lines are dirty (written and not yet written back)
+                // is the L2's state: every word becomes unknown, and a wait that passed on one
+                // of them may not have passed in the simulator yet.
+                let depends = self
+                    .passed_waits
+                    .iter()
+                    .any(|&(ws, wid, (wa, _), ..)| wa == a && !self.known_done(ws, wid));
+                if depends {
+                    self.ambiguous = true;
+                }
+                for w in self.allocs[a].words.iter_mut() {
+                    *w = None;
+                }
+            }
+            Task::Cmo(Some(_), false) | Task::Nop => {}
         }
         true
     }
@@ -402,7 +443,7 @@ impl RefState {
             return;
         }
         st.last_id = id;
-        if let Task::Cmo(Some(a)) = task {
+        if let Task::Cmo(Some(a), _) = task {
             self.touches.push((a, s, id));
         }
         // A wait whose release depends on when a pending foreign write lands.
@@ -624,7 +665,7 @@ fn apply_ref(mut st: RefState, op: &Op) -> RefState {
                     return Err(RT_NOT_SUPPORTED);
                 }
                 let a = st.range(*w, *size as u64);
-                st.submit(s, Task::Cmo(a));
+                st.submit(s, Task::Cmo(a, *ty == cmo_type::INVALID));
             }
             Op::CmoBarrier { w, ty, id, s } => {
                 if matches!(w, W::Null) {
@@ -646,7 +687,7 @@ fn apply_ref(mut st: RefState, op: &Op) -> RefState {
                     return Err(RT_INTERNAL);
                 };
                 let a = st.range(*w, 64);
-                st.submit(s, Task::Cmo(a));
+                st.submit(s, Task::Cmo(a, *ty == cmo_type::INVALID));
                 st.models[m].barrier_ids.insert(*id);
             }
             Op::WaitBarrier { entries, s } => {
@@ -708,7 +749,12 @@ fn apply_ref(mut st: RefState, op: &Op) -> RefState {
                 match st.locate(*desc) {
                     Some((w, room)) if room >= st.desc_size => {
                         let a = st.descs.get(&w).copied().flatten();
-                        st.submit(s, Task::Cmo(a))
+                        // The runtime writes its header over the descriptor's head at launch.
+                        let header = if st.desc_size >= 64 { 28u64 } else { 8 };
+                        for k in 0..header.div_ceil(8) as usize {
+                            st.write((w.0, w.1 + k), None, None, 0);
+                        }
+                        st.submit(s, Task::Cmo(a, *ty == cmo_type::INVALID))
                     }
                     _ => return Err(RT_PARAM),
                 }

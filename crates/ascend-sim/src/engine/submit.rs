@@ -31,6 +31,10 @@ impl Engine {
         st.recorded_slots += slots;
         self.next_task += 1;
         let id = self.next_task;
+        if let Task::CmoWithDesc { desc, op } = kind {
+            self.write_desc_header(desc, op, id, s);
+        }
+        let st = self.streams.get_mut(&s).expect("checked");
         st.recorded.push((kind, slots, id));
         self.progress += 1;
         Ok(id)
@@ -51,6 +55,10 @@ impl Engine {
         let slots = self.slots_of(&kind);
         let id = self.new_task_id();
         let event_seq = self.event_seq_of(&kind);
+        // The runtime writes its DMA header over the descriptor's head at launch.
+        if let Task::CmoWithDesc { desc, op } = kind {
+            self.write_desc_header(desc, op, id, s);
+        }
         let task = QueuedTask {
             id,
             work: Work::User(kind),

@@ -8,14 +8,47 @@ use crate::report::CmoRecord;
 use crate::stream::Head;
 use crate::types::{CmoType, HazardKind, SimError, Task};
 
-/// Descriptor field offsets: (len_inner u32, num_outer u16, num_inner u16, src u64).
-fn desc_layout(size: u32) -> (u64, u64, u64, u64) {
+/// Where a descriptor's fields lie: (num_outer u16, num_inner u16, len_inner u32, src u64,
+/// stride_outer u32, stride_inner u32), by descriptor size (docs/validation/cmo.md,
+/// descriptor layouts).
+struct DescLayout {
+    num_outer: usize,
+    num_inner: usize,
+    len_inner: usize,
+    src: usize,
+    stride_outer: usize,
+    stride_inner: usize,
+    /// Bytes of the header the runtime writes over the head of the descriptor at launch.
+    header: usize,
+}
+
+fn desc_layout(size: u32) -> DescLayout {
     if size >= 64 {
-        (48, 28, 30, 32)
+        DescLayout {
+            num_outer: 28,
+            num_inner: 30,
+            src: 32,
+            stride_outer: 40,
+            stride_inner: 44,
+            len_inner: 48,
+            header: 28,
+        }
     } else {
-        (12, 8, 10, 16)
+        DescLayout {
+            num_outer: 8,
+            num_inner: 10,
+            len_inner: 12,
+            src: 16,
+            stride_outer: 24,
+            stride_inner: 28,
+            header: 8,
+        }
     }
 }
+
+/// Most blocks one descriptor may describe (outer × inner); beyond, the task faults rather
+/// than the simulator walking billions of blocks.
+const MAX_DESC_BLOCKS: u64 = 1 << 20;
 
 impl Engine {
     /// A CMO reaches the scheduler: check its range, count it against its barrier (an
@@ -63,25 +96,30 @@ impl Engine {
         }
     }
 
-    /// A CMO with a descriptor reaches the scheduler: read the descriptor, check the range it
-    /// names, then start the engine job (whose setup includes the descriptor read).
+    /// A CMO with a descriptor reaches the scheduler: read the descriptor now (what it holds
+    /// when the task executes, not when it was launched), check every block it names, then
+    /// start the engine job (whose setup includes the descriptor read).
     pub(super) fn dispatch_cmo_desc(&mut self, s: u64, id: u64, desc: u64, op: CmoType) {
         let t = self.chip.timing;
-        match self.read_desc(desc) {
-            Ok((addr, len)) => match self.mem.check(addr, len) {
-                Ok(()) => {
-                    let (engine, link) = self.cmo_route(op);
-                    let setup = t.dma_setup_ns + t.hbm_latency_ns;
-                    let bytes = self.cmo_bytes(op, addr, len);
-                    self.start_copy(s, engine, link, bytes, setup);
-                }
-                Err(e) => self.complete(s, Some(format!("task {id}: {e}"))),
-            },
+        let blocks = match self.read_desc(desc) {
+            Ok(b) => b,
             Err(e) => {
                 let msg = format!("task {id}: CMO descriptor read: {e}");
                 self.complete(s, Some(msg));
+                return;
             }
+        };
+        let mut bytes = 0u64;
+        for &(addr, len) in &blocks {
+            if let Err(e) = self.mem.check(addr, len) {
+                self.complete(s, Some(format!("task {id}: {e}")));
+                return;
+            }
+            bytes = bytes.saturating_add(self.cmo_bytes(op, addr, len));
         }
+        let (engine, link) = self.cmo_route(op);
+        let setup = t.dma_setup_ns + t.hbm_latency_ns;
+        self.start_copy(s, engine, link, bytes, setup);
     }
 
     /// A barrier wait reaches the scheduler: pass at once if its barriers are clear, else
@@ -108,8 +146,11 @@ impl Engine {
         (engine, link)
     }
 
-    /// Reads a CMO descriptor: the source address and the total bytes it covers.
-    fn read_desc(&mut self, desc: u64) -> Result<(u64, u64), SimError> {
+    /// Reads a CMO descriptor: the blocks it names, `num_outer × num_inner` blocks of
+    /// `len_inner` bytes at `src + o × stride_outer + i × stride_inner` (a count of 0 is
+    /// taken as 1, as what hardware does with it is not known). Blocks that follow each other
+    /// are merged.
+    fn read_desc(&mut self, desc: u64) -> Result<Vec<(u64, u64)>, SimError> {
         let size = self.chip.cmo.desc_size.max(32);
         let mut buf = vec![0u8; size as usize];
         let info = self.mem.read(desc, &mut buf)?;
@@ -119,12 +160,56 @@ impl Engine {
         {
             return Err(SimError::TaskFault(fault));
         }
-        let (li, no, ni, src) = desc_layout(size);
-        let u16_at = |o: u64| u16::from_le_bytes([buf[o as usize], buf[o as usize + 1]]) as u64;
-        let len_inner =
-            u32::from_le_bytes(buf[li as usize..li as usize + 4].try_into().expect("4")) as u64;
-        let src = u64::from_le_bytes(buf[src as usize..src as usize + 8].try_into().expect("8"));
-        Ok((src, len_inner * u16_at(no).max(1) * u16_at(ni).max(1)))
+        let at = desc_layout(size);
+        let u16_at = |o: usize| u64::from(u16::from_le_bytes([buf[o], buf[o + 1]]));
+        let u32_at = |o: usize| u64::from(u32::from_le_bytes(buf[o..o + 4].try_into().expect("4")));
+        let src = u64::from_le_bytes(buf[at.src..at.src + 8].try_into().expect("8"));
+        let len = u32_at(at.len_inner);
+        let (outer, inner) = (u16_at(at.num_outer).max(1), u16_at(at.num_inner).max(1));
+        let (so, si) = (u32_at(at.stride_outer), u32_at(at.stride_inner));
+        if outer * inner > MAX_DESC_BLOCKS {
+            return Err(SimError::TaskFault(format!(
+                "the descriptor at {desc:#x} names {outer} x {inner} blocks; the simulator \
+                 handles at most {MAX_DESC_BLOCKS}"
+            )));
+        }
+        let mut blocks: Vec<(u64, u64)> = Vec::new();
+        for o in 0..outer {
+            for i in 0..inner {
+                let addr = src
+                    .checked_add(o * so)
+                    .and_then(|a| a.checked_add(i * si))
+                    .ok_or_else(|| {
+                        SimError::TaskFault(format!(
+                            "the descriptor at {desc:#x} names a block beyond the address space"
+                        ))
+                    })?;
+                match blocks.last_mut() {
+                    Some((a, l)) if *a + *l == addr => *l += len,
+                    _ => blocks.push((addr, len)),
+                }
+            }
+        }
+        Ok(blocks)
+    }
+
+    /// Writes the header the runtime puts over the head of a descriptor when its CMO is
+    /// launched: the operation's opcode in the first word, the rest of the header zero.
+    pub(crate) fn write_desc_header(&mut self, desc: u64, op: CmoType, task: u64, stream: u64) {
+        let size = self.chip.cmo.desc_size.max(32);
+        let header = desc_layout(size).header;
+        if self.mem.check(desc, header as u64).is_err() {
+            return; // the task faults on its descriptor when it executes
+        }
+        let mut bytes = vec![0u8; header];
+        bytes[..4].copy_from_slice(&op.opcode().to_le_bytes());
+        let by = crate::memory::Writer::Task {
+            task,
+            stream,
+            at_ns: self.now,
+        };
+        self.through_l2(desc, header as u64, true);
+        let _ = self.mem.write(desc, &bytes, by);
     }
 
     /// A CMO task's engine job finished (`kind` is a CMO task of model `model`, on device
@@ -148,7 +233,9 @@ impl Engine {
                 self.cmo_effect(dev, op, addr, len)
             }
             Task::CmoWithDesc { desc, op } => match self.read_desc(desc) {
-                Ok((addr, len)) => self.cmo_effect(dev, op, addr, len),
+                Ok(blocks) => blocks
+                    .into_iter()
+                    .try_for_each(|(addr, len)| self.cmo_effect(dev, op, addr, len)),
                 Err(e) => Err(e.to_string()),
             },
             _ => Ok(()),
