@@ -381,3 +381,59 @@ fn synchronize_of_any_persistent_stream_returns_at_once() {
         Err(SimError::TaskFault(_))
     ));
 }
+
+#[test]
+fn a_barrier_wait_on_310b_is_released_exactly_when_the_last_invalid_with_its_id_completes() {
+    let chip = ascend_chips::ChipProfile::builtin("Ascend310B1").unwrap();
+    let sim = Sim::new(chip, SimConfig::default());
+    let a = sim.malloc(0, 4 << 20).unwrap();
+    let b = sim.malloc(0, 64 << 10).unwrap();
+    // Resident dirty lines make the INVALIDs take time (by the lines they walk).
+    sim.fill(a, 1, 4 << 20).unwrap();
+    sim.fill(b, 2, 64 << 10).unwrap();
+    let streams: Vec<StreamId> = (0..3)
+        .map(|_| sim.create_stream(0, 0, true).unwrap())
+        .collect();
+    let m = sim.create_model(0).unwrap();
+    for &s in &streams {
+        sim.bind_stream(m, s).unwrap();
+    }
+    let invalid = |addr, len| Task::CmoWithBarrier {
+        op: CmoType::Invalid,
+        addr,
+        len,
+        barrier_id: 3,
+    };
+    sim.submit(streams[0], invalid(a, 4 << 20)).unwrap();
+    sim.submit(streams[1], invalid(b, 64 << 10)).unwrap();
+    sim.submit(
+        streams[2],
+        Task::CmoWaitBarrier {
+            barrier_ids: vec![3],
+        },
+    )
+    .unwrap();
+    sim.execute_model(m, None).unwrap();
+    let r = sim.report();
+    let ends: Vec<u64> = r
+        .timeline
+        .iter()
+        .filter(|t| t.kind == "CmoWithBarrier")
+        .map(|t| t.end_ns)
+        .collect();
+    assert_eq!(ends.len(), 2);
+    let bar = r
+        .timeline
+        .iter()
+        .find(|t| t.kind == "CmoWaitBarrier")
+        .unwrap();
+    let last = *ends.iter().max().unwrap();
+    assert!(
+        ends[0] != ends[1],
+        "the two INVALIDs end at different times: {ends:?}"
+    );
+    assert_eq!(
+        bar.end_ns, last,
+        "released when the last INVALID with id 3 completed"
+    );
+}
