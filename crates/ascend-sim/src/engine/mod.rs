@@ -216,6 +216,13 @@ impl Engine {
         }
     }
 
+    /// The L2 of the device whose memory `addr` is.
+    pub(crate) fn l2_of(&self, addr: u64) -> Option<&L2> {
+        self.mem
+            .device_of(addr)
+            .and_then(|d| self.l2.get(d as usize))
+    }
+
     /// An agent's read (`write` false) or write of `[addr, addr+len)` goes through the L2 of
     /// the device whose memory it is. Call it after the range was checked and, for a write,
     /// before the data reaches memory.

@@ -80,11 +80,7 @@ impl Engine {
     /// resident (at most the L2's capacity), WRITEBACK and FLUSH write the dirty lines, INVALID
     /// walks the resident lines' tags. So its time follows the lines it acts on, not the range.
     fn cmo_bytes(&self, op: CmoType, addr: u64, len: u64) -> u64 {
-        let Some(l2) = self
-            .mem
-            .device_of(addr)
-            .and_then(|d| self.l2.get(d as usize))
-        else {
+        let Some(l2) = self.l2_of(addr) else {
             return len;
         };
         let (lines, resident, dirty) = l2.census(addr, len);

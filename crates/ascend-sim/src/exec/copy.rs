@@ -29,11 +29,7 @@ impl Engine {
     /// The memory traffic of reading `[addr, addr+len)` on the device, in bytes at memory
     /// (HBM) bandwidth: lines resident in the L2 are read at the L2's bandwidth instead.
     fn hbm_equivalent(&self, addr: u64, len: u64) -> u64 {
-        let Some(l2) = self
-            .mem
-            .device_of(addr)
-            .and_then(|d| self.l2.get(d as usize))
-        else {
+        let Some(l2) = self.l2_of(addr) else {
             return len;
         };
         let (lines, resident, _) = l2.census(addr, len);
