@@ -63,6 +63,9 @@ pub struct NeverWrittenRead {
 
 /// How many hazards and CMO records are kept with their details (all are counted).
 const HAZARD_SAMPLES: usize = 1024;
+/// How many hazards are said through `tracing` (stderr in the C library); the rest are only
+/// counted and listed.
+const HAZARDS_LOGGED: u64 = 100;
 
 /// A memory-side hazard: something a program did to cached data that hardware would not
 /// report, named with where and when it happened.
@@ -151,6 +154,23 @@ pub struct ReportData {
 impl ReportData {
     /// Records a hazard (and logs it).
     pub fn note_hazard(&mut self, hazard: Hazard) {
+        let seen = self.hazards.len() as u64 + self.hazards_dropped;
+        if seen == HAZARDS_LOGGED {
+            tracing::warn!(
+                "{HAZARDS_LOGGED} hazards said; the rest are counted in the run report only"
+            );
+        }
+        if seen < HAZARDS_LOGGED {
+            self.log_hazard(&hazard);
+        }
+        if self.hazards.len() < HAZARD_SAMPLES {
+            self.hazards.push(hazard);
+        } else {
+            self.hazards_dropped += 1;
+        }
+    }
+
+    fn log_hazard(&self, hazard: &Hazard) {
         tracing::warn!(
             kind = %hazard.kind,
             device = hazard.device,
@@ -159,11 +179,6 @@ impl ReportData {
             "hazard: {}",
             hazard.detail
         );
-        if self.hazards.len() < HAZARD_SAMPLES {
-            self.hazards.push(hazard);
-        } else {
-            self.hazards_dropped += 1;
-        }
     }
 
     /// Records what a CMO task did.

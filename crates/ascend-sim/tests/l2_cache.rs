@@ -377,3 +377,80 @@ fn a_descriptor_is_read_when_its_task_executes_with_its_two_dimensional_shape() 
         4
     );
 }
+
+#[test]
+fn a_correct_unaligned_invalid_after_a_writeback_reports_no_partial_line_hazard() {
+    let s = sim();
+    let a = s.malloc(0, 1024).unwrap();
+    s.fill(a, 0, 1024).unwrap();
+    run(
+        &s,
+        vec![
+            Task::ValueWrite {
+                addr: a + 600,
+                value: 9,
+            },
+            cmo(CmoType::Writeback, a, 1024),
+            cmo(CmoType::Invalid, a + 520, 8),
+        ],
+    );
+    assert_eq!(read_u64(&s, a + 600), 9, "written back before the drop");
+    assert!(s.report().hazards.is_empty(), "{:?}", s.report().hazards);
+}
+
+#[test]
+fn a_cmo_acts_on_the_l2_of_the_memory_it_names_whatever_the_streams_device() {
+    let s = sim();
+    let a = s.malloc(1, 512).unwrap();
+    s.fill(a, 0, 512).unwrap();
+    let st = s.create_stream(1, 0, false).unwrap();
+    s.submit(st, cmo(CmoType::Writeback, a, 512)).unwrap();
+    s.submit(st, Task::ValueWrite { addr: a, value: 5 })
+        .unwrap();
+    s.synchronize_stream(st, None).unwrap();
+    // A stream of device 0 drops device 1's dirty line.
+    run(&s, vec![cmo(CmoType::Invalid, a, 512)]);
+    assert_eq!(read_u64(&s, a), 0);
+    assert_eq!(s.report().caches[1].l2.dirty_lines_dropped, 1);
+}
+
+#[test]
+fn a_lost_write_names_the_last_writer_of_any_word_of_the_line() {
+    let s = sim();
+    let a = s.malloc(0, 512).unwrap();
+    s.fill(a, 0, 512).unwrap();
+    run(
+        &s,
+        vec![
+            cmo(CmoType::Writeback, a, 512),
+            Task::ValueWrite {
+                addr: a + 256,
+                value: 1,
+            },
+            cmo(CmoType::Invalid, a, 512),
+        ],
+    );
+    let h = &s.report().hazards[0];
+    assert!(h.detail.contains("by task"), "{}", h.detail);
+}
+
+#[test]
+fn a_descriptor_with_a_source_near_the_end_of_the_address_space_faults_without_panicking() {
+    let s = sim();
+    let desc = s.malloc(0, 64).unwrap();
+    s.write(desc, &desc32(u64::MAX - 100, 64, 2, 2, 0, 64))
+        .unwrap();
+    let st = s.create_stream(0, 0, false).unwrap();
+    s.submit(
+        st,
+        Task::CmoWithDesc {
+            desc,
+            op: CmoType::Invalid,
+        },
+    )
+    .unwrap();
+    assert!(matches!(
+        s.synchronize_stream(st, None),
+        Err(SimError::TaskFault(_))
+    ));
+}

@@ -61,6 +61,8 @@ pub struct L2 {
     ways: usize,
     sets: u64,
     resident: HashMap<u64, Vec<Way>>,
+    /// Lines in `resident`, kept so that asking costs nothing.
+    resident_count: u64,
     /// What memory underneath holds, for each dirty line.
     underneath: HashMap<u64, Image>,
     clock: u64,
@@ -79,6 +81,7 @@ impl L2 {
             ways,
             sets,
             resident: HashMap::new(),
+            resident_count: 0,
             underneath: HashMap::new(),
             clock: 0,
             stats: L2Stats::default(),
@@ -112,7 +115,7 @@ impl L2 {
 
     /// Resident lines.
     pub fn resident_lines(&self) -> u64 {
-        self.resident.values().map(|s| s.len() as u64).sum()
+        self.resident_count
     }
 
     fn set_of(&self, line: u64) -> u64 {
@@ -178,6 +181,7 @@ impl L2 {
                 .min_by_key(|(_, w)| w.last_use)
                 .expect("a full set has a way");
             let victim = slots.swap_remove(i);
+            self.resident_count -= 1;
             if victim.dirty {
                 self.underneath.remove(&victim.line);
                 self.stats.dirty_evictions += 1;
@@ -190,6 +194,7 @@ impl L2 {
             dirty: write,
             last_use: clock,
         });
+        self.resident_count += 1;
         if write {
             self.underneath.insert(line, mem.image(line, lb));
         }
@@ -203,11 +208,12 @@ impl L2 {
         self.stats.bytes_written_back += dirty * self.line;
         self.underneath.clear();
         self.resident.clear();
+        self.resident_count = 0;
     }
 
     /// The resident lines inside `[first, first + count lines)`, by address.
     fn resident_in(&self, first: u64, count: u64) -> Vec<u64> {
-        let end = first + count * self.line;
+        let end = first.saturating_add(count.saturating_mul(self.line));
         let mut lines: Vec<u64> = if count > self.resident_lines() {
             self.resident
                 .values()
@@ -217,7 +223,7 @@ impl L2 {
                 .collect()
         } else {
             (0..count)
-                .map(|i| first + i * self.line)
+                .map(|i| first.saturating_add(i * self.line))
                 .filter(|&l| self.state_of(l).is_some())
                 .collect()
         };
@@ -228,7 +234,9 @@ impl L2 {
     fn remove(&mut self, line: u64) {
         let set = self.set_of(line);
         if let Some(slots) = self.resident.get_mut(&set) {
+            let before = slots.len();
             slots.retain(|w| w.line != line);
+            self.resident_count -= (before - slots.len()) as u64;
             if slots.is_empty() {
                 self.resident.remove(&set);
             }

@@ -106,6 +106,8 @@ pub struct Engine {
     pub mem: Memory,
     /// Each device's L2, in front of its memory.
     pub l2: Vec<L2>,
+    /// The blocks of each descriptor CMO in flight, as read when it was dispatched.
+    pub desc_blocks: HashMap<u64, Vec<(u64, u64)>>,
     /// Streams by id.
     pub streams: BTreeMap<u64, Stream>,
     next_stream: u64,
@@ -178,6 +180,7 @@ impl Engine {
             evs: HashMap::new(),
             seq: 0,
             mem,
+            desc_blocks: HashMap::new(),
             l2: (0..n)
                 .map(|_| {
                     L2::new(

@@ -113,6 +113,8 @@ impl Engine {
             }
             bytes = bytes.saturating_add(self.cmo_bytes(op, addr, len));
         }
+        // The hardware reads the descriptor once: its effect acts on these same blocks.
+        self.desc_blocks.insert(id, blocks);
         let (engine, link) = self.cmo_route(op);
         let setup = t.dma_setup_ns + t.hbm_latency_ns;
         self.start_copy(s, engine, link, bytes, setup);
@@ -181,7 +183,7 @@ impl Engine {
                         ))
                     })?;
                 match blocks.last_mut() {
-                    Some((a, l)) if *a + *l == addr => *l += len,
+                    Some((a, l)) if a.checked_add(*l) == Some(addr) => *l = l.saturating_add(len),
                     _ => blocks.push((addr, len)),
                 }
             }
@@ -208,11 +210,11 @@ impl Engine {
         let _ = self.mem.write(desc, &bytes, by);
     }
 
-    /// A CMO task's engine job finished (`kind` is a CMO task of model `model`, on device
-    /// `dev`): release its barrier and apply its effect.
+    /// A CMO task's engine job finished (`kind` is task `id`, a CMO task of model `model`):
+    /// release its barrier and apply its effect (a descriptor's blocks as read at dispatch).
     pub(super) fn finish_cmo(
         &mut self,
-        dev: u32,
+        id: u64,
         model: Option<u64>,
         kind: Task,
     ) -> Result<(), String> {
@@ -226,22 +228,26 @@ impl Engine {
                 {
                     self.barrier_done(model, barrier_id);
                 }
-                self.cmo_effect(dev, op, addr, len)
+                self.cmo_effect(op, addr, len)
             }
-            Task::CmoWithDesc { desc, op } => match self.read_desc(desc) {
-                Ok(blocks) => blocks
-                    .into_iter()
-                    .try_for_each(|(addr, len)| self.cmo_effect(dev, op, addr, len)),
-                Err(e) => Err(e.to_string()),
-            },
+            Task::CmoWithDesc { op, .. } => self
+                .desc_blocks
+                .remove(&id)
+                .unwrap_or_default()
+                .into_iter()
+                .try_for_each(|(addr, len)| self.cmo_effect(op, addr, len)),
             _ => Ok(()),
         }
     }
 
     /// What a CMO does to the data: the device's L2 acts on the lines the range touches; a
     /// dirty line an INVALID drops loses its writes, which the report records.
-    fn cmo_effect(&mut self, dev: u32, op: CmoType, addr: u64, len: u64) -> Result<(), String> {
+    fn cmo_effect(&mut self, op: CmoType, addr: u64, len: u64) -> Result<(), String> {
         self.mem.check(addr, len).map_err(|e| e.to_string())?;
+        // The L2 in front of the memory the range lies in, whichever device's stream ran it.
+        let Some(dev) = self.mem.device_of(addr) else {
+            return Ok(());
+        };
         let Some(l2) = self.l2.get_mut(dev as usize) else {
             return Ok(());
         };
@@ -250,7 +256,7 @@ impl Engine {
         let now = self.now;
         let mut fault = None;
         for &lost in &outcome.lost_lines {
-            let writer = match self.mem.last_writer(lost) {
+            let writer = match self.last_writer_of_line(lost, line) {
                 Some(w) => format!("last written by {w}"),
                 None => "writer unknown".to_string(),
             };
@@ -265,14 +271,19 @@ impl Engine {
         if outcome.partial && op == CmoType::Invalid {
             let first = addr & !(line - 1);
             let end = addr.saturating_add(len).next_multiple_of(line);
-            let live = |a: u64, b: u64| {
-                a < b && (self.mem.check(a, 1).is_ok() || self.mem.check(b - 1, 1).is_ok())
+            let last = end - line;
+            // Live data outside the range lost with a dirty line the INVALID dropped.
+            let lost_outside = |a: u64, b: u64, l: u64| {
+                a < b
+                    && outcome.lost_lines.contains(&l)
+                    && (self.mem.check(a, 1).is_ok() || self.mem.check(b - 1, 1).is_ok())
             };
-            if live(first, addr) || live(addr.saturating_add(len), end) {
+            if lost_outside(first, addr, first) || lost_outside(addr.saturating_add(len), end, last)
+            {
                 let detail = format!(
                     "an INVALID of [{addr:#x}, +{len}) is not aligned to {line}-byte lines: it \
-                     dropped the whole lines [{first:#x}, {end:#x}), with live data outside the \
-                     range"
+                     dropped the whole dirty lines it touches in [{first:#x}, {end:#x}), losing \
+                     writes to live data outside the range"
                 );
                 let f = self.hazard(HazardKind::PartialLine, dev, first, end - first, detail);
                 fault = fault.or(f);
@@ -293,6 +304,18 @@ impl Engine {
             return Err(f);
         }
         Ok(())
+    }
+
+    /// The most recent recorded writer of any word of the line at `line`.
+    fn last_writer_of_line(&self, line: u64, bytes: u64) -> Option<crate::memory::Writer> {
+        let at = |w: &crate::memory::Writer| match w {
+            crate::memory::Writer::Task { at_ns, .. } | crate::memory::Writer::Host { at_ns } => {
+                *at_ns
+            }
+        };
+        (0..bytes / 8)
+            .filter_map(|k| self.mem.last_writer(line + 8 * k))
+            .max_by_key(at)
     }
 
     /// True when every barrier of `ids` (in `model`'s barrier-id map) has no outstanding

@@ -142,12 +142,11 @@ impl Engine {
             at_ns: now,
         };
         let Work::User(kind) = work else { return };
-        let dev = self.streams[&s].device;
         let result: Result<(), String> = match kind {
             Task::Memcpy { dst, src, len } => self.do_memcpy(&dst, &src, len, by),
             Task::Memset { addr, value, len } => self.do_memset(addr, value, len, by),
             cmo @ (Task::Cmo { .. } | Task::CmoWithBarrier { .. } | Task::CmoWithDesc { .. }) => {
-                self.finish_cmo(dev, model, cmo)
+                self.finish_cmo(id, model, cmo)
             }
             _ => Ok(()),
         };
@@ -238,6 +237,9 @@ impl Engine {
     /// Stream `st` goes (force destroy): cancel its head's copy-engine job, if it has one.
     pub(crate) fn cancel_copy(&mut self, st: &Stream) {
         let now = self.now;
+        if let Some(t) = st.queue.front() {
+            self.desc_blocks.remove(&t.id);
+        }
         match st.head {
             Head::Copying { engine } => {
                 if let Some(t) = st.queue.front() {

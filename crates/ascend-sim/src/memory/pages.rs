@@ -263,14 +263,28 @@ impl Pages {
 
     /// Puts an [`Image`] of `[addr, addr+len)` back (`addr` and `len` multiples of 8).
     pub(super) fn restore(&mut self, addr: u64, len: u64, image: &Image) {
-        if let Image::Uniform {
-            byte,
-            written: true,
-        } = *image
-        {
-            self.store(addr, Src::Fill(byte), len);
-            return;
+        match *image {
+            Image::Uniform {
+                byte,
+                written: true,
+            } => {
+                self.store(addr, Src::Fill(byte), len);
+                return;
+            }
+            // Poison, never written: what a fresh page holds; pages the range covers go.
+            Image::Uniform {
+                byte,
+                written: false,
+            } if byte == self.poison => {
+                self.reset(addr, len, |_| true);
+                return;
+            }
+            _ => {}
         }
+        let len = match image {
+            Image::Data { bytes, .. } => len.min(bytes.len() as u64),
+            Image::Uniform { .. } => len,
+        };
         let pb = self.page_bytes;
         for w in 0..(len / 8) as usize {
             let (word, flag) = match image {
