@@ -7,13 +7,16 @@
 //! asynchronous copies touch them when they execute) and any other host memory, passed as a
 //! slice (which asynchronous copies treat as pageable memory: the source is read at once, a
 //! destination is filled before the call returns, as CANN documents for pageable memory).
+//!
+//! This file holds the calls and their validation rows; how addresses are classified is in
+//! `addresses`, how validated copies move their bytes in `copy_staging`.
 
-use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
+use super::copy_staging::{locked, staging_ranges, AsyncEnds, DSide, Side, STAGING_CHUNK};
 use super::state::{Alloc, AllocKind, Location};
 use super::{Runtime, StreamRec};
-use crate::backend::{HostBuf, Loc, StreamId, SyncDst, SyncSrc, Task};
+use crate::backend::{HostBuf, Loc, Task};
 use crate::error::{fail, AclResult};
 use crate::raw_types::{malloc_policy, Addr, RawStream};
 
@@ -75,21 +78,8 @@ impl HostBuffer {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<u8>> {
-        self.buf.lock().unwrap_or_else(|p| p.into_inner())
+        locked(&self.buf)
     }
-}
-
-/// A resolved, range-checked end of a copy.
-enum Side<'a> {
-    Device(u64),
-    Pinned(HostBuf, usize),
-    Slice(&'a [u8]),
-}
-
-enum DSide<'a> {
-    Device(u64),
-    Pinned(HostBuf, usize),
-    Slice(&'a mut [u8]),
 }
 
 fn out_of_range(api: &str, param: &str, addr: u64, count: u64, room: u64) -> crate::AclError {
@@ -114,97 +104,12 @@ fn count_within(api: &str, count: usize, max: usize, max_name: &str) -> AclResul
     Ok(())
 }
 
-/// Bytes staged at a time between pageable host memory and runtime memory: no temporary the
-/// runtime makes for a copy is larger, whatever count the caller names.
-const STAGING_CHUNK: usize = 8 << 20;
-
-/// The byte ranges of a `len`-byte copy staged a chunk at a time, in the order that keeps
-/// memmove semantics when the destination lies above an overlapping source (`backwards`).
-fn staging_ranges(len: usize, backwards: bool) -> impl Iterator<Item = Range<usize>> {
-    let n = len.div_ceil(STAGING_CHUNK);
-    (0..n).map(move |i| {
-        let i = if backwards { n - 1 - i } else { i };
-        let lo = i * STAGING_CHUNK;
-        lo..(lo + STAGING_CHUNK).min(len)
-    })
-}
-
-fn locked(buf: &HostBuf) -> std::sync::MutexGuard<'_, Vec<u8>> {
-    buf.lock().unwrap_or_else(|p| p.into_inner())
-}
-
 /// Whether each end of a copy is a NULL address (pageable slices never are).
 fn null_ends(dst: &MemDst<'_>, src: &MemSrc<'_>) -> (bool, bool) {
     (
         matches!(dst, MemDst::Addr(a) if a.is_null()),
         matches!(src, MemSrc::Addr(a) if a.is_null()),
     )
-}
-
-/// A page-locked copy of pageable bytes for a task to read when it executes; a copy the host
-/// cannot hold is `ACL_ERROR_RT_MEMORY_ALLOCATION` (207001), not an abort.
-fn staged_copy(bytes: &[u8]) -> AclResult<HostBuf> {
-    let mut v = Vec::new();
-    v.try_reserve_exact(bytes.len()).map_err(|e| {
-        fail::plain(
-            crate::error::ErrorCode::RtMemoryAllocation,
-            format!(
-                "aclrtMemcpyAsync: cannot stage {} bytes of pageable host memory: {e}",
-                bytes.len()
-            ),
-        )
-    })?;
-    v.extend_from_slice(bytes);
-    Ok(Arc::new(Mutex::new(v)))
-}
-
-/// What an address is to the runtime: how a C caller's pointer is told apart as device
-/// memory, page-locked host memory, a stale device address or pageable host memory.
-///
-/// ```
-/// use ascend_rt::{AddressClass, Runtime, raw_types::*};
-/// let rt = Runtime::sim("Ascend910B1").unwrap();
-/// rt.set_device(0).unwrap();
-/// let mut p = Addr::NULL;
-/// rt.malloc(Some(&mut p), 64, malloc_policy::NORMAL_ONLY).unwrap();
-/// assert_eq!(rt.classify_address(p), AddressClass::Device);
-/// rt.free(p).unwrap();
-/// assert_eq!(rt.classify_address(p), AddressClass::StaleDevice);
-/// let host = [0u8; 8];
-/// assert_eq!(rt.classify_address(Addr(host.as_ptr() as u64)), AddressClass::Host);
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum AddressClass {
-    /// NULL.
-    Null,
-    /// Inside a live device allocation (`aclrtMalloc`).
-    Device,
-    /// Inside a live page-locked host allocation (`aclrtMallocHost`).
-    PageLocked,
-    /// Inside the backend's device address window but in no live allocation: freed, past an
-    /// allocation's end, or never allocated. Never host memory, never dereferenced.
-    StaleDevice,
-    /// Any other address: host memory the runtime does not manage (pageable).
-    Host,
-}
-
-/// The ends of an asynchronous copy, as the staging loop moves them.
-enum AsyncEnds<'a> {
-    /// Both ends are runtime memory: one task, nothing staged.
-    Locs { dst: Loc, src: Loc },
-    /// A pageable source: staged a chunk at a time, each chunk read before the call returns.
-    FromPageable { dst: Loc, src: &'a [u8] },
-    /// A pageable destination: filled a chunk at a time before the call returns.
-    ToPageable { dst: &'a mut [u8], src: Loc },
-    /// Two disjoint pageable ranges.
-    BothPageable { dst: &'a mut [u8], src: &'a [u8] },
-    /// Two possibly overlapping pageable ranges of one buffer (memmove semantics).
-    Within {
-        buf: &'a mut [u8],
-        dst: usize,
-        src: usize,
-    },
 }
 
 impl Runtime {
@@ -302,7 +207,7 @@ impl Runtime {
             let buf = self.backend.malloc_host(size)?;
             // The buffer's own heap address names it: it never moves and never aliases a
             // device address (those lie in the simulator's own window).
-            let addr = buf.lock().unwrap_or_else(|p| p.into_inner()).as_ptr() as u64;
+            let addr = locked(&buf).as_ptr() as u64;
             self.lock().allocs.insert(
                 addr,
                 Alloc {
@@ -402,31 +307,6 @@ impl Runtime {
                 Location::Unregistered => Err(self.not_live(api, "dst", a.0)),
             },
         }
-    }
-
-    /// The error for an address in no live allocation, saying whether it is a stale device
-    /// address (and why, where the backend knows) or unknown memory.
-    fn not_live(&self, api: &str, param: &str, addr: u64) -> crate::AclError {
-        let why = if self.in_device_window(addr) {
-            match self.backend.explain_device_address(addr) {
-                Some(reason) => format!("a device address in no live allocation: {reason}"),
-                None => "a device address in no live allocation".to_string(),
-            }
-        } else {
-            "this address is in no live allocation".to_string()
-        };
-        fail::rt_value(
-            api,
-            param,
-            format!("{addr:#x}"),
-            &format!("device memory or host memory from aclrtMallocHost ({why})"),
-        )
-    }
-
-    fn in_device_window(&self, addr: u64) -> bool {
-        self.backend
-            .device_window()
-            .is_some_and(|w| w.contains(&addr))
     }
 
     /// The ACL-layer rows shared by the copy calls (docs/validation/memory.md): `count == 0`
@@ -562,76 +442,6 @@ impl Runtime {
         })
     }
 
-    /// The synchronous copy of two resolved, range-checked ends. The backend is never called
-    /// while a host buffer's lock is held (a queued copy of the same buffer may be running
-    /// inside it), and page-locked memory is staged a bounded chunk at a time.
-    fn copy_now(&self, dst: DSide<'_>, src: Side<'_>, c: usize) -> AclResult<()> {
-        let n = c as u64;
-        let chunk = || vec![0u8; c.min(STAGING_CHUNK)];
-        match (dst, src) {
-            (DSide::Device(d), Side::Device(s)) => self
-                .backend
-                .memcpy(SyncDst::Device(d), SyncSrc::Device(s), n)
-                .map_err(crate::AclError::from),
-            (DSide::Device(d), Side::Slice(s)) => self
-                .backend
-                .memcpy(SyncDst::Device(d), SyncSrc::Host(&s[..c]), n)
-                .map_err(crate::AclError::from),
-            (DSide::Slice(d), Side::Device(s)) => self
-                .backend
-                .memcpy(SyncDst::Host(&mut d[..c]), SyncSrc::Device(s), n)
-                .map_err(crate::AclError::from),
-            (DSide::Device(d), Side::Pinned(b, o)) => {
-                let mut tmp = chunk();
-                for r in staging_ranges(c, false) {
-                    let t = &mut tmp[..r.len()];
-                    t.copy_from_slice(&locked(&b)[o + r.start..o + r.end]);
-                    let to = SyncDst::Device(d + r.start as u64);
-                    self.backend.memcpy(to, SyncSrc::Host(t), r.len() as u64)?;
-                }
-                Ok(())
-            }
-            (DSide::Pinned(b, o), Side::Device(s)) => {
-                let mut tmp = chunk();
-                for r in staging_ranges(c, false) {
-                    let t = &mut tmp[..r.len()];
-                    let from = SyncSrc::Device(s + r.start as u64);
-                    self.backend
-                        .memcpy(SyncDst::Host(t), from, r.len() as u64)?;
-                    locked(&b)[o + r.start..o + r.end].copy_from_slice(t);
-                }
-                Ok(())
-            }
-            (DSide::Slice(d), Side::Slice(s)) => {
-                d[..c].copy_from_slice(&s[..c]);
-                Ok(())
-            }
-            (DSide::Slice(d), Side::Pinned(b, o)) => {
-                d[..c].copy_from_slice(&locked(&b)[o..o + c]);
-                Ok(())
-            }
-            (DSide::Pinned(b, o), Side::Slice(s)) => {
-                locked(&b)[o..o + c].copy_from_slice(&s[..c]);
-                Ok(())
-            }
-            (DSide::Pinned(db, doff), Side::Pinned(sb, so)) => {
-                if Arc::ptr_eq(&db, &sb) {
-                    locked(&db).copy_within(so..so + c, doff);
-                } else {
-                    // One lock at a time: two threads copying between the same two buffers
-                    // in opposite directions never wait on each other.
-                    let mut tmp = chunk();
-                    for r in staging_ranges(c, false) {
-                        let t = &mut tmp[..r.len()];
-                        t.copy_from_slice(&locked(&sb)[so + r.start..so + r.end]);
-                        locked(&db)[doff + r.start..doff + r.end].copy_from_slice(t);
-                    }
-                }
-                Ok(())
-            }
-        }
-    }
-
     /// `aclrtMemcpy` between two pageable host ranges of one buffer that may overlap (what a C
     /// caller's overlapping host pointers are): `buf` covers both ranges, `dst` and `src` are
     /// offsets into it. Validated as [`Runtime::memcpy`]; copies with memmove semantics.
@@ -751,72 +561,6 @@ impl Runtime {
         })
     }
 
-    /// Enqueues a validated asynchronous copy of `len` bytes.
-    ///
-    /// Runtime memory at both ends is one task. A pageable source is read completely before
-    /// the call returns, into one staged copy the task reads when the stream reaches it (as
-    /// CANN stages pageable sources); the call does not wait for the stream, and a staged copy
-    /// the host cannot hold is `ACL_ERROR_RT_MEMORY_ALLOCATION` (207001), not an abort. A
-    /// pageable destination is filled before the call returns: it is moved through page-locked
-    /// chunks of at most [`STAGING_CHUNK`] bytes, one task each, the stream synchronised after
-    /// each, so that no temporary grows with the count.
-    fn launch_copy(&self, stream: StreamId, mut ends: AsyncEnds<'_>, len: usize) -> AclResult<()> {
-        let copy = |dst, src, n: usize| Task::Memcpy {
-            dst,
-            src,
-            len: n as u64,
-        };
-        match ends {
-            AsyncEnds::Locs { dst, src } => {
-                return Ok(self.backend.launch(stream, copy(dst, src, len))?);
-            }
-            AsyncEnds::FromPageable { dst, src } => {
-                let staged = Loc::Host {
-                    buf: staged_copy(src)?,
-                    offset: 0,
-                };
-                return Ok(self.backend.launch(stream, copy(dst, staged, len))?);
-            }
-            _ => {}
-        }
-        let staging: HostBuf = Arc::new(Mutex::new(vec![0u8; len.min(STAGING_CHUNK)]));
-        let backwards = matches!(ends, AsyncEnds::Within { dst, src, .. } if dst > src);
-        for r in staging_ranges(len, backwards) {
-            let n = r.len();
-            let into_staging = Loc::Host {
-                buf: staging.clone(),
-                offset: 0,
-            };
-            let (src, out) = match &mut ends {
-                AsyncEnds::ToPageable { dst, src } => (src.advanced(r.start), &mut dst[r]),
-                AsyncEnds::BothPageable { dst, src } => (
-                    Loc::Host {
-                        buf: staged_copy(&src[r.clone()])?,
-                        offset: 0,
-                    },
-                    &mut dst[r],
-                ),
-                AsyncEnds::Within { buf, dst, src } => {
-                    let from = staged_copy(&buf[*src + r.start..*src + r.end])?;
-                    (
-                        Loc::Host {
-                            buf: from,
-                            offset: 0,
-                        },
-                        &mut buf[*dst + r.start..*dst + r.end],
-                    )
-                }
-                AsyncEnds::Locs { .. } | AsyncEnds::FromPageable { .. } => {
-                    unreachable!("launched above")
-                }
-            };
-            self.backend.launch(stream, copy(into_staging, src, n))?;
-            self.backend.synchronize_stream(stream, None)?;
-            out.copy_from_slice(&locked(&staging)[..n]);
-        }
-        Ok(())
-    }
-
     /// `aclrtMemset(devPtr, maxCount, value, count)`: synchronous; the low byte of `value`
     /// fills `count` bytes.
     pub fn memset(
@@ -842,7 +586,7 @@ impl Runtime {
                     .memset(a, byte, count as u64)
                     .map_err(crate::AclError::from),
                 DSide::Pinned(b, o) => {
-                    b.lock().unwrap_or_else(|p| p.into_inner())[o..o + count].fill(byte);
+                    locked(&b)[o..o + count].fill(byte);
                     Ok(())
                 }
                 DSide::Slice(_) => unreachable!("an address never resolves to a slice"),
@@ -925,31 +669,5 @@ impl Runtime {
     /// `aclrtMemInvalidate(devPtr, size)`: a host-side no-op on host-driven SoCs.
     pub fn mem_invalidate(&self, dev_ptr: Addr, size: usize) -> AclResult<()> {
         self.call(|| self.host_cache_op("aclrtMemInvalidate", dev_ptr, size))
-    }
-
-    /// Whether `addr` lies in a live allocation of this runtime (device memory or page-locked
-    /// host memory).
-    pub fn is_registered(&self, addr: Addr) -> bool {
-        !matches!(self.lock().locate(addr.0), Location::Unregistered)
-    }
-
-    /// What `addr` is to this runtime (see [`AddressClass`]). A C front end uses it to tell
-    /// runtime memory and stale device addresses, which it passes on as addresses, from
-    /// pageable host memory, which it may dereference.
-    pub fn classify_address(&self, addr: Addr) -> AddressClass {
-        if addr.is_null() {
-            return AddressClass::Null;
-        }
-        match self.lock().locate(addr.0) {
-            Location::Device { .. } => AddressClass::Device,
-            Location::Host { .. } => AddressClass::PageLocked,
-            Location::Unregistered if self.in_device_window(addr.0) => AddressClass::StaleDevice,
-            Location::Unregistered => AddressClass::Host,
-        }
-    }
-
-    /// Whether `addr` lies in device memory (the pointer-attribute check of the value APIs).
-    pub(crate) fn is_device_memory(&self, addr: u64) -> bool {
-        matches!(self.lock().locate(addr), Location::Device { .. })
     }
 }

@@ -4,9 +4,11 @@
 //! Validation is written once, here, and serves every backend. Each method's body reads as
 //! the validation table of its API: one early return per row, in the table's order.
 
+mod addresses;
 mod backend_errors;
 mod chip_caps;
 mod context;
+mod copy_staging;
 mod device;
 mod errmsg;
 mod errors;
@@ -34,8 +36,9 @@ use crate::backend::{Backend, NotifyId};
 use crate::error::{fail, AclError, AclResult};
 use crate::raw_types::RawStream;
 
+pub use addresses::AddressClass;
 pub use errmsg::RecentError;
-pub use memory::{AddressClass, HostBuffer, MemDst, MemSrc};
+pub use memory::{HostBuffer, MemDst, MemSrc};
 pub use options::RuntimeOptions;
 #[cfg(feature = "sim")]
 pub use sim_view::SimView;
