@@ -92,25 +92,65 @@ fn build(src: &str, cxx: bool) -> Option<PathBuf> {
     Some(exe)
 }
 
-fn run(exe: &Path, envs: &[(&str, &str)]) -> String {
+/// What a run of a test program printed, and how it ended.
+struct Ran {
+    status: std::process::ExitStatus,
+    stdout: String,
+    stderr: String,
+}
+
+impl Ran {
+    /// Exited 0 having printed its SUCCESS line.
+    fn passed(&self) -> bool {
+        self.status.success() && self.stdout.contains("SUCCESS")
+    }
+}
+
+/// Runs `exe` with `args` against this run's library, with the simulator's variables of the
+/// test process removed and `envs` set.
+fn launch(exe: &Path, args: &[&str], envs: &[(&str, &str)]) -> Ran {
     // Cargo's LD_LIBRARY_PATH for tests lists the profile directory, which may hold a stale
     // copy of the library from an earlier `cargo build`: point the loader at this run's.
-    let out = Command::new(exe)
-        .env("LD_LIBRARY_PATH", lib_dir())
+    let mut cmd = Command::new(exe);
+    cmd.args(args).env("LD_LIBRARY_PATH", lib_dir());
+    for var in [
+        "ASCEND_SIM_SOC",
+        "ASCEND_SIM_ON_STALL",
+        "ASCEND_SIM_WATCHDOG_MS",
+        "ASCEND_SIM_LOG",
+        "ASCEND_SIM_CHIP_FILE",
+        "ASCEND_SIM_HAZARDS",
+    ] {
+        cmd.env_remove(var);
+    }
+    let out = cmd
         .envs(envs.iter().copied())
-        .env("ASCEND_SIM_ON_STALL", "error")
-        .env("ASCEND_SIM_WATCHDOG_MS", "5000")
         .output()
         .expect("run the program");
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    Ran {
+        status: out.status,
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Runs `exe` with `envs`, a stall ending in an error after 5 s, and asserts it passed.
+fn run(exe: &Path, envs: &[(&str, &str)]) -> String {
+    let mut all = envs.to_vec();
+    all.extend([
+        ("ASCEND_SIM_ON_STALL", "error"),
+        ("ASCEND_SIM_WATCHDOG_MS", "5000"),
+    ]);
+    let ran = launch(exe, &[], &all);
     assert!(
-        out.status.success() && stdout.contains("SUCCESS"),
-        "{} failed ({}):\n{stdout}{}",
+        ran.passed(),
+        "{} failed ({}):\n{}{}",
         exe.display(),
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
+        ran.status,
+        ran.stdout,
+        ran.stderr
     );
-    stdout
+    ran.stdout
 }
 
 #[test]
@@ -178,12 +218,8 @@ fn headers_compile_as_cxx() {
     let Some(exe) = build("cxx_compile.cpp", true) else {
         return;
     };
-    let status = Command::new(&exe)
-        .env("LD_LIBRARY_PATH", lib_dir())
-        .status()
-        .expect("run");
     assert!(
-        status.success(),
+        launch(&exe, &[], &[]).status.success(),
         "aclrtBarrierTaskInfo is not 56 bytes in C++"
     );
 }
@@ -193,18 +229,14 @@ fn unknown_soc_fails_cleanly() {
     let Some(exe) = build("error_paths.c", false) else {
         return;
     };
-    let out = Command::new(&exe)
-        .env("LD_LIBRARY_PATH", lib_dir())
-        .env("ASCEND_SIM_SOC", "Ascend9999")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let ran = launch(&exe, &[], &[("ASCEND_SIM_SOC", "Ascend9999")]);
     assert!(
-        !out.status.success(),
-        "must fail with an unknown SoC: {stdout}"
+        !ran.status.success(),
+        "must fail with an unknown SoC: {}",
+        ran.stdout
     );
     assert!(
-        String::from_utf8_lossy(&out.stderr).contains("500000"),
+        ran.stderr.contains("500000"),
         "calls must return ACL_ERROR_INTERNAL_ERROR"
     );
 }
@@ -231,27 +263,6 @@ fn many_threads_allocate_free_and_copy_without_losing_a_buffer_or_a_byte() {
         return;
     };
     run(&exe, &[("ASCEND_SIM_SOC", "Ascend910B1")]);
-}
-
-/// Runs `exe` with `envs` (and nothing set by `run`), returning (success, stdout, stderr).
-fn run_raw(exe: &Path, envs: &[(&str, &str)]) -> (bool, String, String) {
-    let out = Command::new(exe)
-        .env("LD_LIBRARY_PATH", lib_dir())
-        .env_remove("ASCEND_SIM_SOC")
-        .env_remove("ASCEND_SIM_ON_STALL")
-        .env_remove("ASCEND_SIM_WATCHDOG_MS")
-        .env_remove("ASCEND_SIM_LOG")
-        .env_remove("ASCEND_SIM_CHIP_FILE")
-        .envs(envs.iter().copied())
-        .output()
-        .expect("run the program");
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    (
-        out.status.success() && stdout.contains("SUCCESS"),
-        stdout,
-        stderr,
-    )
 }
 
 #[test]
@@ -283,12 +294,13 @@ fn a_bad_setting_is_named_with_its_value_and_the_accepted_values() {
         ("ASCEND_SIM_CHIP_FILE", missing, "readable chip file"),
     ];
     for (var, value, accepted) in cases {
-        let (ok, stdout, stderr) = run_raw(&exe, &[(var, value)]);
+        let ran = launch(&exe, &[], &[(var, value)]);
+        let (stdout, stderr) = (&ran.stdout, &ran.stderr);
         assert!(
-            ok,
+            ran.passed(),
             "{var}={value}: the program's checks failed:\n{stdout}{stderr}"
         );
-        for text in [&stdout, &stderr] {
+        for text in [stdout, stderr] {
             assert!(
                 text.contains(var) && text.contains(value) && text.contains(accepted),
                 "{var}={value}: the message names the variable, the value and what is accepted:\n{text}"
@@ -303,8 +315,12 @@ fn a_chip_file_of_ones_own_is_simulated() {
         return;
     };
     let chip = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../sim-models/Ascend910B4.toml");
-    let (ok, stdout, stderr) = run_raw(&exe, &[("ASCEND_SIM_CHIP_FILE", chip.to_str().unwrap())]);
-    assert!(ok, "{stdout}{stderr}");
+    let ran = launch(
+        &exe,
+        &[],
+        &[("ASCEND_SIM_CHIP_FILE", chip.to_str().unwrap())],
+    );
+    assert!(ran.passed(), "{}{}", ran.stdout, ran.stderr);
 }
 
 #[test]
@@ -312,14 +328,16 @@ fn after_a_stall_the_recent_error_message_is_the_watchdogs_explanation() {
     let Some(exe) = build("stall_message.c", false) else {
         return;
     };
-    let (ok, stdout, stderr) = run_raw(
+    let ran = launch(
         &exe,
+        &[],
         &[
             ("ASCEND_SIM_ON_STALL", "error"),
             ("ASCEND_SIM_WATCHDOG_MS", "200"),
         ],
     );
-    assert!(ok, "{stdout}{stderr}");
+    let stdout = &ran.stdout;
+    assert!(ran.passed(), "{stdout}{}", ran.stderr);
     let recent = stdout.split_once("recent:").map_or("", |(_, r)| r);
     assert!(
         recent.contains("device stalled") && recent.contains("value wait on"),
@@ -352,21 +370,17 @@ fn an_invalid_after_a_value_write_loses_it_and_the_report_says_so_unless_written
     };
     for (arg, lost) in [("invalid-only", true), ("writeback", false)] {
         let report = exe.with_file_name(format!("report-{arg}.json"));
-        let out = Command::new(&exe)
-            .arg(arg)
-            .env("LD_LIBRARY_PATH", lib_dir())
-            .env("ASCEND_SIM_SOC", "Ascend910B1")
-            .env("ASCEND_SIM_REPORT", &report)
-            .output()
-            .expect("run the program");
-        let (stdout, stderr) = (
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr),
+        let report_path = report.to_str().unwrap();
+        let ran = launch(
+            &exe,
+            &[arg],
+            &[
+                ("ASCEND_SIM_SOC", "Ascend910B1"),
+                ("ASCEND_SIM_REPORT", report_path),
+            ],
         );
-        assert!(
-            out.status.success() && stdout.contains("SUCCESS"),
-            "{arg}: {stdout}{stderr}"
-        );
+        let (stdout, stderr) = (&ran.stdout, &ran.stderr);
+        assert!(ran.passed(), "{arg}: {stdout}{stderr}");
         let json = std::fs::read_to_string(&report).expect("report written");
         assert_eq!(json.contains("\"lost_write\""), lost, "{arg}: {json}");
         // The hazard is also said on stderr, through the library's log.
@@ -379,27 +393,24 @@ fn hazards_set_to_fail_fail_the_synchronize_and_appear_in_the_trace_when_recorde
     let Some(exe) = build("cmo_lost_write.c", false) else {
         return;
     };
-    let out = Command::new(&exe)
-        .env("LD_LIBRARY_PATH", lib_dir())
-        .env("ASCEND_SIM_HAZARDS", "record,lost_write=fail")
-        .output()
-        .expect("run the program");
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let ran = launch(
+        &exe,
+        &[],
+        &[("ASCEND_SIM_HAZARDS", "record,lost_write=fail")],
+    );
     assert!(
-        !out.status.success(),
+        !ran.status.success(),
         "the lost write fails the program's synchronize"
     );
     assert!(
-        stderr.contains("aclrtSynchronizeStream(s) returned 507000"),
-        "{stderr}"
+        ran.stderr
+            .contains("aclrtSynchronizeStream(s) returned 507000"),
+        "{}",
+        ran.stderr
     );
     let trace = exe.with_file_name("trace-hazard.json");
-    let out = Command::new(&exe)
-        .env("LD_LIBRARY_PATH", lib_dir())
-        .env("ASCEND_SIM_TRACE", &trace)
-        .output()
-        .expect("run the program");
-    assert!(out.status.success());
+    let ran = launch(&exe, &[], &[("ASCEND_SIM_TRACE", trace.to_str().unwrap())]);
+    assert!(ran.status.success());
     let json = std::fs::read_to_string(&trace).expect("trace written");
     assert!(json.contains("hazard: lost_write"), "{json}");
 }
