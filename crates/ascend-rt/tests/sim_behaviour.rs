@@ -160,8 +160,8 @@ fn two_host_threads_wait_and_write() {
     assert_eq!(flag.read_u64(0).unwrap(), 100);
 }
 
-#[test]
-fn the_watchdog_explains_a_wait_that_can_never_be_satisfied() {
+/// A runtime whose stalls end in an error after 100 ms, with device 0 set and a zeroed word.
+fn stalls_fail_with_a_zeroed_word() -> (Arc<Runtime>, Addr) {
     let cfg = SimConfig {
         on_stall: OnStall::Error,
         watchdog_grace: Duration::from_millis(100),
@@ -173,6 +173,12 @@ fn the_watchdog_explains_a_wait_that_can_never_be_satisfied() {
     rt.malloc(Some(&mut word), 8, malloc_policy::NORMAL_ONLY)
         .unwrap();
     rt.memset(word, 8, 0, 8).unwrap();
+    (rt, word)
+}
+
+#[test]
+fn the_watchdog_explains_a_wait_that_can_never_be_satisfied() {
+    let (rt, word) = stalls_fail_with_a_zeroed_word();
     rt.value_wait(word, 0x64, wait_flag::EQ, RawStream::NULL)
         .unwrap();
     let t = Instant::now();
@@ -410,17 +416,7 @@ fn with_on_stall_wait_the_watchdog_speaks_and_the_host_keeps_waiting() {
 
 #[test]
 fn a_stalled_destroy_of_a_blocked_stream_is_explained_and_leaves_the_stream_usable() {
-    let cfg = SimConfig {
-        on_stall: OnStall::Error,
-        watchdog_grace: Duration::from_millis(100),
-        ..SimConfig::default()
-    };
-    let rt = runtime_with("Ascend910B1", cfg);
-    rt.set_device(0).unwrap();
-    let mut word = Addr::NULL;
-    rt.malloc(Some(&mut word), 8, malloc_policy::NORMAL_ONLY)
-        .unwrap();
-    rt.memset(word, 8, 0, 8).unwrap();
+    let (rt, word) = stalls_fail_with_a_zeroed_word();
     let mut s = RawStream::NULL;
     rt.create_stream(Some(&mut s)).unwrap();
     rt.value_wait(word, 5, wait_flag::EQ, s).unwrap();
