@@ -315,7 +315,7 @@ fn run(data: &[u8]) {
         *h = (i * 7) as u8;
     }
     let mut steps = 0;
-    // SAFETY (whole loop): every pointer passed is NULL, a value the runtime gave out, a
+    // SAFETY: (whole loop) every pointer passed is NULL, a value the runtime gave out, a
     // garbage handle/address value the API validates without dereferencing, or points into
     // `host` or a local of this frame with the length passed (or a length over `isize::MAX`,
     // which the front end refuses before it makes a slice), or is in the device window (which
