@@ -20,6 +20,7 @@ mod tagged;
 
 pub use loader::{builtin_names, LoadError, BUILTIN_DEFAULT};
 pub use profile::{
-    CacheParams, ChipProfile, ChipType, CmoParams, Features, Limits, MemoryParams, TimingParams,
+    CacheParams, ChipProfile, ChipType, CmoParams, Features, L2Agent, Limits, MemoryParams,
+    TimingParams,
 };
 pub use tagged::{Provenance, Tag};

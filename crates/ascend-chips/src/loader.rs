@@ -217,6 +217,9 @@ impl ChipProfile {
             dcache_bytes: r.u64("cache", "dcache_bytes")?,
             aic_cores: r.u32("cache", "aic_cores")?,
             aiv_cores: r.u32("cache", "aiv_cores")?,
+            scheduler_via_l2: r.flag("cache", "scheduler_via_l2")?,
+            copy_engine_via_l2: r.flag("cache", "copy_engine_via_l2")?,
+            ai_core_via_l2: r.flag("cache", "ai_core_via_l2")?,
         };
         let timing = TimingParams {
             host_launch_ns: r.u64("timing", "host_launch_ns")?,

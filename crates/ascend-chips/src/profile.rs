@@ -146,6 +146,55 @@ pub struct CacheParams {
     pub aic_cores: u32,
     /// Vector cores on the device.
     pub aiv_cores: u32,
+    /// Whether the task scheduler's own memory accesses (value write, value-wait polls,
+    /// reading CMO descriptors) go through the L2; false means they go around it to memory.
+    pub scheduler_via_l2: bool,
+    /// Whether the copy engine's device-side accesses (memcpy, memset, the runtime's writes
+    /// of descriptor headers) go through the L2.
+    pub copy_engine_via_l2: bool,
+    /// Whether the AI cores' loads and stores (below their own data caches) go through the L2.
+    pub ai_core_via_l2: bool,
+}
+
+/// An agent that reads and writes device memory: whether it goes through the L2 is chip data
+/// ([`CacheParams::via_l2`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum L2Agent {
+    /// The task scheduler (value write and wait, CMO descriptor reads).
+    Scheduler,
+    /// The copy engine (memcpy, memset, host-initiated writes of device memory).
+    CopyEngine,
+    /// The AI cores.
+    AiCore,
+}
+
+impl L2Agent {
+    /// The agent's name as reports and chip files spell it (`copy_engine`).
+    pub fn name(self) -> &'static str {
+        match self {
+            L2Agent::Scheduler => "scheduler",
+            L2Agent::CopyEngine => "copy_engine",
+            L2Agent::AiCore => "ai_core",
+        }
+    }
+}
+
+impl CacheParams {
+    /// Whether `agent`'s accesses go through the L2 (true) or around it to memory (false).
+    ///
+    /// ```
+    /// use ascend_chips::{ChipProfile, L2Agent};
+    /// let chip = ChipProfile::builtin("Ascend910B1").unwrap();
+    /// assert!(chip.cache.via_l2(L2Agent::CopyEngine));
+    /// ```
+    pub fn via_l2(&self, agent: L2Agent) -> bool {
+        match agent {
+            L2Agent::Scheduler => self.scheduler_via_l2,
+            L2Agent::CopyEngine => self.copy_engine_via_l2,
+            L2Agent::AiCore => self.ai_core_via_l2,
+        }
+    }
 }
 
 /// Timings and bandwidths. Times in nanoseconds, bandwidths in bytes per nanosecond (= GB/s).

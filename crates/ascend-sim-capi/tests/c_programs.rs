@@ -310,6 +310,55 @@ fn a_bad_setting_is_named_with_its_value_and_the_accepted_values() {
 }
 
 #[test]
+fn a_write_back_over_a_memset_made_around_the_l2_is_a_clobber_unless_flushed_first() {
+    let Some(exe) = build("cmo_clobber.c", false) else {
+        return;
+    };
+    // The built-in Ascend910B1 file with the copy engine going around the L2.
+    let builtin = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../sim-models/Ascend910B1.toml");
+    let text = std::fs::read_to_string(builtin).unwrap();
+    let key = "copy_engine_via_l2 = { value = true";
+    assert!(text.contains(key));
+    let chip = exe.with_file_name("copy-engine-around-l2.toml");
+    std::fs::write(
+        &chip,
+        text.replace(key, "copy_engine_via_l2 = { value = false"),
+    )
+    .unwrap();
+    for (arg, clobbered) in [("writeback-only", true), ("flush-first", false)] {
+        let report = exe.with_file_name(format!("report-clobber-{arg}.json"));
+        let ran = launch(
+            &exe,
+            &[arg],
+            &[
+                ("ASCEND_SIM_CHIP_FILE", chip.to_str().unwrap()),
+                ("ASCEND_SIM_REPORT", report.to_str().unwrap()),
+            ],
+        );
+        let (stdout, stderr) = (&ran.stdout, &ran.stderr);
+        assert!(ran.passed(), "{arg}: {stdout}{stderr}");
+        let json = std::fs::read_to_string(&report).expect("report written");
+        assert_eq!(json.contains("\"clobber\""), clobbered, "{arg}: {json}");
+        assert_eq!(stderr.contains("hazard"), clobbered, "{arg}: {stderr}");
+    }
+    let ran = launch(
+        &exe,
+        &[],
+        &[
+            ("ASCEND_SIM_CHIP_FILE", chip.to_str().unwrap()),
+            ("ASCEND_SIM_HAZARDS", "record,clobber=fail"),
+        ],
+    );
+    assert!(!ran.status.success(), "the clobber fails the synchronize");
+    assert!(
+        ran.stderr
+            .contains("aclrtSynchronizeStream(s) returned 507000"),
+        "{}",
+        ran.stderr
+    );
+}
+
+#[test]
 fn a_chip_file_of_ones_own_is_simulated() {
     let Some(exe) = build("two_thread_wait_write.c", false) else {
         return;

@@ -72,7 +72,9 @@ const HAZARDS_LOGGED: u64 = 100;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Hazard {
     /// The class: `lost_write` (an INVALID dropped a dirty line whose data was never
-    /// written back).
+    /// written back), `partial_line`, `never_written_read`, `clobber` (a write-back overwrote
+    /// newer data written around the L2) or `stale_read` (a read through the L2 missed data
+    /// written around it).
     pub kind: String,
     /// The device.
     pub device: u32,
@@ -107,6 +109,21 @@ pub struct CmoRecord {
     pub partial_lines: bool,
     /// Simulated completion time.
     pub at_ns: u64,
+}
+
+/// The number of INVALID CMOs outstanding on one barrier id, from the moment it changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BarrierSample {
+    /// The device of the stream whose task changed it.
+    pub device: u32,
+    /// The model whose barrier-id map the id belongs to.
+    pub model: Option<u64>,
+    /// The logical barrier id.
+    pub barrier_id: u32,
+    /// Simulated time of the change.
+    pub at_ns: u64,
+    /// INVALIDs with this id dispatched and not yet completed.
+    pub outstanding: u32,
 }
 
 /// One device's L2 figures.
@@ -149,6 +166,10 @@ pub struct ReportData {
     pub cmos: Vec<CmoRecord>,
     /// CMO records not kept because the list was full.
     pub cmos_dropped: u64,
+    /// Barrier counter changes, in order (bounded like the timeline).
+    pub barriers: Vec<BarrierSample>,
+    /// Barrier samples not kept because the list was full.
+    pub barriers_dropped: u64,
 }
 
 impl ReportData {
@@ -323,6 +344,10 @@ pub struct RunReport {
     pub cmos: Vec<CmoRecord>,
     /// CMO records left out of `cmos`.
     pub cmos_dropped: u64,
+    /// Every change of a barrier counter (bounded by `SimConfig::max_timeline_entries`).
+    pub barriers: Vec<BarrierSample>,
+    /// Barrier samples left out of `barriers`.
+    pub barriers_dropped: u64,
 }
 
 impl crate::engine::Engine {
@@ -394,6 +419,8 @@ impl crate::engine::Engine {
             hazards_dropped: r.hazards_dropped,
             cmos: r.cmos.clone(),
             cmos_dropped: r.cmos_dropped,
+            barriers: r.barriers.clone(),
+            barriers_dropped: r.barriers_dropped,
         }
     }
 }

@@ -1,7 +1,8 @@
 //! The run's timeline in the Chrome trace event format, which Perfetto (ui.perfetto.dev) and
 //! `chrome://tracing` open: one track per stream (grouped by device), one complete event per
-//! task from dispatch to completion, the value waits with their polling passes, and each
-//! hazard as an instant event on its device.
+//! task from dispatch to completion, the value waits with their polling passes, a counter
+//! track per barrier id (the INVALIDs outstanding on it) and each hazard as an instant event
+//! on its device.
 //!
 //! ```
 //! use ascend_sim::{report::RunReport, trace::chrome_trace};
@@ -65,6 +66,19 @@ pub fn chrome_trace(report: &RunReport) -> String {
             "tid": w.stream,
             "ts": us(w.end_ns),
             "args": { "addr": format!("{:#x}", w.addr), "passes": w.passes, "waited_ns": w.duration_ns }
+        }));
+    }
+    for b in &report.barriers {
+        let name = match b.model {
+            Some(m) => format!("model {m} barrier {}", b.barrier_id),
+            None => format!("barrier {}", b.barrier_id),
+        };
+        events.push(json!({
+            "ph": "C",
+            "name": name,
+            "pid": b.device,
+            "ts": us(b.at_ns),
+            "args": { "outstanding INVALIDs": b.outstanding }
         }));
     }
     for h in &report.hazards {

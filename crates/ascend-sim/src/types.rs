@@ -62,14 +62,20 @@ pub enum HazardKind {
     PartialLine,
     /// An agent read device memory that was never written (the poison byte).
     NeverWrittenRead,
+    /// A dirty line written back overwrote newer data an agent had written around the L2.
+    Clobber,
+    /// A read through the L2 saw a line's older copy, not what an agent wrote around the L2.
+    StaleRead,
 }
 
 impl HazardKind {
     /// Every class.
-    pub const ALL: [HazardKind; 3] = [
+    pub const ALL: [HazardKind; 5] = [
         HazardKind::LostWrite,
         HazardKind::PartialLine,
         HazardKind::NeverWrittenRead,
+        HazardKind::Clobber,
+        HazardKind::StaleRead,
     ];
 
     /// The name used in reports and settings (`lost_write`, ...).
@@ -78,6 +84,8 @@ impl HazardKind {
             HazardKind::LostWrite => "lost_write",
             HazardKind::PartialLine => "partial_line",
             HazardKind::NeverWrittenRead => "never_written_read",
+            HazardKind::Clobber => "clobber",
+            HazardKind::StaleRead => "stale_read",
         }
     }
 
@@ -96,6 +104,10 @@ pub struct HazardPolicy {
     pub partial_line: HazardAction,
     /// For [`HazardKind::NeverWrittenRead`].
     pub never_written_read: HazardAction,
+    /// For [`HazardKind::Clobber`].
+    pub clobber: HazardAction,
+    /// For [`HazardKind::StaleRead`].
+    pub stale_read: HazardAction,
 }
 
 impl HazardPolicy {
@@ -105,6 +117,8 @@ impl HazardPolicy {
             lost_write: action,
             partial_line: action,
             never_written_read: action,
+            clobber: action,
+            stale_read: action,
         }
     }
 
@@ -114,6 +128,8 @@ impl HazardPolicy {
             HazardKind::LostWrite => self.lost_write,
             HazardKind::PartialLine => self.partial_line,
             HazardKind::NeverWrittenRead => self.never_written_read,
+            HazardKind::Clobber => self.clobber,
+            HazardKind::StaleRead => self.stale_read,
         }
     }
 
@@ -123,6 +139,8 @@ impl HazardPolicy {
             HazardKind::LostWrite => self.lost_write = action,
             HazardKind::PartialLine => self.partial_line = action,
             HazardKind::NeverWrittenRead => self.never_written_read = action,
+            HazardKind::Clobber => self.clobber = action,
+            HazardKind::StaleRead => self.stale_read = action,
         }
     }
 }

@@ -436,4 +436,22 @@ fn a_barrier_wait_on_310b_is_released_exactly_when_the_last_invalid_with_its_id_
         bar.end_ns, last,
         "released when the last INVALID with id 3 completed"
     );
+    // The counter's timeline: up to 2 at dispatch, down to 0 at the last completion.
+    let counts: Vec<(u64, u32)> = r
+        .barriers
+        .iter()
+        .filter(|b| b.barrier_id == 3 && b.model == Some(m.0))
+        .map(|b| (b.at_ns, b.outstanding))
+        .collect();
+    assert_eq!(
+        counts.iter().map(|c| c.1).collect::<Vec<_>>(),
+        [1, 2, 1, 0],
+        "{counts:?}"
+    );
+    assert_eq!(counts[3].0, last);
+    let trace = sim.trace_json();
+    assert!(
+        trace.contains(&format!("model {} barrier 3", m.0)),
+        "the trace has the counter track"
+    );
 }

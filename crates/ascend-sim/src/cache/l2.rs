@@ -1,11 +1,14 @@
 //! The L2 cache of one device: set-associative, least-recently-used replacement, write-back
 //! and write-allocate, lines invalid (absent), clean or dirty.
 //!
-//! Memory ([`Memory`]) always holds what an agent reading through the L2 sees. The L2 keeps no
-//! copy of clean lines (they equal memory); for a dirty line it keeps an [`Image`] of what the
-//! memory underneath (HBM) still holds. Writing a dirty line back (eviction, WRITEBACK, FLUSH)
-//! drops that image; dropping a dirty line without write-back (INVALID) puts the image back
-//! into memory, so the write is lost, as on hardware, and the loss is reported.
+//! Memory ([`Memory`]) always holds what an agent reading through the L2 sees. Where the L2's
+//! copy of a line differs from the memory underneath (HBM), the L2 keeps an [`Image`] of what
+//! HBM holds: a dirty line always has one; a clean line has one when an agent wrote around the
+//! L2 after the line was filled (the line is *stale*). Writing a dirty line back (eviction,
+//! WRITEBACK, FLUSH) drops the image; dropping a line without write-back (INVALID, or evicting
+//! or flushing a stale clean line) puts the image back into memory. So an INVALID of a dirty
+//! line loses its writes, as on hardware, and an INVALID of a stale line makes the bytes
+//! written around the L2 visible. Accesses around the L2 are in `around.rs`.
 //!
 //! A range larger than the whole L2 is modelled as streaming through it: what was resident is
 //! evicted (dirty lines written back) and the range's last lines, as many as the L2 holds,
@@ -13,6 +16,7 @@
 
 use std::collections::HashMap;
 
+use super::around::{AroundWrite, L2Event};
 use crate::memory::{Image, Memory};
 use crate::types::CmoType;
 
@@ -37,6 +41,8 @@ pub struct L2Stats {
     pub bytes_written_back: u64,
     /// Dirty lines an INVALID dropped without write-back.
     pub dirty_lines_dropped: u64,
+    /// Writes an agent made around the L2 to memory under a resident line.
+    pub writes_around: u64,
 }
 
 /// What a CMO did to the L2.
@@ -57,16 +63,24 @@ pub struct CmoOutcome {
 /// The L2 of one device.
 #[derive(Debug)]
 pub struct L2 {
-    line: u64,
+    pub(super) line: u64,
     ways: usize,
     sets: u64,
     resident: HashMap<u64, Vec<Way>>,
     /// Lines in `resident`, kept so that asking costs nothing.
     resident_count: u64,
-    /// What memory underneath holds, for each dirty line.
-    underneath: HashMap<u64, Image>,
+    /// What memory underneath holds, for each line whose L2 copy differs from it (every
+    /// dirty line, and stale clean ones).
+    pub(super) underneath: HashMap<u64, Image>,
+    /// The writes made around the L2 under each resident line since it was filled.
+    pub(super) around: HashMap<u64, Vec<AroundWrite>>,
+    /// What the sanitizer should hear of, drained by [`L2::take_events`].
+    pub(super) events: Vec<L2Event>,
+    /// Lines whose memory or L2 copy changed without an agent's write (restored or written
+    /// back), drained by [`L2::take_changed`]; watchers of those words must look again.
+    changed: Vec<u64>,
     clock: u64,
-    stats: L2Stats,
+    pub(super) stats: L2Stats,
 }
 
 impl L2 {
@@ -83,6 +97,9 @@ impl L2 {
             resident: HashMap::new(),
             resident_count: 0,
             underneath: HashMap::new(),
+            around: HashMap::new(),
+            events: Vec::new(),
+            changed: Vec::new(),
             clock: 0,
             stats: L2Stats::default(),
         }
@@ -118,12 +135,22 @@ impl L2 {
         self.resident_count
     }
 
+    /// What happened since the last call that the sanitizer reports (clobbers, stale reads).
+    pub fn take_events(&mut self) -> Vec<L2Event> {
+        std::mem::take(&mut self.events)
+    }
+
+    /// The lines whose data changed by write-back or restore since the last call.
+    pub fn take_changed(&mut self) -> Vec<u64> {
+        std::mem::take(&mut self.changed)
+    }
+
     fn set_of(&self, line: u64) -> u64 {
         (line / self.line) % self.sets
     }
 
     /// The lines `[addr, addr+len)` touches: first line address and count.
-    fn lines_of(&self, addr: u64, len: u64) -> (u64, u64) {
+    pub(super) fn lines_of(&self, addr: u64, len: u64) -> (u64, u64) {
         let first = addr & !(self.line - 1);
         let end = addr.saturating_add(len.max(1));
         let last = (end - 1) & !(self.line - 1);
@@ -132,7 +159,21 @@ impl L2 {
 
     /// An agent reads (`write` false) or writes `[addr, addr+len)` through the L2; call it
     /// before a write reaches `mem`. Returns the hits and misses, in lines.
-    pub fn access(&mut self, mem: &Memory, addr: u64, len: u64, write: bool) -> (u64, u64) {
+    /// A read that hits a line holding bytes written around the L2 sees the L2's older copy:
+    /// that is reported as a stale read ([`L2::take_events`]).
+    pub fn access(&mut self, mem: &mut Memory, addr: u64, len: u64, write: bool) -> (u64, u64) {
+        self.lines_through(mem, addr, len, write, true)
+    }
+
+    /// [`L2::access`], reporting stale reads only when `agent_read`.
+    fn lines_through(
+        &mut self,
+        mem: &mut Memory,
+        addr: u64,
+        len: u64,
+        write: bool,
+        agent_read: bool,
+    ) -> (u64, u64) {
         if len == 0 {
             return (0, 0);
         }
@@ -140,15 +181,22 @@ impl L2 {
         let mut streamed = 0;
         if count > self.capacity_lines() {
             // Streaming through: everything resident goes, the range's tail stays.
-            self.evict_all();
+            self.evict_all(mem);
             streamed = count - self.capacity_lines();
             first += streamed * self.line;
             count = self.capacity_lines();
         }
         let (mut hits, mut misses) = (0, streamed);
         for i in 0..count {
-            if self.touch(mem, first + i * self.line, write) {
+            let line = first + i * self.line;
+            if write && self.around.contains_key(&line) {
+                self.supersede_around(line, addr, addr.saturating_add(len));
+            }
+            if self.touch(mem, line, write) {
                 hits += 1;
+                if agent_read && !write && self.around.contains_key(&line) {
+                    self.check_stale_read(mem, line, addr, len);
+                }
             } else {
                 misses += 1;
             }
@@ -159,7 +207,7 @@ impl L2 {
     }
 
     /// Touches one line; true on a hit.
-    fn touch(&mut self, mem: &Memory, line: u64, write: bool) -> bool {
+    fn touch(&mut self, mem: &mut Memory, line: u64, write: bool) -> bool {
         self.clock += 1;
         let clock = self.clock;
         let set = self.set_of(line);
@@ -170,7 +218,10 @@ impl L2 {
             w.last_use = clock;
             if write && !w.dirty {
                 w.dirty = true;
-                self.underneath.insert(line, mem.image(line, lb));
+                // A stale line keeps the image it has: memory still differs from it.
+                self.underneath
+                    .entry(line)
+                    .or_insert_with(|| mem.image(line, lb));
             }
             return true;
         }
@@ -182,10 +233,9 @@ impl L2 {
                 .expect("a full set has a way");
             let victim = slots.swap_remove(i);
             self.resident_count -= 1;
+            self.retire(mem, victim.line, victim.dirty, "eviction");
             if victim.dirty {
-                self.underneath.remove(&victim.line);
                 self.stats.dirty_evictions += 1;
-                self.stats.bytes_written_back += lb;
             }
         }
         let slots = self.resident.entry(set).or_default();
@@ -201,18 +251,45 @@ impl L2 {
         false
     }
 
+    /// A line leaves the L2 (`cause` names why, for reports): a dirty one is written back,
+    /// a stale clean one leaves memory as the writes around the L2 made it.
+    fn retire(&mut self, mem: &mut Memory, line: u64, dirty: bool, cause: &'static str) {
+        if dirty {
+            self.write_back(mem, line, cause);
+        } else if let Some(image) = self.underneath.remove(&line) {
+            mem.restore(line, self.line, &image);
+            self.around.remove(&line);
+            self.changed.push(line);
+        }
+    }
+
+    /// Writes the dirty line `line` back: memory underneath takes the L2's copy. Bytes an
+    /// agent wrote around the L2 since the line was filled are overwritten (a clobber, reported
+    /// where the data differed).
+    fn write_back(&mut self, mem: &Memory, line: u64, cause: &'static str) {
+        let image = self.underneath.remove(&line);
+        let writes = self.around.remove(&line);
+        if let (Some(image), Some(writes)) = (image, writes) {
+            self.check_clobber(mem, line, &image, writes, cause);
+        }
+        self.stats.bytes_written_back += self.line;
+        self.changed.push(line);
+    }
+
     /// Evicts every line, writing dirty ones back.
-    fn evict_all(&mut self) {
-        let dirty = self.underneath.len() as u64;
-        self.stats.dirty_evictions += dirty;
-        self.stats.bytes_written_back += dirty * self.line;
-        self.underneath.clear();
-        self.resident.clear();
+    fn evict_all(&mut self, mem: &mut Memory) {
+        let ways: Vec<Way> = self.resident.drain().flat_map(|(_, w)| w).collect();
         self.resident_count = 0;
+        for w in ways {
+            self.retire(mem, w.line, w.dirty, "eviction");
+            if w.dirty {
+                self.stats.dirty_evictions += 1;
+            }
+        }
     }
 
     /// The resident lines inside `[first, first + count lines)`, by address.
-    fn resident_in(&self, first: u64, count: u64) -> Vec<u64> {
+    pub(super) fn resident_in(&self, first: u64, count: u64) -> Vec<u64> {
         let end = first.saturating_add(count.saturating_mul(self.line));
         let mut lines: Vec<u64> = if count > self.resident_lines() {
             self.resident
@@ -265,7 +342,7 @@ impl L2 {
         let resident = self.resident_in(first, count);
         let dirty = resident
             .iter()
-            .filter(|l| self.underneath.contains_key(l))
+            .filter(|&&l| self.state_of(l) == Some(true))
             .count() as u64;
         (count, resident.len() as u64, dirty)
     }
@@ -287,30 +364,39 @@ impl L2 {
         let lb = self.line;
         match op {
             CmoType::Prefetch => {
-                let (hits, misses) = self.access(mem, addr, len, false);
+                // A fill is no agent's read: it reports no stale data.
+                let (hits, misses) = self.lines_through(mem, addr, len, false, false);
                 out.lines = hits + misses.min(self.capacity_lines());
                 out.bytes_filled = misses.min(self.capacity_lines()) * lb;
             }
             CmoType::Writeback | CmoType::Flush => {
+                let cause = op.name();
                 for line in self.resident_in(first, count) {
-                    if self.underneath.remove(&line).is_some() {
+                    let dirty = self.state_of(line) == Some(true);
+                    if dirty {
+                        self.write_back(mem, line, cause);
                         out.bytes_written_back += lb;
                     }
                     if op == CmoType::Flush {
+                        self.retire(mem, line, false, cause);
                         self.remove(line);
                     } else {
                         self.mark_clean(line);
                     }
                     out.lines += 1;
                 }
-                self.stats.bytes_written_back += out.bytes_written_back;
             }
             CmoType::Invalid => {
                 for line in self.resident_in(first, count) {
+                    let dirty = self.state_of(line) == Some(true);
                     if let Some(image) = self.underneath.remove(&line) {
                         mem.restore(line, lb, &image);
-                        out.lost_lines.push(line);
+                        self.changed.push(line);
+                        if dirty {
+                            out.lost_lines.push(line);
+                        }
                     }
+                    self.around.remove(&line);
                     self.remove(line);
                     out.lines += 1;
                 }
@@ -329,6 +415,7 @@ impl L2 {
         let (first, count) = self.lines_of(addr, len);
         for line in self.resident_in(first, count) {
             self.underneath.remove(&line);
+            self.around.remove(&line);
             self.remove(line);
         }
     }

@@ -3,11 +3,13 @@
 //! Task execution lives in [`crate::exec`]; the host-facing locking in [`crate::facade`].
 //!
 //! This file owns the scheduler: the [`Engine`] state, the event heap and simulated time
-//! (`schedule`, `step`, `run_until`, `next_time`). The creation, lookup and removal of
+//! (`schedule`, `step`, `run_until`, `next_time`). How device agents reach memory (through
+//! the L2 or around it) is in `agent_access`. The creation, lookup and removal of
 //! streams, events, notifies and models is in `registry`; putting tasks on queues (and model
 //! instances on their streams) in `submit`; the sets of streams blocked on a word, an event,
 //! a notify or a barrier in `waiters`.
 
+mod agent_access;
 mod registry;
 mod submit;
 mod waiters;
@@ -224,17 +226,6 @@ impl Engine {
         self.mem
             .device_of(addr)
             .and_then(|d| self.l2.get(d as usize))
-    }
-
-    /// An agent's read (`write` false) or write of `[addr, addr+len)` goes through the L2 of
-    /// the device whose memory it is. Call it after the range was checked and, for a write,
-    /// before the data reaches memory.
-    pub(crate) fn through_l2(&mut self, addr: u64, len: u64, write: bool) {
-        if let Some(d) = self.mem.device_of(addr) {
-            if let Some(l2) = self.l2.get_mut(d as usize) {
-                l2.access(&self.mem, addr, len, write);
-            }
-        }
     }
 
     /// Records that a host thread waits on the stalled device in `what`; returns the number

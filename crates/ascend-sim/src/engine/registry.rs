@@ -121,7 +121,7 @@ impl Engine {
             }) = &t.work
             {
                 if i == 0 && head_dispatched {
-                    self.barrier_done(t.model, *barrier_id);
+                    self.barrier_done(t.model, *barrier_id, st.device);
                 }
             }
             if let (Work::User(Task::EventRecord(e)), Some(seq)) = (&t.work, t.event_seq) {

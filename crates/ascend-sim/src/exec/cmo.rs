@@ -2,9 +2,11 @@
 //! barrier waits and the barrier counters INVALID CMOs hold, and the reading of CMO
 //! descriptors from device memory.
 
+use ascend_chips::L2Agent;
+
 use crate::copy::Link;
 use crate::engine::Engine;
-use crate::report::CmoRecord;
+use crate::report::{BarrierSample, CmoRecord};
 use crate::stream::Head;
 use crate::types::{CmoType, HazardKind, SimError, Task};
 
@@ -68,7 +70,10 @@ impl Engine {
         }
         if let Some(key) = barrier {
             if op == CmoType::Invalid {
-                *self.barriers.entry(key).or_default() += 1;
+                let count = self.barriers.entry(key).or_default();
+                *count += 1;
+                let (count, device) = (*count, self.streams[&s].device);
+                self.note_barrier_count(key, device, count);
             }
         }
         let (engine, link) = self.cmo_route(op);
@@ -97,7 +102,7 @@ impl Engine {
     /// start the engine job (whose setup includes the descriptor read).
     pub(super) fn dispatch_cmo_desc(&mut self, s: u64, id: u64, desc: u64, op: CmoType) {
         let t = self.chip.timing;
-        let blocks = match self.read_desc(desc) {
+        let blocks = match self.read_desc(desc, id, s) {
             Ok(b) => b,
             Err(e) => {
                 let msg = format!("task {id}: CMO descriptor read: {e}");
@@ -148,11 +153,31 @@ impl Engine {
     /// `len_inner` bytes at `src + o × stride_outer + i × stride_inner` (a count of 0 is
     /// taken as 1, as what hardware does with it is not known). Blocks that follow each other
     /// are merged.
-    fn read_desc(&mut self, desc: u64) -> Result<Vec<(u64, u64)>, SimError> {
+    fn read_desc(
+        &mut self,
+        desc: u64,
+        task: u64,
+        stream: u64,
+    ) -> Result<Vec<(u64, u64)>, SimError> {
         let size = self.chip.cmo.desc_size.max(32);
         let mut buf = vec![0u8; size as usize];
-        let info = self.mem.read(desc, &mut buf)?;
-        self.through_l2(desc, size as u64, false);
+        self.mem.check(desc, size as u64)?;
+        let reader = crate::memory::Writer::Task {
+            task,
+            stream,
+            at_ns: self.now,
+        };
+        let (info, fault) = self.agent_access(
+            L2Agent::Scheduler,
+            &[(desc, size as u64)],
+            &[],
+            reader,
+            |m| m.read(desc, &mut buf),
+        );
+        let info = info?;
+        if let Some(fault) = fault {
+            return Err(SimError::TaskFault(fault));
+        }
         if let Some(fault) =
             self.note_read(desc, size as u64, info.never_written, "CMO descriptor read")
         {
@@ -206,14 +231,25 @@ impl Engine {
             stream,
             at_ns: self.now,
         };
-        self.through_l2(desc, header as u64, true);
-        let _ = self.mem.write(desc, &bytes, by);
+        // The runtime writes the header with a copy from the host.
+        let (_, fault) = self.agent_access(
+            L2Agent::CopyEngine,
+            &[],
+            &[(desc, header as u64)],
+            by,
+            |m| m.write(desc, &bytes, by),
+        );
+        if let Some(fault) = fault {
+            tracing::warn!(task, stream, "descriptor header write: {fault}");
+        }
     }
 
-    /// A CMO task's engine job finished (`kind` is task `id`, a CMO task of model `model`):
-    /// release its barrier and apply its effect (a descriptor's blocks as read at dispatch).
+    /// A CMO task's engine job finished (`kind` is task `id` on stream `s`, a CMO task of
+    /// model `model`): release its barrier and apply its effect (a descriptor's blocks as
+    /// read at dispatch).
     pub(super) fn finish_cmo(
         &mut self,
+        s: u64,
         id: u64,
         model: Option<u64>,
         kind: Task,
@@ -226,7 +262,8 @@ impl Engine {
                     ..
                 } = kind
                 {
-                    self.barrier_done(model, barrier_id);
+                    let device = self.streams.get(&s).map_or(0, |st| st.device);
+                    self.barrier_done(model, barrier_id, device);
                 }
                 self.cmo_effect(op, addr, len)
             }
@@ -254,7 +291,9 @@ impl Engine {
         let line = l2.line_bytes();
         let outcome = l2.cmo(&mut self.mem, op, addr, len);
         let now = self.now;
-        let mut fault = None;
+        // Clobbers of writes around the L2 by a write-back, and wake-ups of the value waits
+        // on lines whose data changed.
+        let mut fault = self.l2_aftermath(dev);
         for &lost in &outcome.lost_lines {
             let writer = match self.last_writer_of_line(lost, line) {
                 Some(w) => format!("last written by {w}"),
@@ -325,14 +364,34 @@ impl Engine {
             .all(|&id| self.barriers.get(&(model, id)).copied().unwrap_or(0) == 0)
     }
 
-    /// An INVALID CMO carrying `id` completed: decrement and release barrier waits.
-    pub(crate) fn barrier_done(&mut self, model: Option<u64>, id: u32) {
+    /// An INVALID CMO carrying `id` completed (or was cancelled) on `device`: decrement and
+    /// release barrier waits.
+    pub(crate) fn barrier_done(&mut self, model: Option<u64>, id: u32, device: u32) {
         if let Some(c) = self.barriers.get_mut(&(model, id)) {
             *c = c.saturating_sub(1);
-            if *c == 0 {
+            let count = *c;
+            if count == 0 {
                 self.barriers.remove(&(model, id));
             }
+            self.note_barrier_count((model, id), device, count);
         }
         self.wake_barrier_waiters();
+    }
+
+    /// Samples a barrier counter for the timeline.
+    fn note_barrier_count(&mut self, (model, id): (Option<u64>, u32), device: u32, count: u32) {
+        let limit = self.config.max_timeline_entries;
+        let sample = BarrierSample {
+            device,
+            model,
+            barrier_id: id,
+            at_ns: self.now,
+            outstanding: count,
+        };
+        if self.report.barriers.len() < limit {
+            self.report.barriers.push(sample);
+        } else {
+            self.report.barriers_dropped += 1;
+        }
     }
 }

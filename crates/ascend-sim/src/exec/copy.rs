@@ -2,6 +2,8 @@
 //! ([`crate::copy`]): a job's setup, its transfer, its end (where the task's effect is
 //! applied) and its cancellation when its stream goes.
 
+use ascend_chips::L2Agent;
+
 use crate::copy::Link;
 use crate::engine::{Engine, Ev};
 use crate::memory::Writer;
@@ -146,7 +148,7 @@ impl Engine {
             Task::Memcpy { dst, src, len } => self.do_memcpy(&dst, &src, len, by),
             Task::Memset { addr, value, len } => self.do_memset(addr, value, len, by),
             cmo @ (Task::Cmo { .. } | Task::CmoWithBarrier { .. } | Task::CmoWithDesc { .. }) => {
-                self.finish_cmo(id, model, cmo)
+                self.finish_cmo(s, id, model, cmo)
             }
             _ => Ok(()),
         };
@@ -156,12 +158,13 @@ impl Engine {
     /// A memset's effect.
     fn do_memset(&mut self, addr: u64, value: u8, len: u64, by: Writer) -> Result<(), String> {
         self.mem.check(addr, len).map_err(|e| e.to_string())?;
-        self.through_l2(addr, len, true);
-        self.mem
-            .fill(addr, value, len, by)
-            .map_err(|e| e.to_string())?;
+        let (filled, fault) =
+            self.agent_access(L2Agent::CopyEngine, &[], &[(addr, len)], by, |m| {
+                m.fill(addr, value, len, by)
+            });
+        filled.map_err(|e| e.to_string())?;
         self.on_mem_write(addr, len);
-        Ok(())
+        fault.map_or(Ok(()), Err)
     }
 
     /// A copy's effect. Every range is bounds-checked before any byte moves, and no temporary
@@ -183,21 +186,32 @@ impl Engine {
             (Loc::Device(s), Loc::Device(d)) => {
                 self.mem.check(*s, len).map_err(|e| e.to_string())?;
                 self.mem.check(*d, len).map_err(|e| e.to_string())?;
-                self.through_l2(*s, len, false);
-                self.through_l2(*d, len, true);
-                let info = self.mem.copy(*d, *s, len, by).map_err(|e| e.to_string())?;
+                let (copied, fault) =
+                    self.agent_access(L2Agent::CopyEngine, &[(*s, len)], &[(*d, len)], by, |m| {
+                        m.copy(*d, *s, len, by)
+                    });
+                let info = copied.map_err(|e| e.to_string())?;
+                self.on_mem_write(*d, len);
+                if let Some(fault) = fault {
+                    return Err(fault);
+                }
                 if let Some(fault) = self.note_read(*s, len, info.never_written, "memcpy source") {
                     return Err(fault);
                 }
-                self.on_mem_write(*d, len);
             }
             (Loc::Device(s), Loc::Host { buf, offset }) => {
                 self.mem.check(*s, len).map_err(|e| e.to_string())?;
                 let mut b = buf.lock().unwrap_or_else(|p| p.into_inner());
                 let r = host_range(*offset, b.len())?;
-                let info = self.mem.read(*s, &mut b[r]).map_err(|e| e.to_string())?;
+                let (read, fault) =
+                    self.agent_access(L2Agent::CopyEngine, &[(*s, len)], &[], by, |m| {
+                        m.read(*s, &mut b[r])
+                    });
                 drop(b);
-                self.through_l2(*s, len, false);
+                let info = read.map_err(|e| e.to_string())?;
+                if let Some(fault) = fault {
+                    return Err(fault);
+                }
                 if let Some(fault) = self.note_read(*s, len, info.never_written, "memcpy source") {
                     return Err(fault);
                 }
@@ -208,9 +222,15 @@ impl Engine {
                     let b = buf.lock().unwrap_or_else(|p| p.into_inner());
                     b[host_range(*offset, b.len())?].to_vec()
                 };
-                self.through_l2(*d, len, true);
-                self.mem.write(*d, &data, by).map_err(|e| e.to_string())?;
+                let (written, fault) =
+                    self.agent_access(L2Agent::CopyEngine, &[], &[(*d, len)], by, |m| {
+                        m.write(*d, &data, by)
+                    });
+                written.map_err(|e| e.to_string())?;
                 self.on_mem_write(*d, len);
+                if let Some(fault) = fault {
+                    return Err(fault);
+                }
             }
             (
                 Loc::Host {

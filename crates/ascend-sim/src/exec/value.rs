@@ -2,6 +2,8 @@
 //! its word, pass by pass (in closed form, see [`crate::value_wait`]), until the compare is
 //! satisfied.
 
+use ascend_chips::L2Agent;
+
 use crate::compare;
 use crate::engine::{Engine, Ev};
 use crate::memory::Writer;
@@ -19,13 +21,16 @@ impl Engine {
             stream: s,
             at_ns: now,
         };
-        if self.mem.check(addr, 8).is_ok() {
-            self.through_l2(addr, 8, true);
+        if let Err(e) = self.mem.check(addr, 8) {
+            return Some(format!("task {id}: value write: {e}"));
         }
-        match self.mem.write(addr, &value.to_le_bytes(), by) {
+        let (written, fault) = self.agent_access(L2Agent::Scheduler, &[], &[(addr, 8)], by, |m| {
+            m.write(addr, &value.to_le_bytes(), by)
+        });
+        match written {
             Ok(()) => {
                 self.on_mem_write(addr, 8);
-                None
+                fault.map(|f| format!("task {id}: {f}"))
             }
             Err(e) => Some(format!("task {id}: value write: {e}")),
         }
@@ -60,13 +65,32 @@ impl Engine {
             return;
         };
         let geq = self.config.geq;
-        match self.mem.read_u64(addr) {
+        let reader = Writer::Task {
+            task: id,
+            stream: s,
+            at_ns: self.now,
+        };
+        let read = match self.mem.check(addr, 8) {
+            Err(e) => Err(e),
+            Ok(()) => {
+                let (read, fault) =
+                    self.agent_access(L2Agent::Scheduler, &[(addr, 8)], &[], reader, |m| {
+                        m.read_u64(addr)
+                    });
+                if let Some(f) = fault {
+                    self.unwatch(addr, s);
+                    self.complete(s, Some(format!("task {id}: {f}")));
+                    return;
+                }
+                read
+            }
+        };
+        match read {
             Err(e) => {
                 self.unwatch(addr, s);
                 self.complete(s, Some(format!("task {id}: value wait poll read: {e}")));
             }
             Ok((m, info)) => {
-                self.through_l2(addr, 8, false);
                 let Some(Head::Wait(w)) = self.streams.get_mut(&s).map(|st| &mut st.head) else {
                     return;
                 };

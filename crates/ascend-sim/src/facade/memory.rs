@@ -1,6 +1,8 @@
 //! [`Sim`]'s device memory calls: allocation, synchronous host reads, writes, fills and
 //! copies (no stream ordering), and the checks and figures of the address space.
 
+use ascend_chips::L2Agent;
+
 use super::Sim;
 use crate::memory::{Memory, Writer};
 use crate::types::*;
@@ -35,9 +37,17 @@ impl Sim {
         self.with(|e| {
             let now = e.now;
             e.run_until(now);
-            let info = e.mem.read(addr, out)?;
-            e.through_l2(addr, out.len() as u64, false);
-            match e.note_read(addr, out.len() as u64, info.never_written, "host read") {
+            let len = out.len() as u64;
+            e.mem.check(addr, len)?;
+            let by = Writer::Host { at_ns: now };
+            let (read, fault) = e.agent_access(L2Agent::CopyEngine, &[(addr, len)], &[], by, |m| {
+                m.read(addr, out)
+            });
+            let info = read?;
+            if let Some(fault) = fault {
+                return Err(SimError::TaskFault(fault));
+            }
+            match e.note_read(addr, len, info.never_written, "host read") {
                 Some(fault) => Err(SimError::TaskFault(fault)),
                 None => Ok(()),
             }
@@ -76,15 +86,22 @@ impl Sim {
             let now = e.now;
             e.run_until(now);
             e.mem.check(addr, len)?;
+            let reads: Vec<(u64, u64)> = source.map(|src| (src, len)).into_iter().collect();
             if let Some(src) = source {
                 e.mem.check(src, len)?;
-                e.through_l2(src, len, false);
             }
-            e.through_l2(addr, len, true);
-            store(&mut e.mem, Writer::Host { at_ns: now })?;
+            let by = Writer::Host { at_ns: now };
+            let (stored, fault) =
+                e.agent_access(L2Agent::CopyEngine, &reads, &[(addr, len)], by, |m| {
+                    store(m, by)
+                });
+            stored?;
             e.progress += 1;
             e.on_mem_write(addr, len);
-            Ok(())
+            match fault {
+                Some(fault) => Err(SimError::TaskFault(fault)),
+                None => Ok(()),
+            }
         })
     }
 

@@ -44,6 +44,22 @@ pub enum Image {
     },
 }
 
+impl Image {
+    /// The byte at offset `i` of the imaged range (0 past the end of a buffer image).
+    pub fn byte(&self, i: usize) -> u8 {
+        match self {
+            Image::Uniform { byte, .. } => *byte,
+            Image::Data { bytes, .. } => bytes.get(i).copied().unwrap_or(0),
+        }
+    }
+
+    /// The little-endian 64-bit word at offset `i` (rounded down to a multiple of 8).
+    pub fn word(&self, i: usize) -> u64 {
+        let base = i & !7;
+        u64::from_le_bytes(std::array::from_fn(|k| self.byte(base + k)))
+    }
+}
+
 /// The backing pages of all device memory.
 #[derive(Debug)]
 pub(super) struct Pages {
@@ -428,16 +444,16 @@ mod tests {
                 let (x, y, nu) = (x as usize, y as usize, n as usize);
                 match kind {
                     0 => {
-                        m.fill(a + x as u64, v, n, by.clone()).unwrap();
+                        m.fill(a + x as u64, v, n, by).unwrap();
                         shadow[x..x + nu].fill(v);
                     }
                     1 => {
-                        m.copy(a + x as u64, a + y as u64, n, by.clone()).unwrap();
+                        m.copy(a + x as u64, a + y as u64, n, by).unwrap();
                         shadow.copy_within(y..y + nu, x);
                     }
                     _ => {
                         let data: Vec<u8> = (0..nu).map(|i| v.wrapping_add(i as u8)).collect();
-                        m.write(a + x as u64, &data, by.clone()).unwrap();
+                        m.write(a + x as u64, &data, by).unwrap();
                         shadow[x..x + nu].copy_from_slice(&data);
                     }
                 }

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, VecDeque};
 use crate::types::DevAddr;
 
 /// Who last wrote a range of device memory (for diagnoses).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Writer {
     /// A stream task.
     Task {
@@ -58,7 +58,7 @@ impl WriterLog {
         if len <= SMALL_WRITE {
             let mut w = addr & !7;
             while w < addr + len {
-                self.word_writers.insert(w, by.clone());
+                self.word_writers.insert(w, by);
                 w += 8;
             }
         } else {
@@ -97,7 +97,7 @@ impl WriterLog {
             Writer::Task { at_ns, .. } | Writer::Host { at_ns } => *at_ns,
         };
         match (word, range) {
-            (Some(a), Some(b)) => Some(if at(b) > at(a) { b.clone() } else { a.clone() }),
+            (Some(a), Some(b)) => Some(if at(b) > at(a) { *b } else { *a }),
             (a, b) => a.or(b).cloned(),
         }
     }
