@@ -138,7 +138,7 @@ impl L2 {
                 self.stats.writes_around += 1;
             }
             let dirty = self.state_of(line) == Some(true);
-            if dirty || hbm != copy {
+            if dirty || !hbm.same_bytes(&copy, lb as usize) {
                 self.underneath.insert(line, hbm);
             } else {
                 self.underneath.remove(&line);
@@ -174,6 +174,16 @@ impl L2 {
         } else {
             *writes = kept;
         }
+    }
+
+    /// Drops the stale reads reported for lines that are no longer stale (evicted since, so
+    /// memory holds the newer bytes the read will move).
+    pub fn retract_unseen_stale_reads(&mut self) {
+        let underneath = &self.underneath;
+        self.events.retain(|e| match e {
+            L2Event::StaleRead { line, .. } => underneath.contains_key(line),
+            _ => true,
+        });
     }
 
     /// A read of `[addr, addr+len)` hit `line`, which has writes around the L2: reports the

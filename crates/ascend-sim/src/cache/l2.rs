@@ -140,6 +140,11 @@ impl L2 {
         std::mem::take(&mut self.events)
     }
 
+    /// True when events or changed lines wait to be taken.
+    pub fn has_news(&self) -> bool {
+        !self.events.is_empty() || !self.changed.is_empty()
+    }
+
     /// The lines whose data changed by write-back or restore since the last call.
     pub fn take_changed(&mut self) -> Vec<u64> {
         std::mem::take(&mut self.changed)
@@ -178,6 +183,13 @@ impl L2 {
             return (0, 0);
         }
         let (mut first, mut count) = self.lines_of(addr, len);
+        if write && !self.around.is_empty() {
+            // A write through the L2 is newer than the writes around it under its lines.
+            let end = addr.saturating_add(len);
+            for line in self.resident_in(first, count) {
+                self.supersede_around(line, addr, end);
+            }
+        }
         let mut streamed = 0;
         if count > self.capacity_lines() {
             // Streaming through: everything resident goes, the range's tail stays.
@@ -189,9 +201,6 @@ impl L2 {
         let (mut hits, mut misses) = (0, streamed);
         for i in 0..count {
             let line = first + i * self.line;
-            if write && self.around.contains_key(&line) {
-                self.supersede_around(line, addr, addr.saturating_add(len));
-            }
             if self.touch(mem, line, write) {
                 hits += 1;
                 if agent_read && !write && self.around.contains_key(&line) {
@@ -278,7 +287,9 @@ impl L2 {
 
     /// Evicts every line, writing dirty ones back.
     fn evict_all(&mut self, mem: &mut Memory) {
-        let ways: Vec<Way> = self.resident.drain().flat_map(|(_, w)| w).collect();
+        let mut ways: Vec<Way> = self.resident.drain().flat_map(|(_, w)| w).collect();
+        // In address order, so that write-backs, their reports and wake-ups are deterministic.
+        ways.sort_unstable_by_key(|w| w.line);
         self.resident_count = 0;
         for w in ways {
             self.retire(mem, w.line, w.dirty, "eviction");
@@ -390,11 +401,12 @@ impl L2 {
                 for line in self.resident_in(first, count) {
                     let dirty = self.state_of(line) == Some(true);
                     if let Some(image) = self.underneath.remove(&line) {
-                        mem.restore(line, lb, &image);
-                        self.changed.push(line);
-                        if dirty {
+                        // A dirty line holding what memory holds loses nothing.
+                        if dirty && !mem.image(line, lb).same_bytes(&image, lb as usize) {
                             out.lost_lines.push(line);
                         }
+                        mem.restore(line, lb, &image);
+                        self.changed.push(line);
                     }
                     self.around.remove(&line);
                     self.remove(line);

@@ -2,8 +2,6 @@
 //! it, as the chip file says (`cache.*_via_l2`); and turning what the L2 saw (clobbers, stale
 //! reads, lines changed by write-back or restore) into hazards and wake-ups.
 
-use std::collections::BTreeSet;
-
 use ascend_chips::L2Agent;
 
 use super::Engine;
@@ -25,39 +23,54 @@ impl Engine {
         by: Writer,
         f: impl FnOnce(&mut Memory) -> R,
     ) -> (R, Option<String>) {
-        let devices: BTreeSet<u32> = reads
-            .iter()
-            .chain(writes)
-            .filter_map(|&(addr, _)| self.mem.device_of(addr))
-            .filter(|&d| (d as usize) < self.l2.len())
-            .collect();
+        let ranges = || reads.iter().chain(writes);
         let result = if self.chip.cache.via_l2(agent) {
             for (ranges, write) in [(reads, false), (writes, true)] {
                 for &(addr, len) in ranges {
-                    if let Some(d) = self.mem.device_of(addr) {
-                        if let Some(l2) = self.l2.get_mut(d as usize) {
-                            l2.access(&mut self.mem, addr, len, write);
-                        }
+                    if let Some(l2) = self.l2_index(addr).map(|d| &mut self.l2[d]) {
+                        l2.access(&mut self.mem, addr, len, write);
                     }
+                }
+            }
+            // A line touched later (a copy's destination) that evicted a stale line the read
+            // hit put memory back under it: the read moves memory's newer bytes, so it was no
+            // stale read after all.
+            for &(addr, _) in reads {
+                if let Some(l2) = self.l2_index(addr).map(|d| &mut self.l2[d]) {
+                    l2.retract_unseen_stale_reads();
                 }
             }
             f(&mut self.mem)
         } else {
-            let all: Vec<(u64, u64)> = reads.iter().chain(writes).copied().collect();
+            let all: Vec<(u64, u64)> = ranges().copied().collect();
+            let mut devices: Vec<usize> = all.iter().filter_map(|r| self.l2_index(r.0)).collect();
+            devices.sort_unstable();
+            devices.dedup();
             let scopes: Vec<_> = devices
-                .iter()
-                .map(|&d| (d, self.l2[d as usize].around_begin(&mut self.mem, &all)))
+                .into_iter()
+                .map(|d| (d, self.l2[d].around_begin(&mut self.mem, &all)))
                 .collect();
             let result = f(&mut self.mem);
             for (d, scope) in scopes {
-                self.l2[d as usize].around_end(&mut self.mem, scope, writes, agent, by);
+                self.l2[d].around_end(&mut self.mem, scope, writes, agent, by);
             }
             result
         };
-        let fault = devices
-            .into_iter()
-            .fold(None, |fault, d| fault.or(self.l2_aftermath(d)));
+        let mut fault = None;
+        for &(addr, _) in ranges() {
+            if let Some(d) = self.l2_index(addr).filter(|&d| self.l2[d].has_news()) {
+                fault = fault.or(self.l2_aftermath(d as u32));
+            }
+        }
         (result, fault)
+    }
+
+    /// The index of the L2 in front of the memory `addr` is in.
+    fn l2_index(&self, addr: u64) -> Option<usize> {
+        self.mem
+            .device_of(addr)
+            .map(|d| d as usize)
+            .filter(|&d| d < self.l2.len())
     }
 
     /// Reports what device `d`'s L2 saw since the last call (clobbers and stale reads, as
@@ -82,8 +95,9 @@ impl Engine {
                     written_back,
                     cause,
                 } => {
+                    let article = if cause.starts_with('e') { "an" } else { "a" };
                     let detail = format!(
-                        "a {cause} of the dirty line {line:#x} ({line_bytes} bytes) overwrote \
+                        "{article} {cause} of the dirty line {line:#x} ({line_bytes} bytes) overwrote \
                          [{:#x}, {:#x}), which the {} had written around the L2 ({}): memory \
                          held {lost:#x} at {addr:#x} and now holds {written_back:#x}, so the \
                          newer data is lost; write the line back or flush it before writing \

@@ -53,6 +53,14 @@ impl Image {
         }
     }
 
+    /// True when the first `len` bytes of both images are equal (whatever their form).
+    pub fn same_bytes(&self, other: &Image, len: usize) -> bool {
+        match (self, other) {
+            (Image::Uniform { byte: a, .. }, Image::Uniform { byte: b, .. }) => a == b,
+            _ => (0..len).all(|i| self.byte(i) == other.byte(i)),
+        }
+    }
+
     /// The little-endian 64-bit word at offset `i` (rounded down to a multiple of 8).
     pub fn word(&self, i: usize) -> u64 {
         let base = i & !7;
