@@ -398,8 +398,7 @@ impl L2 {
                 }
             }
             CmoType::Invalid => {
-                for line in self.resident_in(first, count) {
-                    let dirty = self.state_of(line) == Some(true);
+                for (line, dirty) in self.take_lines_in(first, count) {
                     if let Some(image) = self.underneath.remove(&line) {
                         // A dirty line holding what memory holds loses nothing.
                         if dirty && !mem.image(line, lb).same_bytes(&image, lb as usize) {
@@ -408,8 +407,9 @@ impl L2 {
                         mem.restore(line, lb, &image);
                         self.changed.push(line);
                     }
-                    self.around.remove(&line);
-                    self.remove(line);
+                    if !self.around.is_empty() {
+                        self.around.remove(&line);
+                    }
                     out.lines += 1;
                 }
                 self.stats.dirty_lines_dropped += out.lost_lines.len() as u64;
@@ -425,10 +425,38 @@ impl L2 {
             return;
         }
         let (first, count) = self.lines_of(addr, len);
-        for line in self.resident_in(first, count) {
+        for (line, _) in self.take_lines_in(first, count) {
             self.underneath.remove(&line);
             self.around.remove(&line);
-            self.remove(line);
         }
+    }
+
+    /// Removes the resident lines inside `[first, first + count lines)` and returns them with
+    /// their dirty flags, by address. Proportional to the lines resident: a range of more
+    /// lines than are resident is one pass over the sets.
+    fn take_lines_in(&mut self, first: u64, count: u64) -> Vec<(u64, bool)> {
+        let end = first.saturating_add(count.saturating_mul(self.line));
+        let mut taken = Vec::new();
+        if count > self.resident_count {
+            self.resident.retain(|_, ways| {
+                ways.retain(|w| {
+                    let inside = (first..end).contains(&w.line);
+                    if inside {
+                        taken.push((w.line, w.dirty));
+                    }
+                    !inside
+                });
+                !ways.is_empty()
+            });
+            self.resident_count -= taken.len() as u64;
+            taken.sort_unstable();
+        } else {
+            for line in self.resident_in(first, count) {
+                let dirty = self.state_of(line) == Some(true);
+                self.remove(line);
+                taken.push((line, dirty));
+            }
+        }
+        taken
     }
 }
