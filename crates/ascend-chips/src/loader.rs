@@ -220,6 +220,7 @@ impl ChipProfile {
             scheduler_via_l2: r.flag("cache", "scheduler_via_l2")?,
             copy_engine_via_l2: r.flag("cache", "copy_engine_via_l2")?,
             ai_core_via_l2: r.flag("cache", "ai_core_via_l2")?,
+            kernel_end_drops_dcache: r.flag("cache", "kernel_end_drops_dcache")?,
         };
         let timing = TimingParams {
             host_launch_ns: r.u64("timing", "host_launch_ns")?,
@@ -240,6 +241,8 @@ impl ChipProfile {
             event_ns: r.u64("timing", "event_ns")?,
             timestamp_ticks_per_ms: r.u64("timing", "timestamp_ticks_per_ms")?,
             core_mhz: r.u64("timing", "core_mhz")?,
+            kernel_launch_ns: r.u64("timing", "kernel_launch_ns")?,
+            dcache_hit_ns: r.u64("timing", "dcache_hit_ns")?,
         };
         r.reject_unknown()?;
         if limits.rtsq_reserved >= limits.rtsq_depth {

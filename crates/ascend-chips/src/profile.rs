@@ -154,6 +154,10 @@ pub struct CacheParams {
     pub copy_engine_via_l2: bool,
     /// Whether the AI cores' loads and stores (below their own data caches) go through the L2.
     pub ai_core_via_l2: bool,
+    /// What a kernel's end does to each core's data cache: true, it is invalidated without
+    /// write-back (the tail `dci` the 950 compiler emits, which drops unflushed scalar
+    /// stores); false, its dirty lines are written back.
+    pub kernel_end_drops_dcache: bool,
 }
 
 /// An agent that reads and writes device memory: whether it goes through the L2 is chip data
@@ -236,6 +240,10 @@ pub struct TimingParams {
     pub timestamp_ticks_per_ms: u64,
     /// AI-core clock in MHz.
     pub core_mhz: u64,
+    /// Time from a kernel task's dispatch to its first block starting on a core.
+    pub kernel_launch_ns: u64,
+    /// Latency of a load or store that hits the AI core's data cache.
+    pub dcache_hit_ns: u64,
 }
 
 /// Everything the project knows about one SoC.

@@ -509,6 +509,7 @@ const ALL_KEYS: &[&str] = &[
     "cache.scheduler_via_l2",
     "cache.copy_engine_via_l2",
     "cache.ai_core_via_l2",
+    "cache.kernel_end_drops_dcache",
     "timing.host_launch_ns",
     "timing.host_call_ns",
     "timing.host_sync_ns",
@@ -527,6 +528,8 @@ const ALL_KEYS: &[&str] = &[
     "timing.event_ns",
     "timing.timestamp_ticks_per_ms",
     "timing.core_mhz",
+    "timing.kernel_launch_ns",
+    "timing.dcache_hit_ns",
 ];
 
 #[test]
@@ -559,6 +562,8 @@ fn guesses_are_tagged_assumed() {
         "cache.scheduler_via_l2",
         "cache.copy_engine_via_l2",
         "cache.ai_core_via_l2",
+        "timing.kernel_launch_ns",
+        "timing.dcache_hit_ns",
         "timing.host_launch_ns",
         "timing.l2_hit_ns",
         "timing.hbm_latency_ns",

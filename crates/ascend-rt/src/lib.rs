@@ -31,10 +31,13 @@ pub mod raw_types;
 mod runtime;
 pub mod safe;
 
+pub use ascend_types::{Kernel, KernelOps};
 #[cfg(feature = "hw")]
 pub use backend::hw::HwError;
 pub use error::{AclError, AclResult, ErrorCode, MsgCode};
+pub use raw_types::RawStream;
 #[cfg(feature = "sim")]
 pub use runtime::SimView;
+pub use runtime::MAX_KERNEL_ARGS_BYTES;
 pub use runtime::{AddressClass, HostBuffer, MemDst, MemSrc, RecentError, Runtime, RuntimeOptions};
 pub use runtime::{CannPackageVersion, ACL_VERSION, SIM_PACKAGE_VERSION};

@@ -32,6 +32,7 @@ mod event;
 mod event_ext;
 mod ffi;
 mod global;
+mod kernels;
 mod memory;
 mod model;
 mod notify;

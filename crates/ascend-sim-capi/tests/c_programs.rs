@@ -81,6 +81,8 @@ fn build(src: &str, cxx: bool) -> Option<PathBuf> {
         .arg("-L")
         .arg(&lib)
         .arg(format!("-Wl,-rpath,{}", lib.display()))
+        // Exported symbols, so that reports name kernels by their functions.
+        .arg("-rdynamic")
         .args(["-lascendcl", "-lpthread"]);
     let out = cmd.output().expect("run the compiler");
     assert!(
@@ -356,6 +358,82 @@ fn a_write_back_over_a_memset_made_around_the_l2_is_a_clobber_unless_flushed_fir
         "{}",
         ran.stderr
     );
+}
+
+#[test]
+fn the_developer_guide_kernels_synchronise_with_stream_tasks_and_each_missing_dcci_is_said() {
+    let Some(exe) = build("kernel_memory_sync.c", false) else {
+        return;
+    };
+    let report = exe.with_file_name("report-kernels.json");
+    let ran = launch(
+        &exe,
+        &["ok"],
+        &[("ASCEND_SIM_REPORT", report.to_str().unwrap())],
+    );
+    assert!(ran.passed(), "{}{}", ran.stdout, ran.stderr);
+    let json = std::fs::read_to_string(&report).expect("report written");
+    for part in [
+        "\"myKernel1\"",
+        "\"myKernel2\"",
+        "\"value_waits\"",
+        "\"hazards\": []",
+    ] {
+        assert!(json.contains(part), "{part} in {json}");
+    }
+
+    // Without the writer's dcci: on the A2 the store reaches memory only at the kernel's end
+    // (said as a hazard); on the 950 the kernel's tail drops it and the wait never ends.
+    let ran = launch(&exe, &["no-writer-dcci"], &[]);
+    assert!(ran.passed(), "{}{}", ran.stdout, ran.stderr);
+    assert!(ran.stderr.contains("invisible_write"), "{}", ran.stderr);
+    let ran = launch(
+        &exe,
+        &["no-writer-dcci"],
+        &[
+            ("ASCEND_SIM_SOC", "Ascend950PR_9599"),
+            ("ASCEND_SIM_ON_STALL", "error"),
+            ("ASCEND_SIM_WATCHDOG_MS", "200"),
+        ],
+    );
+    assert!(ran.passed(), "{}{}", ran.stdout, ran.stderr);
+    let recent = ran.stdout.split_once("recent:").map_or("", |(_, r)| r);
+    for part in ["value wait on", "tail", "dropped", "dcci"] {
+        assert!(recent.contains(part), "{part} in {}", ran.stdout);
+    }
+
+    // Without the poller's dcci: myKernel2 spins on its stale cached line; the watchdog ends
+    // the synchronize and says so.
+    let ran = launch(
+        &exe,
+        &["no-poller-dcci"],
+        &[
+            ("ASCEND_SIM_ON_STALL", "error"),
+            ("ASCEND_SIM_WATCHDOG_MS", "200"),
+        ],
+    );
+    assert!(ran.passed(), "{}{}", ran.stdout, ran.stderr);
+    let recent = ran.stdout.split_once("recent:").map_or("", |(_, r)| r);
+    for part in ["myKernel2", "stale", "dcci"] {
+        assert!(recent.contains(part), "{part} in {}", ran.stdout);
+    }
+    assert!(ran.stderr.contains("watchdog"), "{}", ran.stderr);
+}
+
+#[test]
+fn a_bad_kernel_launch_gets_its_error_and_a_faulting_kernel_fails_its_stream_only() {
+    let Some(exe) = build("kernel_bad_launch.c", false) else {
+        return;
+    };
+    let ran = launch(&exe, &[], &[]);
+    assert!(ran.passed(), "{}{}", ran.stdout, ran.stderr);
+    let recent = ran.stdout.split_once("recent:").map_or("", |(_, r)| r);
+    assert!(
+        recent.contains("wild") || recent.contains("kernel"),
+        "{}",
+        ran.stdout
+    );
+    assert!(recent.contains("0x8"), "{}", ran.stdout);
 }
 
 #[test]

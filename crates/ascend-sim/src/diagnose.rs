@@ -12,6 +12,16 @@ impl Engine {
         if self.has_pending() {
             return None;
         }
+        self.diagnose_now("device stalled")
+    }
+
+    /// The diagnosis while kernels keep running without changing anything another agent or
+    /// they themselves could see (spinning), if some stream is blocked or running a kernel.
+    pub fn diagnose_spinning(&self) -> Option<Diagnosis> {
+        self.diagnose_now("kernels spin without progress")
+    }
+
+    fn diagnose_now(&self, what: &str) -> Option<Diagnosis> {
         let mut blocked = Vec::new();
         for (&s, st) in &self.streams {
             let Some(task) = st.queue.front() else {
@@ -28,7 +38,7 @@ impl Engine {
             return None;
         }
         let mut text = format!(
-            "device stalled at {} ns: no scheduled work can release {} blocked stream(s)",
+            "{what} at {} ns: no scheduled work can release {} blocked stream(s)",
             self.now,
             blocked.len()
         );
@@ -84,9 +94,13 @@ impl Engine {
                     }
                 };
                 let passes = w.clock.next_read_at_or_after(self.now).pass;
+                let cached = self
+                    .cached_store_note(*addr)
+                    .map(|n| format!("; {n}"))
+                    .unwrap_or_default();
                 format!(
                     "value wait on {addr:#x} (current value {m:#x}): {pred}; {writer}; \
-                     polling since {} ns (~{passes} passes)",
+                     polling since {} ns (~{passes} passes){cached}",
                     st.head_start
                 )
             }
@@ -147,6 +161,7 @@ impl Engine {
                     .unwrap_or((0, 0));
                 format!("run of model {m}: {rem} task(s) of the instance outstanding")
             }
+            (Head::Kernel, _) => self.describe_kernel(task.id),
             (h, _) => format!("head in state {h:?}"),
         }
     }

@@ -126,6 +126,31 @@ pub struct BarrierSample {
     pub outstanding: u32,
 }
 
+/// One block of a kernel task, as it ran on an AI core.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct KernelBlockRecord {
+    /// The kernel task.
+    pub task: u64,
+    /// Its stream.
+    pub stream: u64,
+    /// The kernel's name.
+    pub kernel: String,
+    /// The block index.
+    pub block: u32,
+    /// The device.
+    pub device: u32,
+    /// The AI core it ran on.
+    pub core: u32,
+    /// When it started.
+    pub start_ns: u64,
+    /// When it ended.
+    pub end_ns: u64,
+    /// Operations it performed (loads, stores, cache upkeep, copies, spins).
+    pub ops: u64,
+    /// Why it ended early, if it did.
+    pub fault: Option<String>,
+}
+
 /// One device's L2 figures.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CacheReport {
@@ -170,6 +195,10 @@ pub struct ReportData {
     pub barriers: Vec<BarrierSample>,
     /// Barrier samples not kept because the list was full.
     pub barriers_dropped: u64,
+    /// Kernel blocks that ended, in order (bounded like the timeline).
+    pub kernel_blocks: Vec<KernelBlockRecord>,
+    /// Kernel block records not kept because the list was full.
+    pub kernel_blocks_dropped: u64,
 }
 
 impl ReportData {
@@ -348,6 +377,10 @@ pub struct RunReport {
     pub barriers: Vec<BarrierSample>,
     /// Barrier samples left out of `barriers`.
     pub barriers_dropped: u64,
+    /// Every kernel block that ended (bounded by `SimConfig::max_timeline_entries`).
+    pub kernel_blocks: Vec<KernelBlockRecord>,
+    /// Kernel block records left out of `kernel_blocks`.
+    pub kernel_blocks_dropped: u64,
 }
 
 impl crate::engine::Engine {
@@ -421,6 +454,8 @@ impl crate::engine::Engine {
             cmos_dropped: r.cmos_dropped,
             barriers: r.barriers.clone(),
             barriers_dropped: r.barriers_dropped,
+            kernel_blocks: r.kernel_blocks.clone(),
+            kernel_blocks_dropped: r.kernel_blocks_dropped,
         }
     }
 }

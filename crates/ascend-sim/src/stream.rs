@@ -83,6 +83,8 @@ pub enum Head {
     WaitModel(u64),
     /// A notify wait blocked until the notify is set.
     WaitNotify,
+    /// A kernel whose blocks run on AI cores (or wait for them).
+    Kernel,
 }
 
 /// One stream.
@@ -180,6 +182,7 @@ pub fn work_name(w: &Work) -> &'static str {
             Task::EventReset(_) => "EventReset",
             Task::NotifyRecord(_) => "NotifyRecord",
             Task::NotifyWait { .. } => "NotifyWait",
+            Task::Kernel { .. } => "Kernel",
         },
     }
 }

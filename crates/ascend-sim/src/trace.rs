@@ -1,7 +1,8 @@
 //! The run's timeline in the Chrome trace event format, which Perfetto (ui.perfetto.dev) and
 //! `chrome://tracing` open: one track per stream (grouped by device), one complete event per
 //! task from dispatch to completion, the value waits with their polling passes, a counter
-//! track per barrier id (the INVALIDs outstanding on it) and each hazard as an instant event
+//! track per barrier id (the INVALIDs outstanding on it), one track per AI core with each
+//! kernel block it ran, and each hazard as an instant event
 //! on its device.
 //!
 //! ```
@@ -15,6 +16,9 @@
 use serde_json::{json, Value};
 
 use crate::report::RunReport;
+
+/// Track numbers of the AI cores (beyond any stream number a program reaches).
+const CORE_TRACK_BASE: u64 = 1 << 40;
 
 /// Simulated nanoseconds as the format's microseconds.
 fn us(ns: u64) -> f64 {
@@ -66,6 +70,26 @@ pub fn chrome_trace(report: &RunReport) -> String {
             "tid": w.stream,
             "ts": us(w.end_ns),
             "args": { "addr": format!("{:#x}", w.addr), "passes": w.passes, "waited_ns": w.duration_ns }
+        }));
+    }
+    let mut core_tracks = std::collections::BTreeSet::new();
+    for k in &report.kernel_blocks {
+        let tid = CORE_TRACK_BASE + u64::from(k.core);
+        if core_tracks.insert((k.device, tid)) {
+            events.push(json!({
+                "ph": "M", "name": "thread_name", "pid": k.device, "tid": tid,
+                "args": { "name": format!("AI core {}", k.core) }
+            }));
+        }
+        events.push(json!({
+            "ph": "X",
+            "name": format!("{} block {}", k.kernel, k.block),
+            "cat": if k.fault.is_some() { "fault" } else { "kernel" },
+            "pid": k.device,
+            "tid": tid,
+            "ts": us(k.start_ns),
+            "dur": us(k.end_ns.saturating_sub(k.start_ns)),
+            "args": { "task": k.task, "stream": k.stream, "ops": k.ops, "fault": k.fault }
         }));
     }
     for b in &report.barriers {

@@ -5,7 +5,8 @@ use std::time::Duration;
 use thiserror::Error;
 
 pub use ascend_types::{
-    CmoType, DevAddr, EventId, HostBuf, Loc, ModelId, NotifyId, StreamId, Task, TaskId, WaitMode,
+    CmoType, DevAddr, EventId, HostBuf, Kernel, KernelOps, Loc, ModelId, NotifyId, StreamId, Task,
+    TaskId, WaitMode,
 };
 
 /// How GEQ compares: the hardware program's signed compare, or the documented cyclic one.
@@ -66,16 +67,28 @@ pub enum HazardKind {
     Clobber,
     /// A read through the L2 saw a line's older copy, not what an agent wrote around the L2.
     StaleRead,
+    /// An agent read memory while newer data for it sat dirty in an AI core's data cache.
+    InvisibleWrite,
+    /// An AI core read a line of its data cache older than memory.
+    DcacheStaleRead,
+    /// A whole-line write-back of a data-cache line overwrote words another agent had written.
+    FalseSharing,
+    /// `dci` (or a kernel's tail invalidate) discarded stores never written back.
+    DroppedStore,
 }
 
 impl HazardKind {
     /// Every class.
-    pub const ALL: [HazardKind; 5] = [
+    pub const ALL: [HazardKind; 9] = [
         HazardKind::LostWrite,
         HazardKind::PartialLine,
         HazardKind::NeverWrittenRead,
         HazardKind::Clobber,
         HazardKind::StaleRead,
+        HazardKind::InvisibleWrite,
+        HazardKind::DcacheStaleRead,
+        HazardKind::FalseSharing,
+        HazardKind::DroppedStore,
     ];
 
     /// The name used in reports and settings (`lost_write`, ...).
@@ -86,6 +99,10 @@ impl HazardKind {
             HazardKind::NeverWrittenRead => "never_written_read",
             HazardKind::Clobber => "clobber",
             HazardKind::StaleRead => "stale_read",
+            HazardKind::InvisibleWrite => "invisible_write",
+            HazardKind::DcacheStaleRead => "dcache_stale_read",
+            HazardKind::FalseSharing => "false_sharing",
+            HazardKind::DroppedStore => "dropped_store",
         }
     }
 
@@ -108,6 +125,14 @@ pub struct HazardPolicy {
     pub clobber: HazardAction,
     /// For [`HazardKind::StaleRead`].
     pub stale_read: HazardAction,
+    /// For [`HazardKind::InvisibleWrite`].
+    pub invisible_write: HazardAction,
+    /// For [`HazardKind::DcacheStaleRead`].
+    pub dcache_stale_read: HazardAction,
+    /// For [`HazardKind::FalseSharing`].
+    pub false_sharing: HazardAction,
+    /// For [`HazardKind::DroppedStore`].
+    pub dropped_store: HazardAction,
 }
 
 impl HazardPolicy {
@@ -119,6 +144,10 @@ impl HazardPolicy {
             never_written_read: action,
             clobber: action,
             stale_read: action,
+            invisible_write: action,
+            dcache_stale_read: action,
+            false_sharing: action,
+            dropped_store: action,
         }
     }
 
@@ -130,6 +159,10 @@ impl HazardPolicy {
             HazardKind::NeverWrittenRead => self.never_written_read,
             HazardKind::Clobber => self.clobber,
             HazardKind::StaleRead => self.stale_read,
+            HazardKind::InvisibleWrite => self.invisible_write,
+            HazardKind::DcacheStaleRead => self.dcache_stale_read,
+            HazardKind::FalseSharing => self.false_sharing,
+            HazardKind::DroppedStore => self.dropped_store,
         }
     }
 
@@ -141,6 +174,10 @@ impl HazardPolicy {
             HazardKind::NeverWrittenRead => self.never_written_read = action,
             HazardKind::Clobber => self.clobber = action,
             HazardKind::StaleRead => self.stale_read = action,
+            HazardKind::InvisibleWrite => self.invisible_write = action,
+            HazardKind::DcacheStaleRead => self.dcache_stale_read = action,
+            HazardKind::FalseSharing => self.false_sharing = action,
+            HazardKind::DroppedStore => self.dropped_store = action,
         }
     }
 }

@@ -7,7 +7,8 @@
 //! - [`StreamId`], [`EventId`], [`NotifyId`], [`ModelId`], [`TaskId`]: typed handles of a
 //!   backend's objects (64 bits: a simulator's serial number or a real library's pointer), never
 //!   a bare integer and never narrowed;
-//! - [`Task`], [`Loc`], [`HostBuf`]: what a stream executes, after validation.
+//! - [`Task`], [`Loc`], [`HostBuf`]: what a stream executes, after validation;
+//! - [`Kernel`], [`KernelOps`]: simulator kernels and what their blocks can do.
 //!
 //! No logic beyond conversions lives here.
 
@@ -15,8 +16,10 @@
 
 mod enums;
 mod ids;
+mod kernel;
 mod task;
 
 pub use enums::{CmoType, MemcpyKind, WaitMode};
 pub use ids::{EventId, ModelId, NotifyId, StreamId, TaskId};
+pub use kernel::{Kernel, KernelBody, KernelOps};
 pub use task::{DevAddr, HostBuf, Loc, Task};

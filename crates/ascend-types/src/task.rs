@@ -2,7 +2,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use crate::{CmoType, EventId, NotifyId, WaitMode};
+use crate::{CmoType, EventId, Kernel, NotifyId, WaitMode};
 
 /// A device address (in a simulator, its own address space: never a host pointer).
 pub type DevAddr = u64;
@@ -120,6 +120,15 @@ pub enum Task {
     EventReset(EventId),
     /// Set a notify (`aclrtRecordNotify`); setting a set notify changes nothing.
     NotifyRecord(NotifyId),
+    /// Run a simulator kernel on `blocks` blocks (`aclsimLaunchKernel`); the task completes
+    /// when every block has returned. Only a simulator runs it.
+    Kernel {
+        /// The kernel.
+        kernel: Kernel,
+        /// Blocks to run (at least 1), each on an AI core; more blocks than cores run in
+        /// waves.
+        blocks: u32,
+    },
     /// Block the stream until the notify is set, then clear it (`aclrtWaitAndResetNotify`).
     /// A timeout that expires first fails the stream: its next synchronize returns the task
     /// timeout, and the notify stays clear.

@@ -14,6 +14,7 @@ mod errmsg;
 mod errors;
 mod event;
 mod event_flags;
+mod kernels;
 mod memory;
 mod model;
 mod notify;
@@ -38,6 +39,7 @@ use crate::raw_types::RawStream;
 
 pub use addresses::AddressClass;
 pub use errmsg::RecentError;
+pub use kernels::MAX_KERNEL_ARGS_BYTES;
 pub use memory::{HostBuffer, MemDst, MemSrc};
 pub use options::RuntimeOptions;
 #[cfg(feature = "sim")]

@@ -24,6 +24,13 @@ impl Engine {
         f: impl FnOnce(&mut Memory) -> R,
     ) -> (R, Option<String>) {
         let ranges = || reads.iter().chain(writes);
+        let mut invisible = None;
+        if self.dirty_dlines > 0 && agent != L2Agent::AiCore {
+            let reader = format!("the {} ({by})", agent.name().replace('_', " "));
+            for &(addr, len) in reads {
+                invisible = invisible.or(self.check_invisible_writes(addr, len, &reader, None));
+            }
+        }
         let result = if self.chip.cache.via_l2(agent) {
             for (ranges, write) in [(reads, false), (writes, true)] {
                 for &(addr, len) in ranges {
@@ -56,7 +63,7 @@ impl Engine {
             }
             result
         };
-        let mut fault = None;
+        let mut fault = invisible;
         for &(addr, _) in ranges() {
             if let Some(d) = self.l2_index(addr).filter(|&d| self.l2[d].has_news()) {
                 fault = fault.or(self.l2_aftermath(d as u32));

@@ -15,12 +15,13 @@ mod submit;
 mod waiters;
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, VecDeque};
 
 use ascend_chips::{ChipProfile, ChipType};
 
 use crate::cache::L2;
 use crate::copy::Pool;
+use crate::kernel::{Core, KernelRun};
 use crate::memory::Memory;
 use crate::objects::{Event, Instance, Model, Notify};
 use crate::report::ReportData;
@@ -80,6 +81,27 @@ pub enum Ev {
         gen: u64,
         /// The waiting task.
         task: u64,
+    },
+    /// Kernel blocks waiting for cores may start on device `dev`.
+    KernelPlace {
+        /// Device.
+        dev: u32,
+    },
+    /// The block on an AI core takes its next step.
+    KernelStep {
+        /// Device.
+        dev: u32,
+        /// Core.
+        core: u32,
+        /// Core generation (bumped when its block ends).
+        gen: u64,
+    },
+    /// A store a value wait cannot see yet is looked at again.
+    InvisibleCheck {
+        /// Address of the store.
+        addr: u64,
+        /// Its bytes.
+        len: u64,
     },
     /// The earliest job of an engine pool may have finished.
     PoolNext {
@@ -152,6 +174,20 @@ pub struct Engine {
     /// Host threads waiting on a stalled device, by wait number, and what each waits in.
     pub host_waits: BTreeMap<u64, crate::types::HostWait>,
     next_host_wait: u64,
+    /// Bumped by what changes what a spinning kernel could see (a task completing, a memory
+    /// write, a kernel's store): the watchdog's notion of progress while kernels run.
+    pub effects: u64,
+    /// Kernel tasks running or waiting for cores, by task number.
+    pub kernel_runs: BTreeMap<u64, KernelRun>,
+    /// Per device: its AI cores, each with its data cache and the block it runs.
+    pub cores: Vec<Vec<Core>>,
+    /// Per device: kernel tasks with blocks waiting for a core, in dispatch order.
+    pub core_queue: Vec<VecDeque<u64>>,
+    /// Dirty data-cache lines on all cores (the sanitizer looks for them only when some are).
+    pub dirty_dlines: u64,
+    /// The latest stores a `dci` or a kernel's tail dropped (line, what was dropped), for the
+    /// watchdog's explanation of a wait they would have released.
+    pub dropped_stores: VecDeque<(u64, String)>,
 }
 
 impl Engine {
@@ -217,6 +253,18 @@ impl Engine {
             progress: 0,
             host_waits: BTreeMap::new(),
             next_host_wait: 0,
+            effects: 0,
+            kernel_runs: BTreeMap::new(),
+            cores: (0..n)
+                .map(|_| {
+                    (0..chip.cache.aic_cores.max(1))
+                        .map(|_| Core::new(chip.cache.dcache_bytes, chip.cache.dcache_line_bytes))
+                        .collect()
+                })
+                .collect(),
+            core_queue: (0..n).map(|_| VecDeque::new()).collect(),
+            dirty_dlines: 0,
+            dropped_stores: VecDeque::new(),
             chip,
         }
     }

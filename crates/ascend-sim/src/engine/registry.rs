@@ -111,6 +111,9 @@ impl Engine {
         let limit = self.config.max_timeline_entries;
         self.report.keep_destroyed_stream(s, &st, limit);
         let head_dispatched = matches!(st.head, Head::CopySetup { .. } | Head::Copying { .. });
+        if let (Head::Kernel, Some(t)) = (&st.head, st.queue.front()) {
+            self.cancel_kernel(t.id);
+        }
         self.cancel_copy(&st);
         self.forget_waiter(s, &st.head);
         for (i, t) in st.queue.iter().enumerate() {

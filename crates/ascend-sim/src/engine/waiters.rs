@@ -38,6 +38,7 @@ impl Engine {
     /// Device memory `[addr, addr+len)` changed now: schedule the next poll read of every
     /// value wait watching a word in it.
     pub(crate) fn on_mem_write(&mut self, addr: u64, len: u64) {
+        self.effects += 1;
         let lo = (addr & !7).saturating_sub(8);
         let hits: Vec<u64> = self
             .watchers

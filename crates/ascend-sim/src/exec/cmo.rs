@@ -347,11 +347,7 @@ impl Engine {
 
     /// The most recent recorded writer of any word of the line at `line`.
     fn last_writer_of_line(&self, line: u64, bytes: u64) -> Option<crate::memory::Writer> {
-        let at = |w: &crate::memory::Writer| match w {
-            crate::memory::Writer::Task { at_ns, .. } | crate::memory::Writer::Host { at_ns } => {
-                *at_ns
-            }
-        };
+        let at = |w: &crate::memory::Writer| w.at_ns();
         (0..bytes / 8)
             .filter_map(|k| self.mem.last_writer(line + 8 * k))
             .max_by_key(at)

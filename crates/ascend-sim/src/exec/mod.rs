@@ -9,6 +9,8 @@
 
 mod cmo;
 mod copy;
+mod core_hazards;
+mod kernel;
 mod sync_objects;
 mod value;
 
@@ -52,6 +54,18 @@ impl Engine {
                     && self.streams[&s].queue.front().is_some_and(|t| t.id == task);
                 if waiting {
                     self.on_notify_timeout(s);
+                }
+            }
+            Ev::KernelPlace { dev } => self.place_blocks(dev as usize),
+            Ev::InvisibleCheck { addr, len } => self.on_invisible_check(addr, len),
+            Ev::KernelStep { dev, core, gen } => {
+                let live = self
+                    .cores
+                    .get(dev as usize)
+                    .and_then(|c| c.get(core as usize))
+                    .is_some_and(|c| c.gen == gen && c.slot.is_some());
+                if live {
+                    self.on_kernel_step(dev as usize, core as usize);
                 }
             }
             Ev::SetupDone { s, gen } => {
@@ -138,6 +152,7 @@ impl Engine {
                 barrier_id,
             } => self.dispatch_cmo(s, id, op, addr, len, Some((model, barrier_id))),
             Task::CmoWithDesc { desc, op } => self.dispatch_cmo_desc(s, id, desc, op),
+            Task::Kernel { kernel, blocks } => self.dispatch_kernel(s, id, kernel, blocks),
         }
     }
 
@@ -231,6 +246,7 @@ impl Engine {
         st.busy_ns = st.busy_ns.saturating_add(now.saturating_sub(st.head_start));
         st.end_ns = now;
         st.head = Head::Idle;
+        self.effects += 1;
         if let Some(f) = &fault {
             tracing::warn!(stream = s, task = task.id, "task fault: {f}");
             let inst = task.instance.and_then(|i| self.instances.get_mut(&i));

@@ -108,6 +108,9 @@ impl Sim {
         let mut clock = WallClock::start();
         let mut stall: Option<(Duration, u64)> = None;
         let mut logged = false;
+        // Kernels stepping without effect: since when (wall), and steps so far.
+        let mut spinning: Option<Duration> = None;
+        let mut idle_steps = 0u64;
         loop {
             if done(&g) {
                 return (g, Ok(()));
@@ -119,8 +122,44 @@ impl Sim {
                         return (g, Err(SimError::Timeout(ms)));
                     }
                 }
+                let effects = g.effects;
                 g.step();
                 stall = None;
+                if g.effects != effects || g.kernel_runs.is_empty() {
+                    spinning = None;
+                    idle_steps = 0;
+                    continue;
+                }
+                idle_steps += 1;
+                if !idle_steps.is_multiple_of(SPIN_CHECK_STEPS) {
+                    continue;
+                }
+                // Only kernels step, changing nothing: they may spin forever, waiting for
+                // what only another host thread can do, or for what they cannot see. Let
+                // the other host threads in, and let the watchdog judge by wall time.
+                drop(g);
+                std::thread::yield_now();
+                g = self.lock();
+                let since = *spinning.get_or_insert_with(|| clock.elapsed());
+                let limit = match timeout_ms {
+                    Some(ms) => grace.min(Duration::from_millis(ms)),
+                    None => grace,
+                };
+                if clock.elapsed().saturating_sub(since) >= limit {
+                    let d = spin_diagnosis(&g);
+                    match self.config.on_stall {
+                        OnStall::Error => {
+                            tracing::warn!("watchdog: {}", d.text);
+                            return (g, Err(SimError::Stalled(Box::new(d))));
+                        }
+                        OnStall::Wait => {
+                            if !logged {
+                                logged = true;
+                                speak_up(&d.text);
+                            }
+                        }
+                    }
+                }
                 continue;
             }
             // Nothing scheduled: only another host thread can change anything.
@@ -205,6 +244,19 @@ impl Sim {
             e.run_until(t);
         });
     }
+}
+
+/// Engine steps between two looks at the wall clock while only kernels step without effect.
+const SPIN_CHECK_STEPS: u64 = 256;
+
+/// The diagnosis while kernels spin without effect.
+fn spin_diagnosis(e: &Engine) -> Diagnosis {
+    e.diagnose_spinning().unwrap_or_else(|| Diagnosis {
+        at_ns: e.now,
+        blocked: Vec::new(),
+        host_waits: e.host_wait_lines(),
+        text: format!("kernels spin without progress at {} ns", e.now),
+    })
 }
 
 /// The engine's diagnosis, or a plain one when no stream is blocked on anything nameable.

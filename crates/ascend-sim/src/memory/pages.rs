@@ -53,6 +53,14 @@ impl Image {
         }
     }
 
+    /// Whether the 8-byte word at offset `i` (rounded down) counts as written.
+    pub fn written(&self, i: usize) -> bool {
+        match self {
+            Image::Uniform { written, .. } => *written,
+            Image::Data { written, .. } => written.get(i / 8).copied().unwrap_or(false),
+        }
+    }
+
     /// True when the first `len` bytes of both images are equal (whatever their form).
     pub fn same_bytes(&self, other: &Image, len: usize) -> bool {
         match (self, other) {

@@ -22,6 +22,31 @@ pub enum Writer {
         /// Simulated host time.
         at_ns: u64,
     },
+    /// A block of a kernel task, from an AI core (a data-cache write-back or a copy from a
+    /// local buffer).
+    Core {
+        /// The kernel's task number.
+        task: u64,
+        /// Its stream.
+        stream: u64,
+        /// The block.
+        block: u32,
+        /// The AI core.
+        core: u32,
+        /// Simulated time.
+        at_ns: u64,
+    },
+}
+
+impl Writer {
+    /// When the write happened.
+    pub fn at_ns(&self) -> u64 {
+        match self {
+            Writer::Task { at_ns, .. } | Writer::Host { at_ns } | Writer::Core { at_ns, .. } => {
+                *at_ns
+            }
+        }
+    }
 }
 
 impl std::fmt::Display for Writer {
@@ -33,6 +58,16 @@ impl std::fmt::Display for Writer {
                 at_ns,
             } => write!(f, "task {task} on stream {stream} at {at_ns} ns"),
             Writer::Host { at_ns } => write!(f, "a host write at {at_ns} ns"),
+            Writer::Core {
+                task,
+                stream,
+                block,
+                core,
+                at_ns,
+            } => write!(
+                f,
+                "kernel task {task} (stream {stream}) block {block} on AI core {core} at {at_ns} ns"
+            ),
         }
     }
 }
@@ -93,9 +128,7 @@ impl WriterLog {
             .rev()
             .find(|(s, e, _)| *s < addr + 8 && *e > addr)
             .map(|(_, _, w)| w);
-        let at = |w: &Writer| match w {
-            Writer::Task { at_ns, .. } | Writer::Host { at_ns } => *at_ns,
-        };
+        let at = |w: &Writer| w.at_ns();
         match (word, range) {
             (Some(a), Some(b)) => Some(if at(b) > at(a) { *b } else { *a }),
             (a, b) => a.or(b).cloned(),

@@ -39,6 +39,16 @@ impl HwBackend {
     ) -> AclResult<()> {
         let s = raw_stream(stream);
         match task {
+            // The front end launches kernels only on the simulator; a real device runs
+            // compiled kernels.
+            Task::Kernel { kernel, .. } => Err(crate::error::AclError::new(
+                crate::error::ErrorCode::RtFeatureNotSupport,
+                None,
+                format!(
+                    "simulator kernel {} cannot run on a real device",
+                    kernel.name()
+                ),
+            )),
             // SAFETY (all value and CMO tasks): addresses are device addresses the front end
             // validated; the library does not dereference them on the host.
             Task::ValueWrite { addr, value } => acl!(self, aclrtValueWrite(ptr(addr), value, 0, s)),

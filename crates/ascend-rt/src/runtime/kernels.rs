@@ -1,0 +1,59 @@
+//! Simulator kernels: `aclsimLaunchKernel`, our own extension (`include/acl/acl_sim.h`), which
+//! puts a kernel whose blocks run on the simulated AI cores on a stream. Only the simulator
+//! backend runs kernels; a real device runs compiled kernels, so the `hw` backend reports the
+//! feature as not supported.
+
+use super::Runtime;
+use crate::backend::Task;
+use crate::error::{fail, AclError, AclResult};
+use crate::raw_types::RawStream;
+use ascend_types::Kernel;
+
+/// The most bytes of arguments `aclsimLaunchKernel` copies at launch (a kernel's parameters).
+pub const MAX_KERNEL_ARGS_BYTES: usize = 64 * 1024;
+
+impl Runtime {
+    /// Launches `kernel` on `blocks` blocks on `stream` (NULL: the current context's default
+    /// stream). Checks, in order: `blocks` at least 1 (100000); a backend that runs kernels
+    /// (207000 on `hw`); the stream handle (107000) and its context (107002, 107003).
+    ///
+    /// ```
+    /// use ascend_rt::{raw_types::Addr, Kernel, KernelOps, RawStream, Runtime};
+    /// let rt = Runtime::sim("Ascend910B1").unwrap();
+    /// rt.set_device(0).unwrap();
+    /// let mut flag = Addr(0);
+    /// rt.malloc(Some(&mut flag), 8, 0).unwrap();
+    /// let k = Kernel::new("set", move |ctx: &mut dyn KernelOps| {
+    ///     ctx.store(flag.0, 8, 1);
+    ///     ctx.dcci(flag.0, false, 2);
+    /// });
+    /// rt.launch_kernel(k, 1, RawStream(0)).unwrap();
+    /// rt.synchronize_stream(RawStream(0)).unwrap();
+    /// ```
+    pub fn launch_kernel(&self, kernel: Kernel, blocks: u32, stream: RawStream) -> AclResult<()> {
+        self.call(|| {
+            let api = "aclsimLaunchKernel";
+            if blocks == 0 {
+                return Err(fail::acl_range(api, "blockDim", blocks, "at least 1"));
+            }
+            if self.backend.simulator().is_none() {
+                return Err(fail::not_supported(
+                    api,
+                    &self.chip.soc_name,
+                    &format!(
+                        "simulator kernels run only on the sim backend, not on `{}`",
+                        self.backend.name()
+                    ),
+                ));
+            }
+            self.require_stream_handle(api, stream)?;
+            let rec = {
+                let st = self.lock();
+                Self::impl_stream(&st, api, stream)?.1
+            };
+            self.backend
+                .launch(rec.backend, Task::Kernel { kernel, blocks })
+                .map_err(AclError::from)
+        })
+    }
+}

@@ -1,0 +1,259 @@
+//! Exports of `include/acl/acl_sim.h`: launching a C function as a simulator kernel, and the
+//! operations its blocks call on their context.
+//!
+//! A block runs on a thread of the simulator's; the C function gets a pointer to an
+//! [`aclsimKernelCtx`] on that thread's stack, which leads to the block's operations. When the
+//! simulator ends a block early (a fault, or its stream destroyed), the pending operation does
+//! not return to C code: unwinding through C frames is not allowed, so that thread parks for
+//! good (it holds nothing the simulator needs).
+
+#![allow(non_snake_case, non_camel_case_types)]
+
+use std::ffi::{c_void, CStr};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use ascend_rt::{AclError, ErrorCode, Kernel, KernelOps, RawStream, MAX_KERNEL_ARGS_BYTES};
+
+use crate::ffi::{aclError, guard, handle_in};
+
+/// A kernel function as the header declares it.
+pub type aclsimKernelFunc = unsafe extern "C" fn(ctx: *mut aclsimKernelCtx, args: *mut c_void);
+
+/// The running block's context (opaque to C).
+#[repr(C)]
+pub struct aclsimKernelCtx {
+    /// Points at the block's `&mut dyn KernelOps`, valid during the kernel call.
+    ops: *mut c_void,
+}
+
+fn invalid(api: &str, message: String) -> AclError {
+    AclError::new(
+        ErrorCode::InvalidParam,
+        None,
+        format!("{api} failed: {message}"),
+    )
+}
+
+/// The symbol name of a function, if the dynamic linker knows it.
+fn symbol_name(f: aclsimKernelFunc) -> Option<String> {
+    // SAFETY: `Dl_info` is plain data for which all-zero is a valid value.
+    let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
+    // SAFETY: dladdr only reads the address and writes `info`.
+    let found = unsafe { libc::dladdr(f as *const c_void, &mut info) };
+    if found == 0 || info.dli_sname.is_null() {
+        return None;
+    }
+    // SAFETY: dladdr returned a NUL-terminated name owned by the loaded object.
+    let name = unsafe { CStr::from_ptr(info.dli_sname) };
+    Some(name.to_string_lossy().into_owned())
+}
+
+/// `aclsimLaunchKernel(fn, blockDim, args, argsSize, stream)`.
+///
+/// # Safety
+/// `fn` is NULL or a function of the declared type that honours the header's rules; `args`
+/// is NULL or valid for reads of `argsSize` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn aclsimLaunchKernel(
+    func: Option<aclsimKernelFunc>,
+    blockDim: u32,
+    args: *const c_void,
+    argsSize: usize,
+    stream: *mut c_void,
+) -> aclError {
+    const API: &str = "aclsimLaunchKernel";
+    guard(|rt| {
+        let f = func.ok_or_else(|| invalid(API, "parameter fn must not be NULL".into()))?;
+        if blockDim == 0 {
+            return Err(invalid(API, "blockDim must be at least 1".into()));
+        }
+        if args.is_null() && argsSize > 0 {
+            return Err(invalid(
+                API,
+                format!("args is NULL but argsSize is {argsSize}"),
+            ));
+        }
+        if argsSize > MAX_KERNEL_ARGS_BYTES {
+            return Err(invalid(
+                API,
+                format!("argsSize {argsSize} is above the {MAX_KERNEL_ARGS_BYTES} bytes a launch copies"),
+            ));
+        }
+        let bytes: Vec<u8> = if argsSize == 0 {
+            Vec::new()
+        } else {
+            // SAFETY: non-NULL and valid for `argsSize` bytes by the caller's contract.
+            unsafe { std::slice::from_raw_parts(args.cast::<u8>(), argsSize) }.to_vec()
+        };
+        let name = symbol_name(f).unwrap_or_else(|| format!("kernel@{:#x}", f as usize));
+        let kernel = Kernel::new(name, move |ops: &mut dyn KernelOps| {
+            let mut own_args = bytes.clone();
+            let mut ops_ref: &mut dyn KernelOps = ops;
+            let mut ctx = aclsimKernelCtx {
+                ops: (&mut ops_ref as *mut &mut dyn KernelOps).cast(),
+            };
+            let args_ptr = if own_args.is_empty() {
+                std::ptr::null_mut()
+            } else {
+                own_args.as_mut_ptr().cast()
+            };
+            // SAFETY: `f` is the caller's kernel function; `ctx` and `own_args` live across
+            // the call.
+            unsafe { f(&mut ctx, args_ptr) };
+        });
+        rt.launch_kernel(kernel, blockDim, RawStream(handle_in(stream)))
+    })
+}
+
+/// Runs `op` on the block's operations; `default` for a NULL context. When the simulator ends
+/// the block during `op`, this thread parks for good instead of returning to C.
+///
+/// # Safety
+/// `ctx` is NULL or the context passed to the running kernel call on this thread.
+unsafe fn with_ops<R>(
+    ctx: *mut aclsimKernelCtx,
+    default: R,
+    op: impl FnOnce(&mut dyn KernelOps) -> R,
+) -> R {
+    if ctx.is_null() {
+        tracing::error!("a kernel operation was called with a NULL context");
+        return default;
+    }
+    // SAFETY: a live context of this thread's kernel call (the caller's contract); `ops`
+    // points at the `&mut dyn KernelOps` local of that call's frame.
+    let ops: &mut &mut dyn KernelOps = unsafe { &mut *(*ctx).ops.cast::<&mut dyn KernelOps>() };
+    match catch_unwind(AssertUnwindSafe(|| op(&mut **ops))) {
+        Ok(r) => r,
+        Err(_) => loop {
+            std::thread::park();
+        },
+    }
+}
+
+/// `aclsimGetBlockIdx(ctx)`.
+///
+/// # Safety
+/// As [`with_ops`].
+#[no_mangle]
+pub unsafe extern "C" fn aclsimGetBlockIdx(ctx: *mut aclsimKernelCtx) -> u32 {
+    // SAFETY: forwarded contract.
+    unsafe { with_ops(ctx, 0, |o| o.block_idx()) }
+}
+
+/// `aclsimGetBlockNum(ctx)`.
+///
+/// # Safety
+/// As [`with_ops`].
+#[no_mangle]
+pub unsafe extern "C" fn aclsimGetBlockNum(ctx: *mut aclsimKernelCtx) -> u32 {
+    // SAFETY: forwarded contract.
+    unsafe { with_ops(ctx, 0, |o| o.block_num()) }
+}
+
+macro_rules! load_store {
+    ($load:ident, $store:ident, $t:ty, $bytes:expr) => {
+        #[doc = concat!("`", stringify!($load), "(ctx, gm)`.")]
+        ///
+        /// # Safety
+        /// As [`with_ops`]; `gm` is a device address (never dereferenced here).
+        #[no_mangle]
+        pub unsafe extern "C" fn $load(ctx: *mut aclsimKernelCtx, gm: *const c_void) -> $t {
+            // SAFETY: forwarded contract.
+            unsafe { with_ops(ctx, 0, |o| o.load(gm as usize as u64, $bytes) as $t) }
+        }
+
+        #[doc = concat!("`", stringify!($store), "(ctx, gm, v)`.")]
+        ///
+        /// # Safety
+        /// As [`with_ops`]; `gm` is a device address (never dereferenced here).
+        #[no_mangle]
+        pub unsafe extern "C" fn $store(ctx: *mut aclsimKernelCtx, gm: *mut c_void, v: $t) {
+            // SAFETY: forwarded contract.
+            unsafe {
+                with_ops(ctx, (), |o| {
+                    o.store(gm as usize as u64, $bytes, u64::from(v))
+                })
+            }
+        }
+    };
+}
+
+load_store!(aclsimLoad8, aclsimStore8, u8, 1);
+load_store!(aclsimLoad16, aclsimStore16, u16, 2);
+load_store!(aclsimLoad32, aclsimStore32, u32, 4);
+load_store!(aclsimLoad64, aclsimStore64, u64, 8);
+
+/// `aclsimDcci(ctx, gm, entire, type)`.
+///
+/// # Safety
+/// As [`with_ops`].
+#[no_mangle]
+pub unsafe extern "C" fn aclsimDcci(
+    ctx: *mut aclsimKernelCtx,
+    gm: *const c_void,
+    entire: u64,
+    kind: u64,
+) {
+    // SAFETY: forwarded contract.
+    unsafe { with_ops(ctx, (), |o| o.dcci(gm as usize as u64, entire != 0, kind)) }
+}
+
+/// `aclsimDci(ctx)`.
+///
+/// # Safety
+/// As [`with_ops`].
+#[no_mangle]
+pub unsafe extern "C" fn aclsimDci(ctx: *mut aclsimKernelCtx) {
+    // SAFETY: forwarded contract.
+    unsafe { with_ops(ctx, (), |o| o.dci()) }
+}
+
+/// `aclsimCopyGmToLocal(ctx, local, gm, n)`.
+///
+/// # Safety
+/// As [`with_ops`]; `local` is NULL only with `n` 0, else valid for writes of `n` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn aclsimCopyGmToLocal(
+    ctx: *mut aclsimKernelCtx,
+    local: *mut c_void,
+    gm: *const c_void,
+    n: usize,
+) {
+    if local.is_null() || n == 0 {
+        return;
+    }
+    // SAFETY: valid for writes of `n` bytes by the caller's contract.
+    let buf = unsafe { std::slice::from_raw_parts_mut(local.cast::<u8>(), n) };
+    // SAFETY: forwarded contract.
+    unsafe { with_ops(ctx, (), |o| o.copy_gm_to_local(buf, gm as usize as u64)) }
+}
+
+/// `aclsimCopyLocalToGm(ctx, gm, local, n)`.
+///
+/// # Safety
+/// As [`with_ops`]; `local` is NULL only with `n` 0, else valid for reads of `n` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn aclsimCopyLocalToGm(
+    ctx: *mut aclsimKernelCtx,
+    gm: *mut c_void,
+    local: *const c_void,
+    n: usize,
+) {
+    if local.is_null() || n == 0 {
+        return;
+    }
+    // SAFETY: valid for reads of `n` bytes by the caller's contract.
+    let buf = unsafe { std::slice::from_raw_parts(local.cast::<u8>(), n) };
+    // SAFETY: forwarded contract.
+    unsafe { with_ops(ctx, (), |o| o.copy_local_to_gm(gm as usize as u64, buf)) }
+}
+
+/// `aclsimSpin(ctx, cycles)`.
+///
+/// # Safety
+/// As [`with_ops`].
+#[no_mangle]
+pub unsafe extern "C" fn aclsimSpin(ctx: *mut aclsimKernelCtx, cycles: u64) {
+    // SAFETY: forwarded contract.
+    unsafe { with_ops(ctx, (), |o| o.spin(cycles)) }
+}

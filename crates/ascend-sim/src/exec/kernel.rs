@@ -1,0 +1,612 @@
+//! Kernel tasks: placing their blocks on the device's AI cores (in waves when there are more
+//! blocks than cores), stepping each block one operation at a time, what each operation does
+//! to the core's data cache and to memory and what it costs, and a block's end (the kernel's
+//! tail: the data cache written back, or dropped on chips whose compiler ends kernels with a
+//! data-cache invalidate).
+//!
+//! Costs (chip file): a data-cache hit `dcache_hit_ns`; a miss adds an L2 hit or an HBM
+//! access; each dirty line a `dcci` writes back costs an L2 hit; a copy between global memory
+//! and a local buffer costs an L2 hit plus its bytes at L2 bandwidth; `spin` costs its cycles
+//! at the core clock.
+
+use ascend_chips::L2Agent;
+use ascend_types::Kernel;
+
+use crate::engine::{Engine, Ev};
+use crate::kernel::{BlockHandle, BlockSlot, DLine, KernelRun, Reply, Request};
+use crate::memory::{Image, Writer};
+use crate::report::KernelBlockRecord;
+use crate::stream::Head;
+
+/// What ends a data-cache line without a `dcci` of the kernel's own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LineEnd {
+    /// Evicted to make room.
+    Eviction,
+    /// Written back by `dcci`.
+    Dcci,
+    /// Written back at the kernel's end.
+    KernelEnd,
+}
+
+impl LineEnd {
+    fn says(self) -> &'static str {
+        match self {
+            LineEnd::Eviction => "an eviction",
+            LineEnd::Dcci => "a dcci",
+            LineEnd::KernelEnd => "the kernel's end",
+        }
+    }
+}
+
+impl Engine {
+    /// A kernel task reaches the scheduler: its blocks wait for AI cores of the stream's
+    /// device, which they get after the launch time.
+    pub(super) fn dispatch_kernel(&mut self, s: u64, id: u64, kernel: Kernel, blocks: u32) {
+        let dev = self.streams[&s].device as usize;
+        if blocks == 0 || dev >= self.cores.len() {
+            self.complete(
+                s,
+                Some(format!("task {id}: a kernel needs at least one block")),
+            );
+            return;
+        }
+        self.kernel_runs.insert(
+            id,
+            KernelRun {
+                stream: s,
+                kernel,
+                blocks,
+                next_block: 0,
+                live: 0,
+                fault: None,
+            },
+        );
+        self.core_queue[dev].push_back(id);
+        self.streams.get_mut(&s).expect("stream").head = Head::Kernel;
+        let at = self.now.saturating_add(self.chip.timing.kernel_launch_ns);
+        self.schedule(at, Ev::KernelPlace { dev: dev as u32 });
+    }
+
+    /// Starts waiting blocks on the free cores of device `dev`, in dispatch order.
+    pub(super) fn place_blocks(&mut self, dev: usize) {
+        while let Some(&run) = self.core_queue[dev].front() {
+            let Some(r) = self.kernel_runs.get_mut(&run) else {
+                self.core_queue[dev].pop_front();
+                continue;
+            };
+            if r.next_block >= r.blocks {
+                self.core_queue[dev].pop_front();
+                continue;
+            }
+            let Some(core) = self.cores[dev].iter().position(|c| c.slot.is_none()) else {
+                return;
+            };
+            let block = r.next_block;
+            r.next_block += 1;
+            match BlockHandle::spawn(r.kernel.clone(), block, r.blocks) {
+                Ok(handle) => {
+                    r.live += 1;
+                    let c = &mut self.cores[dev][core];
+                    c.gen += 1;
+                    c.slot = Some(BlockSlot {
+                        run,
+                        block,
+                        handle,
+                        reply: Some(Reply::Go),
+                        start_ns: self.now,
+                        ops: 0,
+                        last_op: "started".into(),
+                        polling: None,
+                    });
+                    let gen = c.gen;
+                    let (dev, core) = (dev as u32, core as u32);
+                    self.schedule(self.now, Ev::KernelStep { dev, core, gen });
+                }
+                Err(e) => {
+                    let fault = format!("task {run}: cannot start block {block}: {e}");
+                    self.abort_run(run, fault);
+                }
+            }
+        }
+    }
+
+    /// The block on core `core` of device `dev` gets the answer to its last operation and
+    /// asks for the next, which is executed now.
+    pub(super) fn on_kernel_step(&mut self, dev: usize, core: usize) {
+        let slot = self.cores[dev][core]
+            .slot
+            .as_mut()
+            .expect("a running block");
+        let reply = slot.reply.take().unwrap_or(Reply::Go);
+        let request = slot.handle.resume(reply);
+        match request {
+            Request::Done => self.block_end(dev, core, None),
+            Request::Panicked(m) => {
+                self.block_end(dev, core, Some(format!("the kernel panicked: {m}")))
+            }
+            op => {
+                let said = describe(&op);
+                let load = match op {
+                    Request::Load { addr, .. } => Some(addr),
+                    _ => None,
+                };
+                let slot = self.cores[dev][core]
+                    .slot
+                    .as_mut()
+                    .expect("a running block");
+                slot.ops += 1;
+                slot.last_op = said;
+                match (load, &op) {
+                    (Some(a), _) => slot.polling = Some(a),
+                    (None, Request::Dcci { .. } | Request::Spin { .. }) => {}
+                    _ => slot.polling = None,
+                }
+                match self.kernel_op(dev, core, op) {
+                    Ok((reply, ns)) => {
+                        let c = &mut self.cores[dev][core];
+                        if let Some(slot) = c.slot.as_mut() {
+                            slot.reply = Some(reply);
+                            let (gen, at) = (c.gen, self.now.saturating_add(ns));
+                            let (dev, core) = (dev as u32, core as u32);
+                            self.schedule(at, Ev::KernelStep { dev, core, gen });
+                        }
+                    }
+                    Err(fault) => self.block_end(dev, core, Some(fault)),
+                }
+            }
+        }
+    }
+
+    /// A store into a data cache to a word a value wait watches was made one polling pass
+    /// ago: if it is still not written back, the wait has polled memory without seeing it.
+    pub(super) fn on_invisible_check(&mut self, addr: u64, len: u64) {
+        let lo = (addr & !7).saturating_sub(8);
+        let watcher = self
+            .watchers
+            .range(lo..addr.saturating_add(len))
+            .find(|(&w, _)| w + 16 > addr)
+            .and_then(|(_, set)| set.iter().next().copied());
+        if let Some(s) = watcher {
+            let reader = format!("the value wait at the head of stream {s}");
+            let _ = self.check_invisible_writes(addr, len, &reader, None);
+        }
+    }
+
+    /// Who a block's memory accesses are attributed to.
+    pub(crate) fn core_writer(&self, dev: usize, core: usize) -> Writer {
+        let (run, block) = self.cores[dev][core]
+            .slot
+            .as_ref()
+            .map_or((0, 0), |s| (s.run, s.block));
+        let stream = self.kernel_runs.get(&run).map_or(0, |r| r.stream);
+        Writer::Core {
+            task: run,
+            stream,
+            block,
+            core: core as u32,
+            at_ns: self.now,
+        }
+    }
+
+    /// Executes one operation of the block on `core`: its answer and how long it takes, or
+    /// the fault that ends the block.
+    fn kernel_op(&mut self, dev: usize, core: usize, op: Request) -> Result<(Reply, u64), String> {
+        let t = self.chip.timing;
+        match op {
+            Request::Load { addr, bytes } => {
+                self.check_scalar(addr, bytes, "load")?;
+                let fill_ns = self.dcache_fill(dev, core, addr)?;
+                let dc = &mut self.cores[dev][core].dcache;
+                let line = dc.line_of(addr);
+                let off = (addr - line) as usize;
+                let l = dc.touch(line).expect("filled");
+                let mut word = [0u8; 8];
+                word[..bytes as usize].copy_from_slice(&l.data[off..off + bytes as usize]);
+                let value = u64::from_le_bytes(word);
+                if let Some(fault) = self.check_dcache_stale(dev, core, addr, bytes) {
+                    return Err(fault);
+                }
+                Ok((Reply::Value(value), t.dcache_hit_ns.saturating_add(fill_ns)))
+            }
+            Request::Store { addr, bytes, value } => {
+                self.check_scalar(addr, bytes, "store")?;
+                let fill_ns = self.dcache_fill(dev, core, addr)?;
+                let by = self.core_writer(dev, core);
+                let dc = &mut self.cores[dev][core].dcache;
+                let line = dc.line_of(addr);
+                let off = (addr - line) as usize;
+                let l = dc.touch(line).expect("filled");
+                let n = bytes as usize;
+                l.data[off..off + n].copy_from_slice(&value.to_le_bytes()[..n]);
+                l.stored[off..off + n].iter_mut().for_each(|b| *b = true);
+                l.last_store = Some((addr, bytes, value, by));
+                l.reported = false;
+                if !l.dirty {
+                    l.dirty = true;
+                    self.dirty_dlines += 1;
+                }
+                self.effects += 1;
+                // A value wait polling the word reads memory on every pass: it cannot see
+                // this store until a dcci writes it back.
+                let lo = (addr & !7).saturating_sub(8);
+                let end = addr + u64::from(bytes);
+                let watcher = self
+                    .watchers
+                    .range(lo..end)
+                    .find(|(&w, _)| w + 16 > addr)
+                    .and_then(|(_, set)| set.iter().next().copied());
+                if watcher.is_some() {
+                    // Look again after one polling pass: still dirty then, the wait has read
+                    // memory without seeing it.
+                    let t = self.chip.timing;
+                    let pass = t.sqe_dispatch_ns.saturating_add(
+                        t.poll_read_ns
+                            .saturating_mul(u64::from(t.poll_reads_per_pass)),
+                    );
+                    let len = u64::from(bytes);
+                    self.schedule(
+                        self.now.saturating_add(pass),
+                        Ev::InvisibleCheck { addr, len },
+                    );
+                }
+                Ok((Reply::Go, t.dcache_hit_ns.saturating_add(fill_ns)))
+            }
+            Request::Dcci { addr, entire, .. } => {
+                let lines: Vec<(u64, DLine)> = if entire {
+                    self.cores[dev][core].dcache.take_all()
+                } else {
+                    self.mem.check(addr, 1).map_err(|e| format!("dcci: {e}"))?;
+                    let dc = &mut self.cores[dev][core].dcache;
+                    let line = dc.line_of(addr);
+                    dc.remove(line).map(|l| (line, l)).into_iter().collect()
+                };
+                let mut ns = t.dcache_hit_ns;
+                for (line, l) in lines {
+                    if l.dirty {
+                        ns = ns.saturating_add(t.l2_hit_ns);
+                        self.write_back_dline(dev, core, line, l, LineEnd::Dcci)?;
+                    }
+                }
+                Ok((Reply::Go, ns))
+            }
+            Request::Dci => {
+                self.drop_dcache(dev, core, "a dci")?;
+                Ok((Reply::Go, t.dcache_hit_ns))
+            }
+            Request::GmToLocal { gm, len } => {
+                self.mem
+                    .check(gm, len)
+                    .map_err(|e| format!("copy to a local buffer: {e}"))?;
+                let by = self.core_writer(dev, core);
+                let what = format!("the copy to a local buffer by {by}");
+                let mut fault = self.check_invisible_writes(gm, len, &what, None);
+                let mut data = vec![0u8; len as usize];
+                let (read, f) = self.agent_access(L2Agent::AiCore, &[(gm, len)], &[], by, |m| {
+                    m.read(gm, &mut data)
+                });
+                let info = read.map_err(|e| e.to_string())?;
+                fault = fault.or(f);
+                fault = fault.or(self.note_read(gm, len, info.never_written, &what));
+                if let Some(f) = fault {
+                    return Err(f);
+                }
+                Ok((Reply::Data(data), self.transfer_ns(len)))
+            }
+            Request::LocalToGm { gm, data } => {
+                let len = data.len() as u64;
+                self.mem
+                    .check(gm, len)
+                    .map_err(|e| format!("copy from a local buffer: {e}"))?;
+                let by = self.core_writer(dev, core);
+                let (written, fault) =
+                    self.agent_access(L2Agent::AiCore, &[], &[(gm, len)], by, |m| {
+                        m.write(gm, &data, by)
+                    });
+                written.map_err(|e| e.to_string())?;
+                self.on_mem_write(gm, len);
+                if let Some(f) = fault {
+                    return Err(f);
+                }
+                Ok((Reply::Go, self.transfer_ns(len)))
+            }
+            Request::Spin { cycles } => {
+                let mhz = t.core_mhz.max(1);
+                let ns = cycles.saturating_mul(1000).div_ceil(mhz);
+                Ok((Reply::Go, ns))
+            }
+            Request::Done | Request::Panicked(_) => Ok((Reply::Go, 0)),
+        }
+    }
+
+    /// The time of a copy of `len` bytes between global memory and a local buffer.
+    fn transfer_ns(&self, len: u64) -> u64 {
+        let t = self.chip.timing;
+        let bw = if t.l2_gbps > 0.0 { t.l2_gbps } else { 1.0 };
+        t.l2_hit_ns.saturating_add((len as f64 / bw).ceil() as u64)
+    }
+
+    /// Checks a scalar access: 1, 2, 4 or 8 bytes, naturally aligned, in live memory.
+    fn check_scalar(&self, addr: u64, bytes: u32, what: &str) -> Result<(), String> {
+        if !matches!(bytes, 1 | 2 | 4 | 8) {
+            return Err(format!(
+                "a {what} of {bytes} bytes (1, 2, 4 or 8 are possible)"
+            ));
+        }
+        if !addr.is_multiple_of(u64::from(bytes)) {
+            return Err(format!(
+                "a {what} of {bytes} bytes at {addr:#x}, which is not aligned to {bytes}"
+            ));
+        }
+        self.mem
+            .check(addr, u64::from(bytes))
+            .map_err(|e| format!("a {what} at {addr:#x}: {e}"))
+    }
+
+    /// Makes the line holding `addr` resident in the data cache of `core` (filling it
+    /// through the AI cores' memory path on a miss, and writing back what that evicts).
+    /// Returns the time of the fill (0 on a hit).
+    fn dcache_fill(&mut self, dev: usize, core: usize, addr: u64) -> Result<u64, String> {
+        let dc = &self.cores[dev][core].dcache;
+        let line = dc.line_of(addr);
+        if dc.get(line).is_some() {
+            return Ok(0);
+        }
+        let lb = dc.line_bytes();
+        let t = self.chip.timing;
+        let in_l2 = self
+            .l2_of(line)
+            .is_some_and(|l2| l2.state_of(line).is_some());
+        let by = self.core_writer(dev, core);
+        let what = format!("a data-cache fill by {by}");
+        let mut fault = self.check_invisible_writes(line, lb, &what, Some((dev, core)));
+        let (image, f) = self.agent_access(L2Agent::AiCore, &[(line, lb)], &[], by, |m| {
+            m.image(line, lb)
+        });
+        fault = fault.or(f);
+        let data: Vec<u8> = (0..lb as usize).map(|i| image.byte(i)).collect();
+        let evicted = self.cores[dev][core].dcache.fill(line, data);
+        if let Some((old, l)) = evicted {
+            if l.dirty {
+                self.write_back_dline(dev, core, old, l, LineEnd::Eviction)?;
+            }
+        }
+        if let Some(f) = fault {
+            return Err(f);
+        }
+        Ok(if in_l2 { t.l2_hit_ns } else { t.hbm_latency_ns })
+    }
+
+    /// Writes the dirty data-cache line `line` (taken out of `core`'s cache) back to memory,
+    /// whole: bytes the core did not store but memory changed since the fill are overwritten
+    /// with the core's stale copy (reported as false sharing).
+    pub(crate) fn write_back_dline(
+        &mut self,
+        dev: usize,
+        core: usize,
+        line: u64,
+        l: DLine,
+        end: LineEnd,
+    ) -> Result<(), String> {
+        self.dirty_dlines = self.dirty_dlines.saturating_sub(1);
+        let lb = l.data.len() as u64;
+        let by = self.core_writer(dev, core);
+        let memory = self.mem.image(line, lb);
+        let fault = self.check_false_sharing(dev, core, line, &l, &memory, end.says());
+        let written: Box<[bool]> = (0..l.data.len() / 8)
+            .map(|w| memory.written(w * 8) || l.stored[w * 8..w * 8 + 8].iter().any(|&b| b))
+            .collect();
+        let image = Image::Data {
+            bytes: l.data.clone().into_boxed_slice(),
+            written,
+        };
+        let stored = l.stored;
+        let (_, f) = self.agent_access(L2Agent::AiCore, &[], &[(line, lb)], by, |m| {
+            m.restore(line, lb, &image);
+            // The words the core stored are its own writes: record it as their writer.
+            let mut i = 0;
+            while i < stored.len() {
+                if !stored[i] {
+                    i += 1;
+                    continue;
+                }
+                let start = i;
+                while i < stored.len() && stored[i] {
+                    i += 1;
+                }
+                let _ = m.write(line + start as u64, &image_bytes(&image)[start..i], by);
+            }
+        });
+        self.on_mem_write(line, lb);
+        match fault.or(f) {
+            Some(f) => Err(f),
+            None => Ok(()),
+        }
+    }
+
+    /// Drops every line of `core`'s data cache without writing anything back (`why`: a `dci`,
+    /// or a kernel's tail invalidate); stores never written back are reported as dropped.
+    fn drop_dcache(&mut self, dev: usize, core: usize, why: &str) -> Result<(), String> {
+        let mut fault = None;
+        for (line, l) in self.cores[dev][core].dcache.take_all() {
+            if l.dirty {
+                self.dirty_dlines = self.dirty_dlines.saturating_sub(1);
+                fault = fault.or(self.check_dropped_store(dev, core, line, &l, why));
+            }
+        }
+        fault.map_or(Ok(()), Err)
+    }
+
+    /// The block on `core` ended (its body returned, or `fault`): the kernel's tail acts on
+    /// the data cache, the core is free, and the kernel task completes with its last block.
+    fn block_end(&mut self, dev: usize, core: usize, fault: Option<String>) {
+        let mut fault = fault;
+        // A value wait watching a store still in the cache saw it only now, at the kernel's
+        // end, if at all: the store was invisible while the kernel ran.
+        if self.dirty_dlines > 0 && !self.watchers.is_empty() {
+            let dc = &self.cores[dev][core].dcache;
+            let lb = dc.line_bytes();
+            let watched: Vec<(u64, u64)> = dc
+                .dirty_in(0, u64::MAX)
+                .into_iter()
+                .filter_map(|line| {
+                    let (&w, set) = self.watchers.range(line..line + lb).next()?;
+                    Some((w, *set.iter().next()?))
+                })
+                .collect();
+            for (word, s) in watched {
+                let reader = format!(
+                    "the value wait at the head of stream {s} (the store reaches memory only \
+                     at the kernel's end, and never where the kernel's tail drops the data \
+                     cache)"
+                );
+                if let Some(f) = self.check_invisible_writes(word, 8, &reader, None) {
+                    fault.get_or_insert(f);
+                }
+            }
+        }
+        let tail = if self.chip.cache.kernel_end_drops_dcache {
+            self.drop_dcache(dev, core, "the kernel's tail invalidate")
+        } else {
+            let mut r = Ok(());
+            for (line, l) in self.cores[dev][core].dcache.take_all() {
+                if l.dirty {
+                    r = r.and(self.write_back_dline(dev, core, line, l, LineEnd::KernelEnd));
+                }
+            }
+            r
+        };
+        if let Err(f) = tail {
+            fault.get_or_insert(f);
+        }
+        let c = &mut self.cores[dev][core];
+        c.gen += 1;
+        let Some(slot) = c.slot.take() else {
+            return;
+        };
+        drop(slot.handle);
+        let run = slot.run;
+        let (stream, name) = self.kernel_runs.get(&run).map_or((0, String::new()), |r| {
+            (r.stream, r.kernel.name().to_string())
+        });
+        let limit = self.config.max_timeline_entries;
+        let record = KernelBlockRecord {
+            task: run,
+            stream,
+            kernel: name,
+            block: slot.block,
+            device: dev as u32,
+            core: core as u32,
+            start_ns: slot.start_ns,
+            end_ns: self.now,
+            ops: slot.ops,
+            fault: fault.clone(),
+        };
+        if self.report.kernel_blocks.len() < limit {
+            self.report.kernel_blocks.push(record);
+        } else {
+            self.report.kernel_blocks_dropped += 1;
+        }
+        self.effects += 1;
+        if let Some(r) = self.kernel_runs.get_mut(&run) {
+            r.live = r.live.saturating_sub(1);
+            if let Some(f) = fault {
+                let f = format!(
+                    "task {run}: kernel {} block {}: {f}",
+                    r.kernel.name(),
+                    slot.block
+                );
+                r.fault.get_or_insert(f.clone());
+                // A faulting block ends its kernel: blocks not started never start, running
+                // ones stop.
+                r.next_block = r.blocks;
+                self.stop_blocks_of(run);
+            }
+            self.finish_run_if_done(run);
+        }
+        self.place_blocks(dev);
+    }
+
+    /// Stops every running block of kernel task `run` (without its tail).
+    fn stop_blocks_of(&mut self, run: u64) {
+        for dev in 0..self.cores.len() {
+            for core in 0..self.cores[dev].len() {
+                let c = &mut self.cores[dev][core];
+                if c.slot.as_ref().is_some_and(|s| s.run == run) {
+                    c.gen += 1;
+                    c.slot = None;
+                    if let Some(r) = self.kernel_runs.get_mut(&run) {
+                        r.live = r.live.saturating_sub(1);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Completes kernel task `run` once no block is left to start or running.
+    fn finish_run_if_done(&mut self, run: u64) {
+        let done = self
+            .kernel_runs
+            .get(&run)
+            .is_some_and(|r| r.next_block >= r.blocks && r.live == 0);
+        if !done {
+            return;
+        }
+        let r = self.kernel_runs.remove(&run).expect("present");
+        self.complete(r.stream, r.fault);
+    }
+
+    /// Kernel task `run` fails with `fault` before all its blocks ran.
+    fn abort_run(&mut self, run: u64, fault: String) {
+        if let Some(r) = self.kernel_runs.get_mut(&run) {
+            r.fault.get_or_insert(fault);
+            r.next_block = r.blocks;
+        }
+        self.stop_blocks_of(run);
+        self.finish_run_if_done(run);
+    }
+
+    /// Kernel task `run` goes with its stream (a forced destroy): its blocks stop, nothing
+    /// completes.
+    pub(crate) fn cancel_kernel(&mut self, run: u64) {
+        self.stop_blocks_of(run);
+        self.kernel_runs.remove(&run);
+        for q in &mut self.core_queue {
+            q.retain(|&r| r != run);
+        }
+        for dev in 0..self.cores.len() {
+            self.place_blocks(dev);
+        }
+    }
+}
+
+/// The bytes of an image built from a buffer.
+fn image_bytes(image: &Image) -> &[u8] {
+    match image {
+        Image::Data { bytes, .. } => bytes,
+        Image::Uniform { .. } => &[],
+    }
+}
+
+/// A block's request, said for a diagnosis.
+fn describe(op: &Request) -> String {
+    match op {
+        Request::Load { addr, bytes } => format!("a {bytes}-byte load from {addr:#x}"),
+        Request::Store { addr, bytes, value } => {
+            format!("a {bytes}-byte store of {value:#x} to {addr:#x}")
+        }
+        Request::Dcci { addr, entire, kind } => {
+            if *entire {
+                format!("a dcci of the whole data cache (type {kind})")
+            } else {
+                format!("a dcci of the line holding {addr:#x} (type {kind})")
+            }
+        }
+        Request::Dci => "a dci".into(),
+        Request::GmToLocal { gm, len } => format!("a copy of {len} bytes from {gm:#x}"),
+        Request::LocalToGm { gm, data } => format!("a copy of {} bytes to {gm:#x}", data.len()),
+        Request::Spin { cycles } => format!("a spin of {cycles} cycles"),
+        Request::Done => "its return".into(),
+        Request::Panicked(_) => "a panic".into(),
+    }
+}

@@ -1,0 +1,72 @@
+//! Kernels on the simulated AI cores: the blocks of a kernel task (each on a thread of its own,
+//! run in strict turn with the engine, see `block`), the data cache of each core (`dcache`),
+//! and the engine-side state of kernel tasks and cores. What each operation does and costs is
+//! in `crate::exec::kernel`; the core-side hazards in `crate::exec::core_hazards`.
+
+mod block;
+mod dcache;
+
+pub use block::{BlockHandle, Reply, Request};
+pub use dcache::{DCache, DLine};
+
+use ascend_types::Kernel;
+
+/// A kernel task in flight.
+#[derive(Debug)]
+pub struct KernelRun {
+    /// Its stream.
+    pub stream: u64,
+    /// The kernel.
+    pub kernel: Kernel,
+    /// Blocks it was launched with.
+    pub blocks: u32,
+    /// The next block to start.
+    pub next_block: u32,
+    /// Blocks running now.
+    pub live: u32,
+    /// The first fault of any block.
+    pub fault: Option<String>,
+}
+
+/// The block an AI core runs.
+#[derive(Debug)]
+pub struct BlockSlot {
+    /// Its kernel task.
+    pub run: u64,
+    /// Its index.
+    pub block: u32,
+    /// The block's thread.
+    pub handle: BlockHandle,
+    /// The answer to give at its next step.
+    pub reply: Option<Reply>,
+    /// When it started.
+    pub start_ns: u64,
+    /// Operations so far.
+    pub ops: u64,
+    /// Its last operation, said for a diagnosis.
+    pub last_op: String,
+    /// The address of its last load, if its last operations were loads and cache upkeep.
+    pub polling: Option<u64>,
+}
+
+/// One AI core.
+#[derive(Debug)]
+pub struct Core {
+    /// Its data cache.
+    pub dcache: DCache,
+    /// The block it runs.
+    pub slot: Option<BlockSlot>,
+    /// Bumped when a block ends, so stale steps are ignored.
+    pub gen: u64,
+}
+
+impl Core {
+    /// An idle core with an empty data cache.
+    pub fn new(dcache_bytes: u64, line: u64) -> Core {
+        Core {
+            dcache: DCache::new(dcache_bytes, line),
+            slot: None,
+            gen: 0,
+        }
+    }
+}

@@ -1,0 +1,87 @@
+//! Simulator kernels: what a block of a kernel can do ([`KernelOps`]), and the kernel a stream
+//! task launches ([`Kernel`]). The simulator implements the operations; a real device runs
+//! compiled kernels instead, so only the simulator accepts a [`crate::Task::Kernel`].
+
+use std::fmt;
+use std::sync::Arc;
+
+use crate::DevAddr;
+
+/// The operations one block of a simulator kernel performs on its AI core. Loads and stores go
+/// through the core's data cache; `dcci` and `dci` maintain it; the local-buffer copies go
+/// around it (through the L2, as the hardware's memory-transfer path does). Every operation
+/// that touches memory or time yields to the simulator, so blocks and streams interleave
+/// deterministically.
+///
+/// An operation that faults (an address outside live device memory) ends the block: the
+/// kernel's task faults and the call does not return to the kernel.
+pub trait KernelOps {
+    /// This block's index, `0..block_num()`.
+    fn block_idx(&self) -> u32;
+    /// The number of blocks the kernel was launched with.
+    fn block_num(&self) -> u32;
+    /// Loads a little-endian value of `bytes` (1, 2, 4 or 8) bytes from global memory.
+    fn load(&mut self, gm: DevAddr, bytes: u32) -> u64;
+    /// Stores the low `bytes` (1, 2, 4 or 8) bytes of `value` to global memory.
+    fn store(&mut self, gm: DevAddr, bytes: u32, value: u64);
+    /// Cleans and invalidates the data cache: the line holding `gm` (`entire` false) or the
+    /// whole cache (`entire` true). `kind` is the cache type operand (ALL 0, UB 1, OUT 2,
+    /// ATOMIC 3), recorded but not distinguished.
+    fn dcci(&mut self, gm: DevAddr, entire: bool, kind: u64);
+    /// Invalidates the whole data cache without writing anything back.
+    fn dci(&mut self);
+    /// Copies `local.len()` bytes from global memory into a local buffer.
+    fn copy_gm_to_local(&mut self, local: &mut [u8], gm: DevAddr);
+    /// Copies a local buffer into global memory.
+    fn copy_local_to_gm(&mut self, gm: DevAddr, local: &[u8]);
+    /// Spends `cycles` core cycles.
+    fn spin(&mut self, cycles: u64);
+}
+
+/// The body of a kernel: run once per block.
+pub type KernelBody = dyn Fn(&mut dyn KernelOps) + Send + Sync;
+
+/// A kernel: a name (for reports) and its body.
+///
+/// ```
+/// use ascend_types::{Kernel, KernelOps};
+/// let k = Kernel::new("set_flag", |ctx: &mut dyn KernelOps| {
+///     ctx.store(0x1000, 8, 1);
+///     ctx.dcci(0x1000, false, 2);
+/// });
+/// assert_eq!(k.name(), "set_flag");
+/// ```
+#[derive(Clone)]
+pub struct Kernel {
+    name: Arc<str>,
+    body: Arc<KernelBody>,
+}
+
+impl Kernel {
+    /// A kernel named `name` running `body` in each block.
+    pub fn new(
+        name: impl Into<String>,
+        body: impl Fn(&mut dyn KernelOps) + Send + Sync + 'static,
+    ) -> Kernel {
+        Kernel {
+            name: Arc::from(name.into()),
+            body: Arc::new(body),
+        }
+    }
+
+    /// The kernel's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Runs the body for one block.
+    pub fn run(&self, ops: &mut dyn KernelOps) {
+        (self.body)(ops)
+    }
+}
+
+impl fmt::Debug for Kernel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Kernel({})", self.name)
+    }
+}
