@@ -8,7 +8,8 @@
 //! host thread, event ordering, model execution, the barrier CMO pair (Ascend310B1), the
 //! descriptor CMO on a model-bound stream, invalid handles, host-buffer copies, explicit
 //! contexts (on the creating thread, on another thread, and without `aclrtSetDevice`),
-//! notifies between two streams (and a wait that times out) and event timestamps. A case that
+//! notifies between two streams (and a wait that times out), event timestamps and simulator
+//! kernels (run on the simulator, not supported through `hw`). A case that
 //! needs what the chip lacks returns [`Outcome::Skipped`] with the reason.
 //!
 //! The instantiations are in `tests/`: `sim.rs` (the simulator, every built-in SoC of
@@ -31,6 +32,7 @@ mod contexts;
 mod events;
 mod harness;
 mod helpers;
+mod kernels;
 mod models;
 mod notifies;
 #[cfg(feature = "hw")]
@@ -46,6 +48,7 @@ use cmo::{
 };
 use contexts::explicit_contexts;
 use events::{event_ordering, event_timestamps};
+use kernels::simulator_kernels;
 use models::model_execution_repeatable;
 use notifies::notify_record_and_wait;
 use supporting::{bad_handles, host_buffer_copies, supporting_api_validation};
@@ -117,6 +120,10 @@ pub fn cases() -> &'static [Case] {
         Case {
             name: "event_timestamps",
             run: event_timestamps,
+        },
+        Case {
+            name: "simulator_kernels",
+            run: simulator_kernels,
         },
     ]
 }

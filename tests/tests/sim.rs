@@ -52,4 +52,5 @@ sim_cases!(
     explicit_contexts,
     notify_record_and_wait,
     event_timestamps,
+    simulator_kernels,
 );

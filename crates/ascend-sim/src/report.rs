@@ -46,6 +46,8 @@ pub struct ValueWaitRecord {
     pub duration_ns: u64,
     /// Polling passes executed (1 = released in the first pass).
     pub passes: u64,
+    /// The last writer of the word when the wait was released (what released it), if known.
+    pub released_by: Option<String>,
 }
 
 /// One read of device memory that had never been written.
@@ -147,6 +149,9 @@ pub struct KernelBlockRecord {
     pub end_ns: u64,
     /// Operations it performed (loads, stores, cache upkeep, copies, spins).
     pub ops: u64,
+    /// When its last operations were loads of one word (polling): the writer of that word at
+    /// the block's end (what released it, if it waited for the word).
+    pub last_polled_writer: Option<String>,
     /// Why it ended early, if it did.
     pub fault: Option<String>,
 }

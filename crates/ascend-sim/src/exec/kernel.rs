@@ -500,6 +500,10 @@ impl Engine {
             start_ns: slot.start_ns,
             end_ns: self.now,
             ops: slot.ops,
+            last_polled_writer: slot
+                .polling
+                .and_then(|a| self.mem.last_writer(a & !7))
+                .map(|w| self.writer_text(&w)),
             fault: fault.clone(),
         };
         if self.report.kernel_blocks.len() < limit {

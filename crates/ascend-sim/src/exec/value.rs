@@ -119,6 +119,7 @@ impl Engine {
                         end_ns: self.now,
                         duration_ns: self.now - start,
                         passes,
+                        released_by: self.mem.last_writer(addr).map(|w| self.writer_text(&w)),
                     };
                     if keep {
                         self.report.value_waits.push(record);
