@@ -24,7 +24,7 @@ fn kernels(c: &mut Criterion) {
     let flag = sim.malloc(0, 48 * 64).unwrap();
     sim.fill(flag, 0, 48 * 64).unwrap();
     let s = sim.create_stream(0, 0, false).unwrap();
-    let mut run = |k: Kernel, blocks: u32| {
+    let run = |k: Kernel, blocks: u32| {
         sim.submit(s, Task::Kernel { kernel: k, blocks }).unwrap();
         sim.synchronize_stream(s, None).unwrap();
     };
