@@ -9,6 +9,8 @@
 //! and a local buffer costs an L2 hit plus its bytes at L2 bandwidth; `spin` costs its cycles
 //! at the core clock.
 
+use std::time::Duration;
+
 use ascend_chips::L2Agent;
 use ascend_types::Kernel;
 
@@ -39,7 +41,21 @@ impl LineEnd {
     }
 }
 
+/// Lines a block's recent fills are remembered by, to tell reading through memory (progress)
+/// from polling a few lines (not).
+const RECENT_FILLS: usize = 16;
+
 impl Engine {
+    /// The stream whose head value wait watches the bytes `[addr, addr+len)`, if any (a wait
+    /// on an unaligned address reads the word after it too).
+    fn watcher_of(&self, addr: u64, len: u64) -> Option<u64> {
+        let lo = (addr & !7).saturating_sub(8);
+        self.watchers
+            .range(lo..addr.saturating_add(len))
+            .find(|(&w, _)| w + if w.is_multiple_of(8) { 8 } else { 16 } > addr)
+            .and_then(|(_, set)| set.iter().next().copied())
+    }
+
     /// A kernel task reaches the scheduler: its blocks wait for AI cores of the stream's
     /// device, which they get after the launch time.
     pub(super) fn dispatch_kernel(&mut self, s: u64, id: u64, kernel: Kernel, blocks: u32) {
@@ -60,6 +76,7 @@ impl Engine {
                 next_block: 0,
                 live: 0,
                 fault: None,
+                ready_at: self.now.saturating_add(self.chip.timing.kernel_launch_ns),
             },
         );
         self.core_queue[dev].push_back(id);
@@ -78,6 +95,9 @@ impl Engine {
             if r.next_block >= r.blocks {
                 self.core_queue[dev].pop_front();
                 continue;
+            }
+            if r.ready_at > self.now {
+                return; // its own launch event places it
             }
             let Some(core) = self.cores[dev].iter().position(|c| c.slot.is_none()) else {
                 return;
@@ -98,6 +118,7 @@ impl Engine {
                         ops: 0,
                         last_op: "started".into(),
                         polling: None,
+                        recent_fills: std::collections::VecDeque::new(),
                     });
                     let gen = c.gen;
                     let (dev, core) = (dev as u32, core as u32);
@@ -114,12 +135,29 @@ impl Engine {
     /// The block on core `core` of device `dev` gets the answer to its last operation and
     /// asks for the next, which is executed now.
     pub(super) fn on_kernel_step(&mut self, dev: usize, core: usize) {
+        let patience = self.config.watchdog_grace;
+        let on_stall = self.config.on_stall;
         let slot = self.cores[dev][core]
             .slot
             .as_mut()
             .expect("a running block");
         let reply = slot.reply.take().unwrap_or(Reply::Go);
-        let request = slot.handle.resume(reply);
+        let mut request = slot.handle.resume(reply, patience);
+        if request.is_none() {
+            let said = format!(
+                "kernel block {} on AI core {core} has asked for nothing for {patience:?} of \
+                 wall time: its body blocks in host code or computes without operations (a \
+                 kernel reaches memory and time only through its context)",
+                slot.block
+            );
+            if on_stall == crate::types::OnStall::Error {
+                self.block_end(dev, core, Some(said));
+                return;
+            }
+            tracing::warn!("watchdog: {said}");
+            request = slot.handle.next_request(Duration::MAX);
+        }
+        let request = request.unwrap_or(Request::Done);
         match request {
             Request::Done => self.block_end(dev, core, None),
             Request::Panicked(m) => {
@@ -161,13 +199,7 @@ impl Engine {
     /// A store into a data cache to a word a value wait watches was made one polling pass
     /// ago: if it is still not written back, the wait has polled memory without seeing it.
     pub(super) fn on_invisible_check(&mut self, addr: u64, len: u64) {
-        let lo = (addr & !7).saturating_sub(8);
-        let watcher = self
-            .watchers
-            .range(lo..addr.saturating_add(len))
-            .find(|(&w, _)| w + 16 > addr)
-            .and_then(|(_, set)| set.iter().next().copied());
-        if let Some(s) = watcher {
+        if let Some(s) = self.watcher_of(addr, len) {
             let reader = format!("the value wait at the head of stream {s}");
             let _ = self.check_invisible_writes(addr, len, &reader, None);
         }
@@ -229,14 +261,7 @@ impl Engine {
                 self.effects += 1;
                 // A value wait polling the word reads memory on every pass: it cannot see
                 // this store until a dcci writes it back.
-                let lo = (addr & !7).saturating_sub(8);
-                let end = addr + u64::from(bytes);
-                let watcher = self
-                    .watchers
-                    .range(lo..end)
-                    .find(|(&w, _)| w + 16 > addr)
-                    .and_then(|(_, set)| set.iter().next().copied());
-                if watcher.is_some() {
+                if self.watcher_of(addr, u64::from(bytes)).is_some() {
                     // Look again after one polling pass: still dirty then, the wait has read
                     // memory without seeing it.
                     let t = self.chip.timing;
@@ -366,6 +391,16 @@ impl Engine {
         fault = fault.or(f);
         let data: Vec<u8> = (0..lb as usize).map(|i| image.byte(i)).collect();
         let evicted = self.cores[dev][core].dcache.fill(line, data);
+        if let Some(slot) = self.cores[dev][core].slot.as_mut() {
+            if !slot.recent_fills.contains(&line) {
+                // Reading through new memory is progress; a poll refilling its line is not.
+                self.effects += 1;
+                if slot.recent_fills.len() >= RECENT_FILLS {
+                    slot.recent_fills.pop_front();
+                }
+                slot.recent_fills.push_back(line);
+            }
+        }
         if let Some((old, l)) = evicted {
             if l.dirty {
                 self.write_back_dline(dev, core, old, l, LineEnd::Eviction)?;
@@ -484,14 +519,70 @@ impl Engine {
         let Some(slot) = c.slot.take() else {
             return;
         };
-        drop(slot.handle);
-        let run = slot.run;
-        let (stream, name) = self.kernel_runs.get(&run).map_or((0, String::new()), |r| {
-            (r.stream, r.kernel.name().to_string())
-        });
-        let limit = self.config.max_timeline_entries;
+        let (run, block) = (slot.run, slot.block);
+        self.record_block(dev, core, &slot, fault.clone());
+        drop(slot);
+        self.effects += 1;
+        if let Some(r) = self.kernel_runs.get_mut(&run) {
+            r.live = r.live.saturating_sub(1);
+            if let Some(f) = fault {
+                let f = format!(
+                    "task {run}: kernel {} block {}: {f}",
+                    r.kernel.name(),
+                    block
+                );
+                r.fault.get_or_insert(f.clone());
+                // A faulting block ends its kernel: blocks not started never start, running
+                // ones stop.
+                r.next_block = r.blocks;
+                self.stop_blocks_of(run, &format!("block {block} of the kernel faulted"));
+            }
+            self.finish_run_if_done(run);
+        }
+        self.place_blocks(dev);
+    }
+
+    /// Stops every running block of kernel task `run` (`why`): no tail runs, the core's data
+    /// cache is emptied without write-back (what a stopped block had not written back is
+    /// gone; nothing of it reaches the next kernel on the core), and the block is reported.
+    fn stop_blocks_of(&mut self, run: u64, why: &str) {
+        for dev in 0..self.cores.len() {
+            for core in 0..self.cores[dev].len() {
+                if self.cores[dev][core]
+                    .slot
+                    .as_ref()
+                    .is_none_or(|s| s.run != run)
+                {
+                    continue;
+                }
+                let dirty = self.cores[dev][core]
+                    .dcache
+                    .take_all()
+                    .into_iter()
+                    .filter(|(_, l)| l.dirty)
+                    .count() as u64;
+                self.dirty_dlines = self.dirty_dlines.saturating_sub(dirty);
+                let c = &mut self.cores[dev][core];
+                c.gen += 1;
+                let slot = c.slot.take().expect("checked");
+                self.record_block(dev, core, &slot, Some(format!("stopped: {why}")));
+                if let Some(r) = self.kernel_runs.get_mut(&run) {
+                    r.live = r.live.saturating_sub(1);
+                }
+            }
+        }
+    }
+
+    /// Adds a block that ended to the report.
+    fn record_block(&mut self, dev: usize, core: usize, slot: &BlockSlot, fault: Option<String>) {
+        let (stream, name) = self
+            .kernel_runs
+            .get(&slot.run)
+            .map_or((0, String::new()), |r| {
+                (r.stream, r.kernel.name().to_string())
+            });
         let record = KernelBlockRecord {
-            task: run,
+            task: slot.run,
             stream,
             kernel: name,
             block: slot.block,
@@ -504,46 +595,12 @@ impl Engine {
                 .polling
                 .and_then(|a| self.mem.last_writer(a & !7))
                 .map(|w| self.writer_text(&w)),
-            fault: fault.clone(),
+            fault,
         };
-        if self.report.kernel_blocks.len() < limit {
+        if self.report.kernel_blocks.len() < self.config.max_timeline_entries {
             self.report.kernel_blocks.push(record);
         } else {
             self.report.kernel_blocks_dropped += 1;
-        }
-        self.effects += 1;
-        if let Some(r) = self.kernel_runs.get_mut(&run) {
-            r.live = r.live.saturating_sub(1);
-            if let Some(f) = fault {
-                let f = format!(
-                    "task {run}: kernel {} block {}: {f}",
-                    r.kernel.name(),
-                    slot.block
-                );
-                r.fault.get_or_insert(f.clone());
-                // A faulting block ends its kernel: blocks not started never start, running
-                // ones stop.
-                r.next_block = r.blocks;
-                self.stop_blocks_of(run);
-            }
-            self.finish_run_if_done(run);
-        }
-        self.place_blocks(dev);
-    }
-
-    /// Stops every running block of kernel task `run` (without its tail).
-    fn stop_blocks_of(&mut self, run: u64) {
-        for dev in 0..self.cores.len() {
-            for core in 0..self.cores[dev].len() {
-                let c = &mut self.cores[dev][core];
-                if c.slot.as_ref().is_some_and(|s| s.run == run) {
-                    c.gen += 1;
-                    c.slot = None;
-                    if let Some(r) = self.kernel_runs.get_mut(&run) {
-                        r.live = r.live.saturating_sub(1);
-                    }
-                }
-            }
         }
     }
 
@@ -566,14 +623,14 @@ impl Engine {
             r.fault.get_or_insert(fault);
             r.next_block = r.blocks;
         }
-        self.stop_blocks_of(run);
+        self.stop_blocks_of(run, "the kernel could not start all its blocks");
         self.finish_run_if_done(run);
     }
 
     /// Kernel task `run` goes with its stream (a forced destroy): its blocks stop, nothing
     /// completes.
     pub(crate) fn cancel_kernel(&mut self, run: u64) {
-        self.stop_blocks_of(run);
+        self.stop_blocks_of(run, "its stream was destroyed");
         self.kernel_runs.remove(&run);
         for q in &mut self.core_queue {
             q.retain(|&r| r != run);

@@ -26,6 +26,12 @@ impl Sim {
             if let Some(l2) = e.l2.get_mut(device as usize) {
                 l2.discard(addr, len);
             }
+            // So are the AI cores' data-cache lines of it: no late write-back brings it back.
+            let mut dirty = 0;
+            for core in e.cores.get_mut(device as usize).into_iter().flatten() {
+                dirty += core.dcache.discard(addr, len);
+            }
+            e.dirty_dlines = e.dirty_dlines.saturating_sub(dirty);
             e.progress += 1;
             e.on_mem_write(addr, len);
             Ok(())

@@ -60,6 +60,13 @@ impl Sim {
     }
 
     fn lock(&self) -> Guard<'_> {
+        // A kernel body calling back in would wait forever for the engine, which is busy
+        // running it: it fails instead (the block faults with this message).
+        assert!(
+            !crate::kernel::in_kernel(),
+            "a kernel body called the simulator: a kernel reaches memory and time only \
+             through its context"
+        );
         self.engine.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -140,12 +147,9 @@ impl Sim {
                 drop(g);
                 std::thread::yield_now();
                 g = self.lock();
+                // Wall time only: a timeout is simulated time, which runs on meanwhile.
                 let since = *spinning.get_or_insert_with(|| clock.elapsed());
-                let limit = match timeout_ms {
-                    Some(ms) => grace.min(Duration::from_millis(ms)),
-                    None => grace,
-                };
-                if clock.elapsed().saturating_sub(since) >= limit {
+                if clock.elapsed().saturating_sub(since) >= grace {
                     let d = spin_diagnosis(&g);
                     match self.config.on_stall {
                         OnStall::Error => {

@@ -11,8 +11,10 @@
 //! costs nothing while it waits. A block's wall time follows its requests, not its simulated
 //! cycles: spinning a million cycles is one request.
 
+use std::cell::Cell;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
-use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender, TryRecvError};
+use std::time::Duration;
 
 use ascend_types::{DevAddr, Kernel, KernelOps};
 
@@ -60,6 +62,17 @@ pub enum Reply {
     Stop,
 }
 
+thread_local! {
+    /// True on a kernel block's thread: its body must not call back into the simulator,
+    /// which is busy running it (see [`in_kernel`]).
+    static IN_KERNEL: Cell<bool> = const { Cell::new(false) };
+}
+
+/// True when called from a kernel body (on a block's thread).
+pub fn in_kernel() -> bool {
+    IN_KERNEL.with(Cell::get)
+}
+
 /// The payload a block unwinds with when told to stop; not an error of the kernel's.
 pub struct BlockStopped;
 
@@ -78,6 +91,7 @@ impl BlockHandle {
         let (requests, from_block) = channel();
         let name = format!("kernel {} block {idx}", kernel.name());
         std::thread::Builder::new().name(name).spawn(move || {
+            IN_KERNEL.with(|k| k.set(true));
             let mut ctx = BlockCtx {
                 idx,
                 blocks,
@@ -101,13 +115,33 @@ impl BlockHandle {
         })
     }
 
-    /// Answers the block's last request and waits for its next one.
-    pub fn resume(&self, reply: Reply) -> Request {
+    /// Answers the block's last request and waits for its next one, at most `patience` of
+    /// wall time (`None` when the block stays silent that long: its body blocks in host code,
+    /// or computes without asking for anything; it may still ask later).
+    pub fn resume(&self, reply: Reply, patience: Duration) -> Option<Request> {
         if self.to_block.send(reply).is_err() {
-            return Request::Panicked("the block's thread ended without returning".into());
+            return Some(Request::Panicked(
+                "the block's thread ended without returning".into(),
+            ));
         }
-        receive(&self.from_block, ENGINE_POLLS)
-            .unwrap_or_else(|| Request::Panicked("the block's thread ended unexpectedly".into()))
+        self.next_request(patience)
+    }
+
+    /// Waits for the block's next request, at most `patience` of wall time.
+    pub fn next_request(&self, patience: Duration) -> Option<Request> {
+        let gone = || Request::Panicked("the block's thread ended unexpectedly".into());
+        for _ in 0..ENGINE_POLLS {
+            match self.from_block.try_recv() {
+                Ok(m) => return Some(m),
+                Err(TryRecvError::Disconnected) => return Some(gone()),
+                Err(TryRecvError::Empty) => std::hint::spin_loop(),
+            }
+        }
+        match self.from_block.recv_timeout(patience) {
+            Ok(m) => Some(m),
+            Err(RecvTimeoutError::Disconnected) => Some(gone()),
+            Err(RecvTimeoutError::Timeout) => None,
+        }
     }
 }
 

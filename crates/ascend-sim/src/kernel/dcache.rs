@@ -118,6 +118,23 @@ impl DCache {
         all
     }
 
+    /// Drops the lines overlapping `[addr, addr+len)` (memory that was freed), returning how
+    /// many of them were dirty.
+    pub fn discard(&mut self, addr: u64, len: u64) -> u64 {
+        let end = addr.saturating_add(len);
+        let lines: Vec<u64> = self
+            .lines
+            .keys()
+            .copied()
+            .filter(|&a| a < end && a.saturating_add(self.line) > addr)
+            .collect();
+        lines
+            .into_iter()
+            .filter_map(|a| self.remove(a))
+            .filter(|l| l.dirty)
+            .count() as u64
+    }
+
     /// The dirty lines overlapping `[addr, addr+len)`, by address.
     pub fn dirty_in(&self, addr: u64, len: u64) -> Vec<u64> {
         let end = addr.saturating_add(len);

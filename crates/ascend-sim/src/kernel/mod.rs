@@ -6,7 +6,7 @@
 mod block;
 mod dcache;
 
-pub use block::{BlockHandle, Reply, Request};
+pub use block::{in_kernel, BlockHandle, Reply, Request};
 pub use dcache::{DCache, DLine};
 
 use ascend_types::Kernel;
@@ -26,6 +26,8 @@ pub struct KernelRun {
     pub live: u32,
     /// The first fault of any block.
     pub fault: Option<String>,
+    /// When its blocks may take cores (dispatch plus the launch time).
+    pub ready_at: u64,
 }
 
 /// The block an AI core runs.
@@ -47,6 +49,9 @@ pub struct BlockSlot {
     pub last_op: String,
     /// The address of its last load, if its last operations were loads and cache upkeep.
     pub polling: Option<u64>,
+    /// The lines it filled last (a fill of another line is progress; refilling one of these,
+    /// as a poll does, is not).
+    pub recent_fills: std::collections::VecDeque<u64>,
 }
 
 /// One AI core.
