@@ -42,8 +42,20 @@ fn wait_for_two(flag: u64, with_dcci: bool) -> Kernel {
     })
 }
 
-fn kernel(k: Kernel, blocks: u32) -> Task {
-    Task::Kernel { kernel: k, blocks }
+/// A zeroed flag of `bytes` bytes, a stream whose head waits for the flag to be 1, and a
+/// second stream.
+fn flag_waited_for_one(sim: &Sim, bytes: u64) -> (u64, StreamId, StreamId) {
+    let flag = sim.malloc(0, bytes).unwrap();
+    sim.fill(flag, 0, bytes).unwrap();
+    let s1 = sim.create_stream(0, 0, false).unwrap();
+    let s2 = sim.create_stream(0, 0, false).unwrap();
+    let wait = Task::ValueWait {
+        addr: flag,
+        value: 1,
+        mode: WaitMode::Eq,
+    };
+    sim.submit(s1, wait).unwrap();
+    (flag, s1, s2)
 }
 
 /// A kernel that only spends time: it holds its stream back for `cycles`.
@@ -231,30 +243,11 @@ fn copies_between_global_memory_and_a_local_buffer_go_around_the_data_cache() {
     assert_eq!(out, data.iter().map(|b| b * 2).collect::<Vec<_>>());
 }
 
-fn kinds(sim: &Sim) -> Vec<String> {
-    sim.report()
-        .hazards
-        .iter()
-        .map(|h| h.kind.clone())
-        .collect()
-}
-
 #[test]
 fn a_value_wait_that_reads_a_flag_still_in_a_data_cache_is_an_invisible_write() {
     for dcci in [false, true] {
         let sim = sim();
-        let flag = sim.malloc(0, 8).unwrap();
-        sim.fill(flag, 0, 8).unwrap();
-        let (s1, s2) = (
-            sim.create_stream(0, 0, false).unwrap(),
-            sim.create_stream(0, 0, false).unwrap(),
-        );
-        let wait = Task::ValueWait {
-            addr: flag,
-            value: 1,
-            mode: WaitMode::Eq,
-        };
-        sim.submit(s1, wait).unwrap();
+        let (flag, s1, s2) = flag_waited_for_one(&sim, 8);
         let k = Kernel::new("late", move |ctx: &mut dyn KernelOps| {
             ctx.store(flag, 8, 1);
             if dcci {
@@ -265,7 +258,7 @@ fn a_value_wait_that_reads_a_flag_still_in_a_data_cache_is_an_invisible_write() 
         sim.submit(s2, kernel(k, 1)).unwrap();
         sim.synchronize_stream(s1, None).unwrap();
         sim.synchronize_stream(s2, None).unwrap();
-        let k = kinds(&sim);
+        let k = hazard_kinds(&sim);
         if dcci {
             assert!(k.is_empty(), "{:#?}", sim.report().hazards);
         } else {
@@ -319,10 +312,10 @@ fn a_poll_that_reads_its_data_cache_after_memory_changed_is_a_stale_read() {
         sim.synchronize_stream(s1, None).unwrap();
         sim.synchronize_stream(s2, None).unwrap();
         if dcci {
-            assert!(kinds(&sim).is_empty(), "{:#?}", sim.report().hazards);
+            assert!(hazard_kinds(&sim).is_empty(), "{:#?}", sim.report().hazards);
             assert_eq!(read_u64(&sim, flag), 107);
         } else {
-            assert_eq!(kinds(&sim), ["dcache_stale_read"]);
+            assert_eq!(hazard_kinds(&sim), ["dcache_stale_read"]);
             assert_eq!(read_u64(&sim, flag), 100, "the stale 0 was read");
         }
     }
@@ -349,13 +342,13 @@ fn two_cores_writing_words_of_one_line_clobber_each_other_on_write_back() {
         if stride == 8 {
             // Core 1's fill also read the line while core 0's store sat dirty in its cache.
             assert!(
-                kinds(&sim).contains(&"false_sharing".to_string()),
+                hazard_kinds(&sim).contains(&"false_sharing".to_string()),
                 "{:?}",
-                kinds(&sim)
+                hazard_kinds(&sim)
             );
             assert_eq!((w0, w1), (0, 2), "block 1's stale copy of word 0 won");
         } else {
-            assert!(kinds(&sim).is_empty(), "{:#?}", sim.report().hazards);
+            assert!(hazard_kinds(&sim).is_empty(), "{:#?}", sim.report().hazards);
             assert_eq!((w0, w1), (1, 2));
         }
     }
@@ -378,10 +371,10 @@ fn a_dci_after_stores_never_written_back_drops_them() {
         sim.submit(st, kernel(k, 1)).unwrap();
         sim.synchronize_stream(st, None).unwrap();
         if dcci_first {
-            assert!(kinds(&sim).is_empty());
+            assert!(hazard_kinds(&sim).is_empty());
             assert_eq!(read_u64(&sim, a), 9);
         } else {
-            assert_eq!(kinds(&sim), ["dropped_store"]);
+            assert_eq!(hazard_kinds(&sim), ["dropped_store"]);
             assert_eq!(read_u64(&sim, a), 0);
         }
     }
@@ -403,10 +396,10 @@ fn on_the_950_the_kernel_tail_drops_scalar_stores_without_a_dcci() {
         sim.submit(st, kernel(k, 1)).unwrap();
         sim.synchronize_stream(st, None).unwrap();
         if dcci {
-            assert!(kinds(&sim).is_empty());
+            assert!(hazard_kinds(&sim).is_empty());
             assert_eq!(read_u64(&sim, a), 42);
         } else {
-            assert_eq!(kinds(&sim), ["dropped_store"]);
+            assert_eq!(hazard_kinds(&sim), ["dropped_store"]);
             let h = &sim.report().hazards[0];
             assert!(h.detail.contains("tail"), "{}", h.detail);
             assert_eq!(read_u64(&sim, a), 0);
@@ -447,18 +440,7 @@ fn a_wait_blocked_by_a_store_the_950_kernel_tail_dropped_is_diagnosed_naming_the
 #[test]
 fn a_wait_on_a_flag_a_running_kernel_keeps_in_its_data_cache_is_diagnosed() {
     let sim = strict_sim();
-    let flag = sim.malloc(0, 128).unwrap();
-    sim.fill(flag, 0, 128).unwrap();
-    let (s1, s2) = (
-        sim.create_stream(0, 0, false).unwrap(),
-        sim.create_stream(0, 0, false).unwrap(),
-    );
-    let wait = Task::ValueWait {
-        addr: flag,
-        value: 1,
-        mode: WaitMode::Eq,
-    };
-    sim.submit(s1, wait).unwrap();
+    let (flag, s1, s2) = flag_waited_for_one(&sim, 128);
     // Stores the flag without a dcci, then waits for the released stream's answer forever.
     let answer = flag + 64;
     let k = Kernel::new("signal then wait", move |ctx: &mut dyn KernelOps| {
@@ -490,7 +472,7 @@ fn a_wait_on_a_flag_a_running_kernel_keeps_in_its_data_cache_is_diagnosed() {
     ] {
         assert!(text.contains(part), "{part:?} in {text}");
     }
-    assert!(kinds(&sim).contains(&"invisible_write".to_string()));
+    assert!(hazard_kinds(&sim).contains(&"invisible_write".to_string()));
 }
 
 #[test]

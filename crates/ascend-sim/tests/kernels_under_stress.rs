@@ -20,10 +20,6 @@ use common::*;
 
 const LINE: u64 = 64;
 
-fn kernel(k: Kernel, blocks: u32) -> Task {
-    Task::Kernel { kernel: k, blocks }
-}
-
 fn sim_on(soc: &str) -> Sim {
     Sim::new(ChipProfile::builtin(soc).unwrap(), SimConfig::default())
 }
@@ -50,14 +46,6 @@ fn eventually(secs: u64, what: &str, f: impl Fn() -> bool) {
         assert!(t.elapsed() < Duration::from_secs(secs), "{what}");
         std::thread::sleep(Duration::from_millis(5));
     }
-}
-
-fn kinds(sim: &Sim) -> Vec<String> {
-    sim.report()
-        .hazards
-        .iter()
-        .map(|h| h.kind.clone())
-        .collect()
 }
 
 /// Counts the kernel bodies alive (started and not yet unwound or returned).
@@ -799,7 +787,7 @@ fn stores_beyond_capacity_evict_the_least_recently_used_lines_whole() {
             assert_eq!(read_u64(&sim, buf + i * LINE), i + 1, "line {i}");
         }
         // The host's reads of lines still dirty in the cache are (rightly) invisible writes.
-        let k = kinds(&sim);
+        let k = hazard_kinds(&sim);
         assert!(k.iter().all(|k| k == "invisible_write"), "{k:?}");
     });
 }
@@ -825,7 +813,7 @@ fn a_whole_line_write_back_puts_the_cached_copy_over_a_host_write() {
         0,
         "the stale cached word overwrote the host's"
     );
-    assert_eq!(kinds(&sim), ["false_sharing"]);
+    assert_eq!(hazard_kinds(&sim), ["false_sharing"]);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -881,7 +869,11 @@ fn correct_programs_report_no_hazards() {
         for b in 0..u64::from(cores + 3) {
             assert_eq!(read_u64(&sim, out + 32 * 1024 + b * LINE), (b + 1) * 10);
         }
-        assert!(kinds(&sim).is_empty(), "{soc}: {:#?}", sim.report().hazards);
+        assert!(
+            hazard_kinds(&sim).is_empty(),
+            "{soc}: {:#?}",
+            sim.report().hazards
+        );
     }
 }
 
@@ -913,7 +905,7 @@ fn a_payload_next_to_a_waited_flag_flushed_with_it_is_no_hazard() {
     sim.synchronize_stream(s1, None).unwrap();
     sim.synchronize_stream(s2, None).unwrap();
     assert_eq!(read_u64(&sim, flag + 8), 0x5A);
-    assert!(kinds(&sim).is_empty(), "{:#?}", sim.report().hazards);
+    assert!(hazard_kinds(&sim).is_empty(), "{:#?}", sim.report().hazards);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -15,22 +15,6 @@ fn sim_copy_engine_around() -> Sim {
     Sim::new(chip, SimConfig::default())
 }
 
-fn run(s: &Sim, tasks: Vec<Task>) {
-    let st = s.create_stream(0, 0, false).unwrap();
-    for t in tasks {
-        s.submit(st, t).unwrap();
-    }
-    s.synchronize_stream(st, None).unwrap();
-}
-
-fn cmo(op: CmoType, addr: u64, len: u64) -> Task {
-    Task::Cmo { op, addr, len }
-}
-
-fn memset(addr: u64, value: u8, len: u64) -> Task {
-    Task::Memset { addr, value, len }
-}
-
 #[test]
 fn every_built_in_chip_sends_every_agent_through_the_l2() {
     for chip in ChipProfile::all_builtin() {
@@ -45,7 +29,7 @@ fn a_write_back_over_data_written_around_the_l2_clobbers_it_and_reports_a_clobbe
     let s = sim_copy_engine_around();
     let a = s.malloc(0, 512).unwrap();
     s.fill(a, 0, 512).unwrap();
-    run(
+    run_tasks(
         &s,
         vec![
             // Through the L2: the line is dirty with 7 in its first word.
@@ -79,7 +63,7 @@ fn a_flush_before_the_write_around_the_l2_keeps_both_writes() {
     let s = sim_copy_engine_around();
     let a = s.malloc(0, 512).unwrap();
     s.fill(a, 0, 512).unwrap();
-    run(
+    run_tasks(
         &s,
         vec![
             Task::ValueWrite { addr: a, value: 7 },
@@ -103,7 +87,7 @@ fn an_eviction_clobbers_a_write_around_the_l2_like_a_writeback_does() {
     let s = Sim::new(chip, SimConfig::default());
     let a = s.malloc(0, 4096).unwrap();
     s.fill(a, 0, 4096).unwrap();
-    run(
+    run_tasks(
         &s,
         vec![
             Task::ValueWrite { addr: a, value: 1 },
@@ -134,7 +118,7 @@ fn a_write_through_the_l2_after_the_write_around_it_is_newer_and_no_clobber() {
     let s = sim_copy_engine_around();
     let a = s.malloc(0, 512).unwrap();
     s.fill(a, 0, 512).unwrap();
-    run(
+    run_tasks(
         &s,
         vec![
             Task::ValueWrite { addr: a, value: 7 },
@@ -160,7 +144,7 @@ fn a_read_through_the_l2_of_a_line_written_around_it_is_stale_until_invalidated(
         value,
         mode: WaitMode::Eq,
     };
-    run(
+    run_tasks(
         &s,
         vec![
             cmo(CmoType::Prefetch, a, 512),
@@ -185,7 +169,7 @@ fn a_read_through_the_l2_of_a_line_written_around_it_is_stale_until_invalidated(
     let s = sim_copy_engine_around();
     let a = s.malloc(0, 512).unwrap();
     s.fill(a, 0, 512).unwrap();
-    run(
+    run_tasks(
         &s,
         vec![
             cmo(CmoType::Prefetch, a, 512),
@@ -210,7 +194,7 @@ fn a_value_wait_around_the_l2_is_released_when_a_writeback_brings_the_word_to_me
     s.fill(a, 0, 512).unwrap();
     // The fill went through the L2 too: it reaches memory, where the scheduler polls, only
     // when written back.
-    run(&s, vec![cmo(CmoType::Flush, a, 512)]);
+    run_tasks(&s, vec![cmo(CmoType::Flush, a, 512)]);
     let waiter = s.create_stream(0, 0, false).unwrap();
     let writer = s.create_stream(0, 0, false).unwrap();
     s.submit(

@@ -6,25 +6,12 @@ mod common;
 use ascend_sim::*;
 use common::*;
 
-/// A stream that runs `tasks` and is synchronised.
-fn run(s: &Sim, tasks: Vec<Task>) {
-    let st = s.create_stream(0, 0, false).unwrap();
-    for t in tasks {
-        s.submit(st, t).unwrap();
-    }
-    s.synchronize_stream(st, None).unwrap();
-}
-
-fn cmo(op: CmoType, addr: u64, len: u64) -> Task {
-    Task::Cmo { op, addr, len }
-}
-
 #[test]
 fn an_invalid_after_a_value_write_loses_the_write_and_reports_it() {
     let s = sim();
     let a = s.malloc(0, 512).unwrap();
     s.fill(a, 0, 512).unwrap();
-    run(
+    run_tasks(
         &s,
         vec![
             cmo(CmoType::Writeback, a, 512),
@@ -55,7 +42,7 @@ fn a_writeback_before_the_invalid_keeps_the_write() {
     let s = sim();
     let a = s.malloc(0, 512).unwrap();
     s.fill(a, 0, 512).unwrap();
-    run(
+    run_tasks(
         &s,
         vec![
             cmo(CmoType::Writeback, a, 512),
@@ -83,7 +70,7 @@ fn a_writeback_before_the_invalid_keeps_the_write() {
 fn a_flush_writes_back_and_drops() {
     let s = sim();
     let a = s.malloc(0, 4096).unwrap();
-    run(
+    run_tasks(
         &s,
         vec![
             Task::Memset {
@@ -112,9 +99,9 @@ fn a_prefetch_fills_lines_so_later_reads_hit() {
     let s = sim();
     let a = s.malloc(0, 64 * 1024).unwrap();
     s.fill(a, 3, 64 * 1024).unwrap();
-    run(&s, vec![cmo(CmoType::Flush, a, 64 * 1024)]);
+    run_tasks(&s, vec![cmo(CmoType::Flush, a, 64 * 1024)]);
     let before = s.report().caches[0].l2;
-    run(&s, vec![cmo(CmoType::Prefetch, a, 64 * 1024)]);
+    run_tasks(&s, vec![cmo(CmoType::Prefetch, a, 64 * 1024)]);
     let filled = s.report().caches[0].l2;
     assert_eq!(
         filled.misses - before.misses,
@@ -137,7 +124,7 @@ fn a_range_not_aligned_to_lines_acts_on_the_whole_lines_and_says_so() {
     let s = sim();
     let a = s.malloc(0, 1024).unwrap();
     s.fill(a, 0, 1024).unwrap();
-    run(
+    run_tasks(
         &s,
         vec![
             cmo(CmoType::Writeback, a, 1024),
@@ -223,8 +210,8 @@ fn a_copy_far_larger_than_the_l2_streams_through_it() {
     let capacity = s.chip().cache.l2_bytes / s.chip().cache.l2_line_bytes;
     assert!(l2.resident_lines <= capacity);
     // Whatever stays dirty is the copy's tail; an INVALID of it loses data, a FLUSH does not.
-    run(&s, vec![cmo(CmoType::Flush, b, len)]);
-    run(&s, vec![cmo(CmoType::Invalid, b, len)]);
+    run_tasks(&s, vec![cmo(CmoType::Flush, b, len)]);
+    run_tasks(&s, vec![cmo(CmoType::Invalid, b, len)]);
     let mut probe = [0u8; 8];
     s.read(b + len - 8, &mut probe).unwrap();
     assert_eq!(probe, [0x42; 8]);
@@ -260,7 +247,7 @@ fn a_prefetch_shortens_a_later_device_read_of_the_buffer() {
             src: Loc::Device(a),
             len,
         });
-        run(&s, tasks);
+        run_tasks(&s, tasks);
         last_duration(&s, "Memcpy")
     };
     let (cold, warm) = (timed_copy(false), timed_copy(true));
@@ -278,9 +265,9 @@ fn an_invalid_costs_time_by_the_lines_resident_not_by_the_range() {
         let a = s.malloc(0, len).unwrap();
         if fill_first {
             s.fill(a, 1, len).unwrap();
-            run(&s, vec![cmo(CmoType::Writeback, a, len)]);
+            run_tasks(&s, vec![cmo(CmoType::Writeback, a, len)]);
         }
-        run(&s, vec![cmo(CmoType::Invalid, a, len)]);
+        run_tasks(&s, vec![cmo(CmoType::Invalid, a, len)]);
         last_duration(&s, "Cmo")
     };
     let (empty, full) = (timed_invalid(false), timed_invalid(true));
@@ -383,7 +370,7 @@ fn a_correct_unaligned_invalid_after_a_writeback_reports_no_partial_line_hazard(
     let s = sim();
     let a = s.malloc(0, 1024).unwrap();
     s.fill(a, 0, 1024).unwrap();
-    run(
+    run_tasks(
         &s,
         vec![
             Task::ValueWrite {
@@ -409,7 +396,7 @@ fn a_cmo_acts_on_the_l2_of_the_memory_it_names_whatever_the_streams_device() {
         .unwrap();
     s.synchronize_stream(st, None).unwrap();
     // A stream of device 0 drops device 1's dirty line.
-    run(&s, vec![cmo(CmoType::Invalid, a, 512)]);
+    run_tasks(&s, vec![cmo(CmoType::Invalid, a, 512)]);
     assert_eq!(read_u64(&s, a), 0);
     assert_eq!(s.report().caches[1].l2.dirty_lines_dropped, 1);
 }
@@ -419,7 +406,7 @@ fn a_lost_write_names_the_last_writer_of_any_word_of_the_line() {
     let s = sim();
     let a = s.malloc(0, 512).unwrap();
     s.fill(a, 0, 512).unwrap();
-    run(
+    run_tasks(
         &s,
         vec![
             cmo(CmoType::Writeback, a, 512),

@@ -745,10 +745,6 @@ fn small_l2(scheduler_via_l2: bool, copy_engine_via_l2: bool) -> (Sim, u64, Stre
     (s, a, st)
 }
 
-fn kinds(s: &Sim) -> Vec<String> {
-    s.report().hazards.iter().map(|h| h.kind.clone()).collect()
-}
-
 /// A write through the L2 to the same bytes after the write around it is newer, and its
 /// write-back is no clobber: for a fill of one line and for one larger than the L2, whose
 /// streaming writes back the dirty line only after superseding the write around it.
@@ -769,7 +765,11 @@ fn a_streaming_write_over_bytes_written_around_the_l2_is_no_clobber() {
         s.synchronize_stream(st, None).unwrap();
         // Through the L2, over the word written around it.
         s.fill(a, 2, len).unwrap();
-        assert_eq!(kinds(&s), Vec::<String>::new(), "a fill of {len} bytes");
+        assert_eq!(
+            common::hazard_kinds(&s),
+            Vec::<String>::new(),
+            "a fill of {len} bytes"
+        );
     }
 }
 
@@ -809,7 +809,7 @@ fn a_copy_whose_destination_evicts_its_stale_source_moves_what_it_reports() {
     }
     s.synchronize_stream(st, None).unwrap();
     s.copy(a + 2 * LINE + 8, a + 8, 8).unwrap();
-    assert_eq!(kinds(&s), Vec::<String>::new());
+    assert_eq!(common::hazard_kinds(&s), Vec::<String>::new());
     let mut b = [0u8; 8];
     s.read(a + 2 * LINE + 8, &mut b).unwrap();
     assert_eq!(
