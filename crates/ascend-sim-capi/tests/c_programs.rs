@@ -381,6 +381,14 @@ fn the_developer_guide_kernels_synchronise_with_stream_tasks_and_each_missing_dc
     ] {
         assert!(json.contains(part), "{part} in {json}");
     }
+    // The wait was released by myKernel1's store; myKernel2 by the value write.
+    let released = json.split("\"released_by\": ").nth(1).unwrap_or_default();
+    assert!(released.starts_with("\"kernel myKernel1"), "{json}");
+    let polled = json
+        .split("\"last_polled_writer\": ")
+        .filter(|p| p.starts_with("\"task"))
+        .count();
+    assert_eq!(polled, 1, "myKernel2 polled the value write's word: {json}");
 
     // Without the writer's dcci: on the A2 the store reaches memory only at the kernel's end
     // (said as a hazard); on the 950 the kernel's tail drops it and the wait never ends.
