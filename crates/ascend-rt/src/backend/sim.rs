@@ -145,8 +145,10 @@ impl Backend for SimBackend {
 
     fn launch(&self, stream: StreamId, task: Task) -> BResult<()> {
         // The host pays the launch cost before the task reaches the queue.
-        self.sim.charge_host(self.chip.timing.host_launch_ns);
-        self.sim.submit(stream, task).map(|_| ()).map_err(m)
+        self.sim
+            .submit_after(stream, task, self.chip.timing.host_launch_ns)
+            .map(|_| ())
+            .map_err(m)
     }
 
     fn synchronize_stream(&self, stream: StreamId, timeout_ms: Option<u64>) -> BResult<()> {

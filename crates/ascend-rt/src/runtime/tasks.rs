@@ -40,7 +40,7 @@ impl Runtime {
         api: &str,
         addr: Addr,
         flag_ok: bool,
-        flag_err: AclError,
+        flag_err: impl FnOnce() -> AclError,
         stream: RawStream,
         task: Task,
     ) -> AclResult<()> {
@@ -60,7 +60,7 @@ impl Runtime {
         self.require_stream_handle(api, stream)?;
         // 5. RT decorator: flag.
         if !flag_ok {
-            return Err(flag_err);
+            return Err(flag_err());
         }
         // 7. RT decorator: location type must be DEVICE.
         self.require_device_memory(api, addr)?;
@@ -99,7 +99,7 @@ impl Runtime {
                 api,
                 dev_addr,
                 flag == 0,
-                fail::rt_value(api, "flag", flag, "0"),
+                || fail::rt_value(api, "flag", flag, "0"),
                 stream,
                 Task::ValueWrite {
                     addr: dev_addr.0,
@@ -125,7 +125,7 @@ impl Runtime {
                 api,
                 dev_addr,
                 compare.is_some(),
-                fail::rt_value(api, "flag", flag, "[0, 4)"),
+                || fail::rt_value(api, "flag", flag, "[0, 4)"),
                 stream,
                 Task::ValueWait {
                     addr: dev_addr.0,

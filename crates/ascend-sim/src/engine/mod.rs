@@ -40,8 +40,9 @@ pub fn deadline_after(now: u64, ms: u64) -> Option<u64> {
         .filter(|&t| t <= HORIZON_NS)
 }
 
-/// Something scheduled to happen at a simulated time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Something scheduled to happen at a simulated time. (Ordered only so that it can sit in the
+/// event heap beside its time and sequence number, which alone decide the order.)
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Ev {
     /// The scheduler finished dispatching a stream's head task.
     Dispatched {
@@ -123,8 +124,7 @@ pub struct Engine {
     pub config: SimConfig,
     /// The one simulated clock (ns).
     pub now: u64,
-    heap: BinaryHeap<Reverse<(u64, u64)>>,
-    evs: HashMap<u64, Ev>,
+    heap: BinaryHeap<Reverse<(u64, u64, Ev)>>,
     seq: u64,
     /// Device memory.
     pub mem: Memory,
@@ -215,7 +215,6 @@ impl Engine {
             config,
             now: 0,
             heap: BinaryHeap::new(),
-            evs: HashMap::new(),
             seq: 0,
             mem,
             desc_blocks: HashMap::new(),
@@ -300,13 +299,12 @@ impl Engine {
     pub fn schedule(&mut self, at: u64, ev: Ev) {
         let at = at.min(HORIZON_NS).max(self.now);
         self.seq += 1;
-        self.heap.push(Reverse((at, self.seq)));
-        self.evs.insert(self.seq, ev);
+        self.heap.push(Reverse((at, self.seq, ev)));
     }
 
     /// Time of the next scheduled event.
     pub fn next_time(&self) -> Option<u64> {
-        self.heap.peek().map(|Reverse((t, _))| *t)
+        self.heap.peek().map(|Reverse((t, _, _))| *t)
     }
 
     /// True when some event is scheduled.
@@ -316,13 +314,9 @@ impl Engine {
 
     /// Processes the next event; false when none is scheduled.
     pub fn step(&mut self) -> bool {
-        let Some(Reverse((t, seq))) = self.heap.pop() else {
+        let Some(Reverse((t, _, ev))) = self.heap.pop() else {
             return false;
         };
-        let ev = self
-            .evs
-            .remove(&seq)
-            .expect("every heap entry has an event");
         self.now = self.now.max(t);
         self.progress += 1;
         self.handle(ev);

@@ -54,8 +54,7 @@ impl Sim {
         if r.is_ok() {
             self.observed(&mut g);
         }
-        drop(g);
-        self.changed.notify_all();
+        self.release(g);
         r
     }
 

@@ -74,9 +74,19 @@ impl Sim {
     fn with<R>(&self, f: impl FnOnce(&mut Engine) -> R) -> R {
         let mut g = self.lock();
         let r = f(&mut g);
-        drop(g);
-        self.changed.notify_all();
+        self.release(g);
         r
+    }
+
+    /// Releases the engine and wakes the host threads sleeping on a stalled device, if any:
+    /// every such thread recorded its wait (under the lock) before sleeping, so none is
+    /// missed, and a call with nobody asleep makes no system call.
+    fn release(&self, g: Guard<'_>) {
+        let sleepers = !g.host_waits.is_empty();
+        drop(g);
+        if sleepers {
+            self.changed.notify_all();
+        }
     }
 
     /// Blocks the calling host thread until `done` holds, driving the device meanwhile.
@@ -89,6 +99,10 @@ impl Sim {
         timeout_ms: Option<u64>,
         done: impl FnMut(&Engine) -> bool,
     ) -> (Guard<'a>, Result<(), SimError>) {
+        let mut done = done;
+        if done(&g) {
+            return (g, Ok(()));
+        }
         let mut record = None;
         let (mut g, r) = self.drive_until(g, what, &mut record, timeout_ms, done);
         if let Some(id) = record {
@@ -223,8 +237,7 @@ impl Sim {
         r: Result<(), SimError>,
         fault: Option<SimError>,
     ) -> Result<(), SimError> {
-        drop(g);
-        self.changed.notify_all();
+        self.release(g);
         r?;
         fault.map_or(Ok(()), Err)
     }

@@ -53,7 +53,9 @@ impl Sim {
         let mut g = self.lock();
         g.model(model.0)?;
         let i = g.spawn_instance(model.0, None);
-        self.changed.notify_all();
+        if !g.host_waits.is_empty() {
+            self.changed.notify_all();
+        }
         let what = HostWait::ExecuteModel(model.0);
         let (mut g, r) = self.block_until(g, what, timeout_ms, |e| {
             e.instances.get(&i).is_none_or(|x| x.remaining == 0)
@@ -104,8 +106,7 @@ impl Sim {
         r?;
         g.stream(s)?;
         g.enqueue_model_run(s, model.0);
-        drop(g);
-        self.changed.notify_all();
+        self.release(g);
         Ok(())
     }
 

@@ -32,21 +32,34 @@ impl Sim {
             r?;
         }
         g.drop_stream(stream.0);
-        drop(g);
-        self.changed.notify_all();
+        self.release(g);
         Ok(())
     }
 
     /// Enqueues a task. On a model-bound stream the task is recorded into the model instead.
     /// A plain stream whose queue is full blocks the calling host thread until slots free up.
     pub fn submit(&self, stream: StreamId, task: Task) -> Result<TaskId, SimError> {
+        self.submit_after(stream, task, 0)
+    }
+
+    /// [`Sim::submit`] after charging `host_ns` of simulated host time (the launching call's
+    /// own cost; the device runs meanwhile), under one lock.
+    pub fn submit_after(
+        &self,
+        stream: StreamId,
+        task: Task,
+        host_ns: u64,
+    ) -> Result<TaskId, SimError> {
         let task = narrow_cmo_length(task);
         let s = stream.0;
         let mut g = self.lock();
+        if host_ns > 0 {
+            let t = g.now.saturating_add(host_ns);
+            g.run_until(t);
+        }
         if g.stream(s)?.model.is_some() {
             let r = g.record(s, task);
-            drop(g);
-            self.changed.notify_all();
+            self.release(g);
             return r.map(TaskId);
         }
         let slots = g.slots_of(&task);
@@ -60,8 +73,7 @@ impl Sim {
         r?;
         g.stream(s)?;
         let id = g.enqueue(s, task);
-        drop(g);
-        self.changed.notify_all();
+        self.release(g);
         Ok(TaskId(id))
     }
 

@@ -1,0 +1,77 @@
+//! A value write / value wait ping-pong between two streams, for whole-process timing (CPU
+//! seconds per run, with `farm-bench`): `cargo run --release -p ascend-benches --example pingpong_run -- sim|api ROUNDS` runs ROUNDS rounds of
+//! four tasks through the simulator directly (`sim`) or through the raw `ascend-rt` API
+//! (`api`). Tasks per CPU-second = 4 × ROUNDS / the run's CPU seconds (minus start-up, which a
+//! run of 0 rounds measures).
+
+use ascend_chips::ChipProfile;
+use ascend_rt::raw_types::*;
+use ascend_rt::Runtime;
+use ascend_sim::{Sim, SimConfig, Task, WaitMode};
+
+fn quiet() -> SimConfig {
+    SimConfig {
+        max_timeline_entries: 1_000,
+        ..SimConfig::default()
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let mode = args.get(1).map_or("sim", String::as_str);
+    let rounds: u64 = args.get(2).and_then(|r| r.parse().ok()).unwrap_or(100_000);
+    match mode {
+        "sim" => {
+            let sim = Sim::new(ChipProfile::builtin("Ascend910B1").unwrap(), quiet());
+            let x = sim.malloc(0, 64).unwrap();
+            let y = x + 8;
+            let a = sim.create_stream(0, 0, false).unwrap();
+            let b = sim.create_stream(0, 0, false).unwrap();
+            for k in 1..=rounds {
+                let wait = |addr| Task::ValueWait {
+                    addr,
+                    value: k,
+                    mode: WaitMode::Geq,
+                };
+                sim.submit(a, wait(x)).unwrap();
+                sim.submit(a, Task::ValueWrite { addr: y, value: k })
+                    .unwrap();
+                sim.submit(b, Task::ValueWrite { addr: x, value: k })
+                    .unwrap();
+                sim.submit(b, wait(y)).unwrap();
+                if k % 256 == 0 {
+                    sim.synchronize_device(0, None).unwrap();
+                }
+            }
+            sim.synchronize_device(0, None).unwrap();
+        }
+        "api" => {
+            let rt = Runtime::sim_with("Ascend910B1", quiet()).unwrap();
+            rt.set_device(0).unwrap();
+            let mut x = Addr::NULL;
+            rt.malloc(Some(&mut x), 16, malloc_policy::NORMAL_ONLY)
+                .unwrap();
+            let y = x.offset(8);
+            rt.memset(x, 16, 0, 16).unwrap();
+            let (mut a, mut b) = (RawStream::NULL, RawStream::NULL);
+            rt.create_stream(Some(&mut a)).unwrap();
+            rt.create_stream(Some(&mut b)).unwrap();
+            for k in 1..=rounds {
+                rt.value_wait(x, k, wait_flag::GEQ, a).unwrap();
+                rt.value_write(y, k, 0, a).unwrap();
+                rt.value_write(x, k, 0, b).unwrap();
+                rt.value_wait(y, k, wait_flag::GEQ, b).unwrap();
+                if k % 256 == 0 {
+                    rt.synchronize_stream(a).unwrap();
+                    rt.synchronize_stream(b).unwrap();
+                }
+            }
+            rt.synchronize_stream(a).unwrap();
+            rt.synchronize_stream(b).unwrap();
+        }
+        other => {
+            eprintln!("usage: pingpong_run sim|api ROUNDS (not {other:?})");
+            std::process::exit(2);
+        }
+    }
+}
