@@ -14,7 +14,7 @@ pub struct Span {
     /// Stream.
     pub stream: u64,
     /// Task kind.
-    pub kind: String,
+    pub kind: &'static str,
     /// Simulated submission time.
     pub submit_ns: u64,
     /// Simulated time its dispatch started.
@@ -35,7 +35,7 @@ pub struct ValueWaitRecord {
     /// Watched address.
     pub addr: u64,
     /// Compare mode.
-    pub mode: String,
+    pub mode: &'static str,
     /// Operand.
     pub value: u64,
     /// Dispatch start.
@@ -47,7 +47,32 @@ pub struct ValueWaitRecord {
     /// Polling passes executed (1 = released in the first pass).
     pub passes: u64,
     /// The last writer of the word when the wait was released (what released it), if known.
-    pub released_by: Option<String>,
+    pub released_by: Option<WriterName>,
+}
+
+/// A writer of device memory, said when the report is read or serialized (recording it costs
+/// no formatting): a task, a host call, or a kernel block with its kernel's name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WriterName {
+    /// The writer.
+    pub writer: crate::memory::Writer,
+    /// The kernel's name, for a kernel block.
+    pub kernel: Option<std::sync::Arc<str>>,
+}
+
+impl std::fmt::Display for WriterName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.kernel {
+            Some(k) => write!(f, "kernel {k} ({})", self.writer),
+            None => write!(f, "{}", self.writer),
+        }
+    }
+}
+
+impl Serialize for WriterName {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
 }
 
 /// One read of device memory that had never been written.

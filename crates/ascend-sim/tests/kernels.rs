@@ -126,7 +126,11 @@ fn the_developer_guide_example_completes_with_each_side_released_by_the_other() 
         "kernel 2 spins until the value write: {k2:?} {write:?}"
     );
     assert!(k2.ops > 2, "kernel 2 polled: {k2:?}");
-    let released_by = wait.released_by.as_deref().unwrap_or_default();
+    let released_by = wait
+        .released_by
+        .as_ref()
+        .map(|w| w.to_string())
+        .unwrap_or_default();
     assert!(released_by.contains("kernel myKernel1"), "{released_by}");
     let polled = k2.last_polled_writer.as_deref().unwrap_or_default();
     assert!(polled.contains(&format!("task {}", write.task)), "{polled}");

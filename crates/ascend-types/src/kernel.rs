@@ -74,6 +74,11 @@ impl Kernel {
         &self.name
     }
 
+    /// The kernel's name, shared (cloning it allocates nothing).
+    pub fn shared_name(&self) -> Arc<str> {
+        self.name.clone()
+    }
+
     /// Runs the body for one block.
     pub fn run(&self, ops: &mut dyn KernelOps) {
         (self.body)(ops)

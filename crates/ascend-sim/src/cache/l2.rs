@@ -14,7 +14,7 @@
 //! evicted (dirty lines written back) and the range's last lines, as many as the L2 holds,
 //! stay resident. This keeps a multi-GiB copy or fill proportional to the L2, not the range.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use super::around::{AroundWrite, L2Event};
 use crate::memory::{Image, Memory};
@@ -94,10 +94,10 @@ impl L2 {
             line,
             ways,
             sets,
-            resident: HashMap::new(),
+            resident: HashMap::default(),
             resident_count: 0,
-            underneath: HashMap::new(),
-            around: HashMap::new(),
+            underneath: HashMap::default(),
+            around: HashMap::default(),
             events: Vec::new(),
             changed: Vec::new(),
             clock: 0,

@@ -15,6 +15,7 @@
 use crate::engine::Engine;
 use crate::kernel::DLine;
 use crate::memory::{Image, Writer};
+use crate::report::WriterName;
 use crate::types::HazardKind;
 
 /// The little-endian 8-byte word of `bytes` holding offset `i`.
@@ -26,15 +27,18 @@ fn word_of(bytes: &[u8], i: usize) -> u64 {
 }
 
 impl Engine {
+    /// A writer with its kernel's name when it is a kernel block (formatted when said).
+    pub(crate) fn writer_name(&self, w: &Writer) -> WriterName {
+        let kernel = match w {
+            Writer::Core { task, .. } => self.kernel_runs.get(task).map(|r| r.kernel.shared_name()),
+            _ => None,
+        };
+        WriterName { writer: *w, kernel }
+    }
+
     /// A writer said with its kernel's name when it is a kernel block.
     pub(crate) fn writer_text(&self, w: &Writer) -> String {
-        match w {
-            Writer::Core { task, .. } => match self.kernel_runs.get(task) {
-                Some(r) => format!("kernel {} ({w})", r.kernel.name()),
-                None => w.to_string(),
-            },
-            _ => w.to_string(),
-        }
+        self.writer_name(w).to_string()
     }
 
     /// `reader` reads `[addr, addr+len)`: reports the first store sitting dirty in a core's

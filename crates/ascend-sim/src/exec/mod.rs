@@ -266,7 +266,7 @@ impl Engine {
         let span = Span {
             task: task.id,
             stream: s,
-            kind: work_name(&task.work).to_string(),
+            kind: work_name(&task.work),
             submit_ns: task.submit_ns,
             start_ns: st.head_start,
             end_ns: now,

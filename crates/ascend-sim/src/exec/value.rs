@@ -113,13 +113,13 @@ impl Engine {
                         task: id,
                         stream: s,
                         addr,
-                        mode: compare::mode_name(mode).to_string(),
+                        mode: compare::mode_name(mode),
                         value,
                         start_ns: start,
                         end_ns: self.now,
                         duration_ns: self.now - start,
                         passes,
-                        released_by: self.mem.last_writer(addr).map(|w| self.writer_text(&w)),
+                        released_by: self.mem.last_writer(addr).map(|w| self.writer_name(&w)),
                     };
                     if keep {
                         self.report.value_waits.push(record);

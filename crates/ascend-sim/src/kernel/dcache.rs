@@ -3,7 +3,9 @@
 //! memory). Each line keeps the bytes this core stored since the line was filled, so the
 //! sanitizer can tell the core's own data from bytes it merely cached.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::memory::Writer;
 
@@ -41,7 +43,7 @@ impl DCache {
         DCache {
             line,
             capacity: (capacity / line).max(1) as usize,
-            lines: HashMap::new(),
+            lines: HashMap::default(),
             by_use: BTreeMap::new(),
             clock: 0,
         }
