@@ -13,6 +13,9 @@ mod agent_access;
 mod registry;
 mod submit;
 mod waiters;
+mod watchers;
+
+pub use watchers::Watchers;
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, VecDeque};
@@ -153,7 +156,9 @@ pub struct Engine {
     /// Outstanding INVALID CMOs per (model, logical barrier id).
     pub barriers: BTreeMap<(Option<u64>, u32), u32>,
     /// Streams whose head value wait watches each 8-byte word.
-    pub watchers: BTreeMap<u64, BTreeSet<u64>>,
+    pub watchers: Watchers,
+    /// Reused by `on_mem_write` for the streams to wake (no allocation per write).
+    wake_scratch: Vec<u64>,
     /// Streams whose head event wait is blocked on each event.
     pub event_waiters: BTreeMap<u64, BTreeSet<u64>>,
     /// Streams whose head barrier wait is blocked.
@@ -240,7 +245,8 @@ impl Engine {
             instances: BTreeMap::new(),
             next_instance: 0,
             barriers: BTreeMap::new(),
-            watchers: BTreeMap::new(),
+            watchers: Watchers::default(),
+            wake_scratch: Vec::new(),
             event_waiters: BTreeMap::new(),
             barrier_waiters: BTreeSet::new(),
             copy_owner: BTreeMap::new(),

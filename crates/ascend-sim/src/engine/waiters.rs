@@ -21,33 +21,26 @@ impl Engine {
 
     /// Stream `s`'s head value wait watches the 8-byte word holding `addr`.
     pub(crate) fn watch(&mut self, addr: u64, s: u64) {
-        self.watchers.entry(addr & !7).or_default().insert(s);
+        self.watchers.add(addr, s);
     }
 
     /// Stream `s` no longer watches the word holding `addr`.
     pub(crate) fn unwatch(&mut self, addr: u64, s: u64) {
-        let key = addr & !7;
-        if let Some(set) = self.watchers.get_mut(&key) {
-            set.remove(&s);
-            if set.is_empty() {
-                self.watchers.remove(&key);
-            }
-        }
+        self.watchers.remove(addr, s);
     }
 
     /// Device memory `[addr, addr+len)` changed now: schedule the next poll read of every
     /// value wait watching a word in it.
     pub(crate) fn on_mem_write(&mut self, addr: u64, len: u64) {
         self.effects += 1;
-        let lo = (addr & !7).saturating_sub(8);
-        let hits: Vec<u64> = self
-            .watchers
-            .range(lo..addr.saturating_add(len))
-            .filter(|(&w, _)| w + 16 > addr) // an unaligned wait reads into the next word
-            .flat_map(|(_, set)| set.iter().copied())
-            .collect();
+        if self.watchers.is_empty() {
+            return;
+        }
+        let mut hits = std::mem::take(&mut self.wake_scratch);
+        hits.clear();
+        hits.extend(self.watchers.touching(addr, len).map(|(_, s)| s));
         let now = self.now;
-        for s in hits {
+        for &s in &hits {
             let Some(st) = self.streams.get_mut(&s) else {
                 continue;
             };
@@ -62,6 +55,7 @@ impl Engine {
                 }
             }
         }
+        self.wake_scratch = hits;
     }
 
     // ----- event waits -----

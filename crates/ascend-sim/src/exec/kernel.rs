@@ -49,11 +49,7 @@ impl Engine {
     /// The stream whose head value wait watches the bytes `[addr, addr+len)`, if any (a wait
     /// on an unaligned address reads the word after it too).
     fn watcher_of(&self, addr: u64, len: u64) -> Option<u64> {
-        let lo = (addr & !7).saturating_sub(8);
-        self.watchers
-            .range(lo..addr.saturating_add(len))
-            .find(|(&w, _)| w + if w.is_multiple_of(8) { 8 } else { 16 } > addr)
-            .and_then(|(_, set)| set.iter().next().copied())
+        self.watchers.touching(addr, len).next().map(|(_, s)| s)
     }
 
     /// A kernel task reaches the scheduler: its blocks wait for AI cores of the stream's
@@ -484,10 +480,7 @@ impl Engine {
             let watched: Vec<(u64, u64)> = dc
                 .dirty_in(0, u64::MAX)
                 .into_iter()
-                .filter_map(|line| {
-                    let (&w, set) = self.watchers.range(line..line + lb).next()?;
-                    Some((w, *set.iter().next()?))
-                })
+                .filter_map(|line| self.watchers.touching(line, lb).next())
                 .collect();
             for (word, s) in watched {
                 let reader = format!(
