@@ -1,0 +1,70 @@
+//! Bulk data through the simulator, for whole-process timing (`farm-bench`): `bulk_copy
+//! h2d|d2d|d2h|memset|host MIB` moves MIB mebibytes once through the raw `ascend-rt` API
+//! (`aclrtMemcpy` / `aclrtMemset`), or (`host`) copies as much between two host buffers, the
+//! yardstick.
+
+use ascend_rt::raw_types::*;
+use ascend_rt::{MemDst, MemSrc, Runtime};
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let what = args.get(1).map_or("d2d", String::as_str);
+    let mib: usize = args.get(2).and_then(|m| m.parse().ok()).unwrap_or(1024);
+    let n = mib << 20;
+    if what == "host" {
+        let src = vec![7u8; n];
+        let mut dst = vec![0u8; n];
+        dst.copy_from_slice(&src);
+        std::hint::black_box(&dst);
+        return;
+    }
+    let rt = Runtime::sim("Ascend910B1").unwrap();
+    rt.set_device(0).unwrap();
+    let (mut a, mut b) = (Addr::NULL, Addr::NULL);
+    rt.malloc(Some(&mut a), n, malloc_policy::NORMAL_ONLY)
+        .unwrap();
+    rt.malloc(Some(&mut b), n, malloc_policy::NORMAL_ONLY)
+        .unwrap();
+    match what {
+        "memset" => rt.memset(a, n, 0x5a, n).unwrap(),
+        "h2d" => {
+            let host = vec![7u8; n];
+            rt.memcpy(
+                MemDst::Addr(a),
+                n,
+                MemSrc::Host(&host),
+                n,
+                memcpy_kind::HOST_TO_DEVICE,
+            )
+            .unwrap();
+        }
+        "d2d" => {
+            rt.memset(a, n, 0x5a, n).unwrap();
+            rt.memcpy(
+                MemDst::Addr(b),
+                n,
+                MemSrc::Addr(a),
+                n,
+                memcpy_kind::DEVICE_TO_DEVICE,
+            )
+            .unwrap();
+        }
+        "d2h" => {
+            rt.memset(a, n, 0x5a, n).unwrap();
+            let mut host = vec![0u8; n];
+            rt.memcpy(
+                MemDst::Host(&mut host),
+                n,
+                MemSrc::Addr(a),
+                n,
+                memcpy_kind::DEVICE_TO_HOST,
+            )
+            .unwrap();
+            std::hint::black_box(&host);
+        }
+        other => {
+            eprintln!("usage: bulk_copy h2d|d2d|d2h|memset|host MIB (not {other:?})");
+            std::process::exit(2);
+        }
+    }
+}
