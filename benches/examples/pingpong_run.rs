@@ -1,8 +1,9 @@
 //! A value write / value wait ping-pong between two streams, for whole-process timing (CPU
-//! seconds per run, with `farm-bench`): `cargo run --release -p ascend-benches --example pingpong_run -- sim|api ROUNDS` runs ROUNDS rounds of
-//! four tasks through the simulator directly (`sim`) or through the raw `ascend-rt` API
-//! (`api`). Tasks per CPU-second = 4 × ROUNDS / the run's CPU seconds (minus start-up, which a
-//! run of 0 rounds measures).
+//! seconds per run, with `farm-bench`): `cargo run --release -p ascend-benches --example
+//! pingpong_run -- sim|api|null ROUNDS` runs ROUNDS rounds of four tasks through the simulator
+//! directly (`sim`), through the raw `ascend-rt` API (`api`), or through the API over the
+//! do-nothing backend (`null`: what the front end alone costs). Tasks per CPU-second =
+//! 4 × ROUNDS / the run's CPU seconds (minus start-up, which a run of 0 rounds measures).
 
 use ascend_chips::ChipProfile;
 use ascend_rt::raw_types::*;
@@ -45,8 +46,13 @@ fn main() {
             }
             sim.synchronize_device(0, None).unwrap();
         }
-        "api" => {
-            let rt = Runtime::sim_with("Ascend910B1", quiet()).unwrap();
+        "api" | "null" => {
+            // `null`: the same calls through the front end over the do-nothing backend.
+            let rt = if mode == "null" {
+                Runtime::null("Ascend910B1").unwrap()
+            } else {
+                Runtime::sim_with("Ascend910B1", quiet()).unwrap()
+            };
             rt.set_device(0).unwrap();
             let mut x = Addr::NULL;
             rt.malloc(Some(&mut x), 16, malloc_policy::NORMAL_ONLY)
@@ -70,7 +76,7 @@ fn main() {
             rt.synchronize_stream(b).unwrap();
         }
         other => {
-            eprintln!("usage: pingpong_run sim|api ROUNDS (not {other:?})");
+            eprintln!("usage: pingpong_run sim|api|null ROUNDS (not {other:?})");
             std::process::exit(2);
         }
     }

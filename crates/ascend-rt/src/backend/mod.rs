@@ -23,6 +23,7 @@ pub use error::{BResult, BackendError};
 mod error;
 #[cfg(feature = "hw")]
 pub mod hw;
+pub mod null;
 #[cfg(feature = "sim")]
 pub mod sim;
 

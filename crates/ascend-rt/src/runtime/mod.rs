@@ -131,7 +131,29 @@ impl Runtime {
         Runtime::new(Box::new(crate::backend::sim::SimBackend::new(chip, config)))
     }
 
-    /// Which backend runs the calls: `"sim"` or `"hw"`.
+    /// A runtime that validates every call as CANN does and then does nothing (the `null`
+    /// backend): handles and device addresses are handed out, no data moves, nothing waits.
+    /// For checking a program's calls without simulating it, and as the yardstick of what the
+    /// front end alone costs.
+    ///
+    /// ```
+    /// use ascend_rt::{raw_types::*, Runtime};
+    /// let rt = Runtime::null("Ascend910B1").unwrap();
+    /// rt.set_device(0).unwrap();
+    /// let mut flag = Addr::NULL;
+    /// rt.malloc(Some(&mut flag), 8, malloc_policy::NORMAL_ONLY).unwrap();
+    /// assert!(rt.value_write(flag, 1, 0, RawStream::NULL).is_ok());
+    /// assert_eq!(rt.value_write(flag, 1, 7, RawStream::NULL).unwrap_err().code(), 107000);
+    /// ```
+    pub fn null(soc_name: &str) -> AclResult<Runtime> {
+        let chip = ChipProfile::builtin(soc_name)
+            .map_err(|e| fail::plain(crate::error::ErrorCode::InternalError, e.to_string()))?;
+        Ok(Runtime::new(Box::new(
+            crate::backend::null::NullBackend::new(chip),
+        )))
+    }
+
+    /// Which backend runs the calls: `"sim"`, `"hw"` or `"null"`.
     pub fn backend_name(&self) -> &'static str {
         self.backend.name()
     }

@@ -5,7 +5,10 @@
 //! Handles given out are tagged with their kind, so a handle of the wrong kind, a destroyed
 //! one or garbage is recognised and rejected with `ACL_ERROR_RT_INVALID_HANDLE`.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
+
+// Handles, device numbers and thread ids: a fast deterministic hash (the front end's hot path).
+use rustc_hash::FxHashMap as HashMap;
 use std::thread::ThreadId;
 
 use crate::backend::{EventId, HostBuf, ModelId, NotifyId, StreamId};

@@ -1,0 +1,236 @@
+//! The `null` backend: every validated call succeeds and nothing runs. It hands out distinct
+//! handles and device addresses (from a window of its own, so the front end's address checks
+//! work as on the simulator), never moves data and never waits.
+//!
+//! It is for validation only: a program checked against CANN's rules without simulating it,
+//! and the yardstick of what the front end alone costs (`benches/`).
+
+use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use ascend_chips::ChipProfile;
+
+use super::{
+    BResult, Backend, BackendError, EventId, HostBuf, ModelId, NotifyId, StreamId, SyncDst,
+    SyncSrc, Task,
+};
+
+/// Where the null backend's device addresses start (far from any host mapping).
+const WINDOW_BASE: u64 = 0x2000_0000_0000;
+/// Bytes of address space per device.
+const WINDOW_PER_DEVICE: u64 = 1 << 40;
+
+/// The do-nothing backend.
+#[derive(Debug)]
+pub struct NullBackend {
+    chip: ChipProfile,
+    /// The next handle number (streams, events, notifies, models share one counter).
+    next_handle: AtomicU64,
+    /// Per device, the next free address (bump allocation: freed space is not reused, so a
+    /// stale address stays recognisably stale).
+    next_addr: Vec<AtomicU64>,
+}
+
+impl NullBackend {
+    /// A null backend for `chip`.
+    pub fn new(chip: ChipProfile) -> NullBackend {
+        let devices = u64::from(chip.limits.device_count.max(1));
+        NullBackend {
+            next_handle: AtomicU64::new(1),
+            next_addr: (0..devices)
+                .map(|d| AtomicU64::new(WINDOW_BASE + d * WINDOW_PER_DEVICE))
+                .collect(),
+            chip,
+        }
+    }
+
+    fn handle(&self) -> u64 {
+        self.next_handle.fetch_add(1, Ordering::Relaxed)
+    }
+}
+
+impl Backend for NullBackend {
+    fn name(&self) -> &'static str {
+        "null"
+    }
+
+    fn chip(&self) -> &ChipProfile {
+        &self.chip
+    }
+
+    fn soc_name(&self) -> BResult<String> {
+        Ok(self.chip.soc_name.clone())
+    }
+
+    fn device_count(&self) -> BResult<u32> {
+        Ok(self.chip.limits.device_count)
+    }
+
+    fn open_device(&self, _device: u32) -> BResult<StreamId> {
+        Ok(StreamId(self.handle()))
+    }
+
+    fn close_device(&self, _device: u32, _force: bool) -> BResult<()> {
+        Ok(())
+    }
+
+    fn malloc(&self, device: u32, bytes: u64, _policy: u32) -> BResult<u64> {
+        let next = self
+            .next_addr
+            .get(device as usize)
+            .ok_or_else(|| BackendError::OutOfMemory(format!("no device {device}")))?;
+        let align = self.chip.memory.base_alignment.max(1);
+        let size = bytes.max(1).next_multiple_of(align);
+        let addr = next.fetch_add(size, Ordering::Relaxed);
+        let end = WINDOW_BASE + (u64::from(device) + 1) * WINDOW_PER_DEVICE;
+        if addr.saturating_add(size) > end {
+            return Err(BackendError::OutOfMemory(format!(
+                "the null backend's address space of device {device} is used up"
+            )));
+        }
+        Ok(addr)
+    }
+
+    fn free(&self, _device: u32, _addr: u64) -> BResult<()> {
+        Ok(())
+    }
+
+    fn malloc_host(&self, bytes: usize) -> BResult<HostBuf> {
+        Ok(Arc::new(Mutex::new(vec![0; bytes])))
+    }
+
+    fn free_host(&self, _buf: &HostBuf) -> BResult<()> {
+        Ok(())
+    }
+
+    fn memcpy(&self, _dst: SyncDst<'_>, _src: SyncSrc<'_>, _count: u64) -> BResult<()> {
+        Ok(())
+    }
+
+    fn memset(&self, _addr: u64, _value: u8, _count: u64) -> BResult<()> {
+        Ok(())
+    }
+
+    fn create_stream(&self, _device: u32, _priority: u32, _flags: u32) -> BResult<StreamId> {
+        Ok(StreamId(self.handle()))
+    }
+
+    fn destroy_stream(&self, _stream: StreamId, _force: bool) -> BResult<()> {
+        Ok(())
+    }
+
+    fn launch(&self, _stream: StreamId, _task: Task) -> BResult<()> {
+        Ok(())
+    }
+
+    fn synchronize_stream(&self, _stream: StreamId, _timeout_ms: Option<u64>) -> BResult<()> {
+        Ok(())
+    }
+
+    fn stream_idle(&self, _stream: StreamId) -> BResult<bool> {
+        Ok(true)
+    }
+
+    fn synchronize_device(&self, _device: u32, _timeout_ms: Option<u64>) -> BResult<()> {
+        Ok(())
+    }
+
+    fn create_event(&self, _device: u32, _flags: u32) -> BResult<EventId> {
+        Ok(EventId(self.handle()))
+    }
+
+    fn destroy_event(&self, _event: EventId) -> BResult<()> {
+        Ok(())
+    }
+
+    fn event_complete(&self, _event: EventId) -> BResult<bool> {
+        Ok(true)
+    }
+
+    fn synchronize_event(&self, _event: EventId, _timeout_ms: Option<u64>) -> BResult<()> {
+        Ok(())
+    }
+
+    fn event_elapsed_ms(&self, _start: EventId, _end: EventId) -> BResult<f32> {
+        Ok(0.0)
+    }
+
+    fn event_timestamp_us(&self, _event: EventId) -> BResult<Option<u64>> {
+        Ok(Some(0))
+    }
+
+    fn create_model(&self, _device: u32) -> BResult<ModelId> {
+        Ok(ModelId(self.handle()))
+    }
+
+    fn bind_stream(&self, _model: ModelId, _stream: StreamId, _flag: u32) -> BResult<()> {
+        Ok(())
+    }
+
+    fn unbind_stream(&self, _model: ModelId, _stream: StreamId) -> BResult<()> {
+        Ok(())
+    }
+
+    fn end_task(&self, _model: ModelId, _stream: StreamId) -> BResult<()> {
+        Ok(())
+    }
+
+    fn build_end(&self, _model: ModelId) -> BResult<()> {
+        Ok(())
+    }
+
+    fn execute_model(&self, _model: ModelId, _timeout_ms: Option<u64>) -> BResult<()> {
+        Ok(())
+    }
+
+    fn execute_model_async(&self, _model: ModelId, _stream: StreamId) -> BResult<()> {
+        Ok(())
+    }
+
+    fn destroy_model(&self, _model: ModelId) -> BResult<()> {
+        Ok(())
+    }
+
+    fn cmo_set_desc(&self, _desc: u64, _src: u64, _size: u64) -> BResult<()> {
+        Ok(())
+    }
+
+    fn create_context(&self, _device: u32) -> BResult<StreamId> {
+        Ok(StreamId(self.handle()))
+    }
+
+    fn destroy_context(&self, _device: u32, _default_stream: StreamId) -> BResult<()> {
+        Ok(())
+    }
+
+    fn create_notify(&self, _device: u32, _flag: u64) -> BResult<NotifyId> {
+        Ok(NotifyId(self.handle()))
+    }
+
+    fn destroy_notify(&self, _notify: NotifyId) -> BResult<()> {
+        Ok(())
+    }
+
+    fn device_window(&self) -> Option<Range<u64>> {
+        let devices = self.next_addr.len() as u64;
+        Some(WINDOW_BASE..WINDOW_BASE + devices * WINDOW_PER_DEVICE)
+    }
+
+    fn explain_device_address(&self, _addr: u64) -> Option<String> {
+        None
+    }
+
+    #[cfg(feature = "sim")]
+    fn simulator(&self) -> Option<&ascend_sim::Sim> {
+        None
+    }
+
+    fn report_json(&self) -> Option<String> {
+        None
+    }
+
+    fn trace_json(&self) -> Option<String> {
+        None
+    }
+}
