@@ -2,7 +2,9 @@
 //! seconds per run, with `farm-bench`): `cargo run --release -p ascend-benches --example
 //! pingpong_run -- sim|api|null ROUNDS` runs ROUNDS rounds of four tasks through the simulator
 //! directly (`sim`), through the raw `ascend-rt` API (`api`), or through the API over the
-//! do-nothing backend (`null`: what the front end alone costs). Tasks per CPU-second =
+//! do-nothing backend (`null`: what the front end alone costs); `wide PAIRS ROUNDS` runs
+//! PAIRS stream pairs side by side (per-task cost against the number of streams). Tasks per
+//! CPU-second =
 //! 4 × ROUNDS / the run's CPU seconds (minus start-up, which a run of 0 rounds measures).
 
 use ascend_chips::ChipProfile;
@@ -46,6 +48,39 @@ fn main() {
             }
             sim.synchronize_device(0, None).unwrap();
         }
+        "wide" => {
+            // `wide PAIRS ROUNDS`: PAIRS pairs of streams, each pair ping-ponging on its own
+            // words, the pairs' tasks interleaved; 4 × PAIRS × ROUNDS tasks in all.
+            let pairs = rounds.max(1);
+            let rounds: u64 = args.get(3).and_then(|r| r.parse().ok()).unwrap_or(1_000);
+            let sim = Sim::new(ChipProfile::builtin("Ascend910B1").unwrap(), quiet());
+            let words = sim.malloc(0, 16 * pairs).unwrap();
+            let streams: Vec<_> = (0..2 * pairs)
+                .map(|_| sim.create_stream(0, 0, false).unwrap())
+                .collect();
+            for k in 1..=rounds {
+                for p in 0..pairs as usize {
+                    let (a, b) = (streams[2 * p], streams[2 * p + 1]);
+                    let x = words + 16 * p as u64;
+                    let y = x + 8;
+                    let wait = |addr| Task::ValueWait {
+                        addr,
+                        value: k,
+                        mode: WaitMode::Geq,
+                    };
+                    sim.submit(a, wait(x)).unwrap();
+                    sim.submit(a, Task::ValueWrite { addr: y, value: k })
+                        .unwrap();
+                    sim.submit(b, Task::ValueWrite { addr: x, value: k })
+                        .unwrap();
+                    sim.submit(b, wait(y)).unwrap();
+                }
+                if k % 64 == 0 {
+                    sim.synchronize_device(0, None).unwrap();
+                }
+            }
+            sim.synchronize_device(0, None).unwrap();
+        }
         "api" | "null" => {
             // `null`: the same calls through the front end over the do-nothing backend.
             let rt = if mode == "null" {
@@ -76,7 +111,9 @@ fn main() {
             rt.synchronize_stream(b).unwrap();
         }
         other => {
-            eprintln!("usage: pingpong_run sim|api|null ROUNDS (not {other:?})");
+            eprintln!(
+                "usage: pingpong_run sim|api|null ROUNDS | wide PAIRS ROUNDS (not {other:?})"
+            );
             std::process::exit(2);
         }
     }

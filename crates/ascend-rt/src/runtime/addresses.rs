@@ -85,9 +85,4 @@ impl Runtime {
             Location::Unregistered => AddressClass::Host,
         }
     }
-
-    /// Whether `addr` lies in device memory (the pointer-attribute check of the value APIs).
-    pub(crate) fn is_device_memory(&self, addr: u64) -> bool {
-        matches!(self.lock().locate(addr), Location::Device { .. })
-    }
 }

@@ -184,7 +184,12 @@ impl Runtime {
     }
 
     fn thread() -> ThreadId {
-        std::thread::current().id()
+        thread_local! {
+            // Read once per thread: asking the standard library each call is a measurable
+            // share of a call's cost.
+            static ID: ThreadId = std::thread::current().id();
+        }
+        ID.with(|id| *id)
     }
 
     /// Runs an API body and records a failure as the thread's recent error.

@@ -16,25 +16,22 @@ fn documented(api: &str, param: &str, value: impl std::fmt::Display, expected: &
     fail::rt_value(api, param, value, &format!("{expected} (documented rule)"))
 }
 
+/// The value APIs' error for an address outside device memory (the pointer-attribute check).
+fn not_device_memory(api: &str, addr: Addr) -> AclError {
+    fail::rt_value(
+        api,
+        "devAddr",
+        format!("{:#x}", addr.0),
+        "an address in device memory (memory location type DEVICE)",
+    )
+}
+
 /// The runtime opcode for an ACL `aclrtCmoType`: +6 in unsigned 32-bit arithmetic, unchecked.
 fn opcode(acl_type: u32) -> u32 {
     acl_type.wrapping_add(cmo_type::RT_OPCODE_OFFSET)
 }
 
 impl Runtime {
-    /// The device-memory (pointer attribute) check of the value APIs.
-    fn require_device_memory(&self, api: &str, addr: Addr) -> AclResult<()> {
-        if !self.is_device_memory(addr.0) {
-            return Err(fail::rt_value(
-                api,
-                "devAddr",
-                format!("{:#x}", addr.0),
-                "an address in device memory (memory location type DEVICE)",
-            ));
-        }
-        Ok(())
-    }
-
     fn value_task(
         &self,
         api: &str,
@@ -56,26 +53,30 @@ impl Runtime {
                 "the chip has no stream value write/wait",
             ));
         }
-        // 3. RT: stream handle.
-        self.require_stream_handle(api, stream)?;
-        // 5. RT decorator: flag.
-        if !flag_ok {
-            return Err(flag_err());
-        }
-        // 7. RT decorator: location type must be DEVICE.
-        self.require_device_memory(api, addr)?;
-        // Documented only: 8-byte alignment.
-        if self.options.documented_rules && !addr.0.is_multiple_of(8) {
-            return Err(documented(
-                api,
-                "devAddr",
-                format!("{:#x}", addr.0),
-                "an 8-byte aligned address",
-            ));
-        }
-        // 8. RT impl: context and stream's context.
+        // Steps 3 to 8 read the state: one lock for all of them (the checks are still made in
+        // CANN's order).
         let rec = {
             let st = self.lock();
+            // 3. RT: stream handle.
+            Self::check_stream_handle(&st, api, stream)?;
+            // 5. RT decorator: flag.
+            if !flag_ok {
+                return Err(flag_err());
+            }
+            // 7. RT decorator: location type must be DEVICE.
+            if !matches!(st.locate(addr.0), Location::Device { .. }) {
+                return Err(not_device_memory(api, addr));
+            }
+            // Documented only: 8-byte alignment.
+            if self.options.documented_rules && !addr.0.is_multiple_of(8) {
+                return Err(documented(
+                    api,
+                    "devAddr",
+                    format!("{:#x}", addr.0),
+                    "an 8-byte aligned address",
+                ));
+            }
+            // 8. RT impl: context and stream's context.
             Self::impl_stream(&st, api, stream)?.1
         };
         // 9. core: submit.

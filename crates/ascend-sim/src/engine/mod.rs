@@ -11,10 +11,12 @@
 
 mod agent_access;
 mod registry;
+mod stream_table;
 mod submit;
 mod waiters;
 mod watchers;
 
+pub use stream_table::StreamTable;
 pub use watchers::Watchers;
 
 use std::cmp::Reverse;
@@ -28,7 +30,6 @@ use crate::kernel::{Core, KernelRun};
 use crate::memory::Memory;
 use crate::objects::{Event, Instance, Model, Notify};
 use crate::report::ReportData;
-use crate::stream::Stream;
 use crate::types::SimConfig;
 
 /// The latest simulated time the engine ever reaches (2^62 ns, about 146 years): every
@@ -136,7 +137,7 @@ pub struct Engine {
     /// The blocks of each descriptor CMO in flight, as read when it was dispatched.
     pub desc_blocks: HashMap<u64, Vec<(u64, u64)>>,
     /// Streams by id.
-    pub streams: BTreeMap<u64, Stream>,
+    pub streams: StreamTable,
     next_stream: u64,
     /// Events by id.
     pub events: BTreeMap<u64, Event>,
@@ -232,7 +233,7 @@ impl Engine {
                     )
                 })
                 .collect(),
-            streams: BTreeMap::new(),
+            streams: StreamTable::default(),
             next_stream: 0,
             events: BTreeMap::new(),
             next_event: 0,
