@@ -21,6 +21,6 @@ mod tagged;
 pub use loader::{builtin_names, LoadError, BUILTIN_DEFAULT};
 pub use profile::{
     CacheParams, ChipProfile, ChipType, CmoParams, Features, L2Agent, Limits, MemoryParams,
-    TimingParams,
+    TargetOp, TimingParams,
 };
 pub use tagged::{Provenance, Tag};

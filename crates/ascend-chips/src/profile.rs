@@ -184,6 +184,29 @@ impl L2Agent {
     }
 }
 
+impl ChipProfile {
+    /// Whether the chip's runtime accepts `op` at all (its feature gate, docs/products.md,
+    /// "which flag gates which call"): the value calls need `task_value_wait`; the plain and
+    /// descriptor CMOs `task_cmo` (a descriptor CMO also a descriptor size); the barrier pair
+    /// `task_async_cmo`.
+    ///
+    /// ```
+    /// use ascend_chips::{ChipProfile, TargetOp};
+    /// let a2 = ChipProfile::builtin("Ascend910B1").unwrap();
+    /// assert!(a2.supports(TargetOp::ValueWait));
+    /// assert!(!a2.supports(TargetOp::CmoWaitBarrier));
+    /// ```
+    pub fn supports(&self, op: TargetOp) -> bool {
+        let f = &self.features;
+        match op {
+            TargetOp::ValueWrite | TargetOp::ValueWait => f.task_value_wait,
+            TargetOp::CmoAsync | TargetOp::CmoGetDescSize | TargetOp::CmoSetDesc => f.task_cmo,
+            TargetOp::CmoAsyncWithDesc => f.task_cmo && self.cmo.desc_size > 0,
+            TargetOp::CmoAsyncWithBarrier | TargetOp::CmoWaitBarrier => f.task_async_cmo,
+        }
+    }
+}
+
 impl CacheParams {
     /// Whether `agent`'s accesses go through the L2 (true) or around it to memory (false).
     ///
@@ -244,6 +267,56 @@ pub struct TimingParams {
     pub kernel_launch_ns: u64,
     /// Latency of a load or store that hits the AI core's data cache.
     pub dcache_hit_ns: u64,
+}
+
+/// The eight target operations of the runtime API.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum TargetOp {
+    /// `aclrtValueWrite`.
+    ValueWrite,
+    /// `aclrtValueWait`.
+    ValueWait,
+    /// `aclrtCmoAsync`.
+    CmoAsync,
+    /// `aclrtCmoAsyncWithBarrier`.
+    CmoAsyncWithBarrier,
+    /// `aclrtCmoWaitBarrier`.
+    CmoWaitBarrier,
+    /// `aclrtCmoGetDescSize`.
+    CmoGetDescSize,
+    /// `aclrtCmoSetDesc`.
+    CmoSetDesc,
+    /// `aclrtCmoAsyncWithDesc`.
+    CmoAsyncWithDesc,
+}
+
+impl TargetOp {
+    /// All eight, in the API's order.
+    pub const ALL: [TargetOp; 8] = [
+        TargetOp::ValueWrite,
+        TargetOp::ValueWait,
+        TargetOp::CmoAsync,
+        TargetOp::CmoAsyncWithBarrier,
+        TargetOp::CmoWaitBarrier,
+        TargetOp::CmoGetDescSize,
+        TargetOp::CmoSetDesc,
+        TargetOp::CmoAsyncWithDesc,
+    ];
+
+    /// The ACL name (`aclrtValueWrite`).
+    pub fn acl_name(self) -> &'static str {
+        match self {
+            TargetOp::ValueWrite => "aclrtValueWrite",
+            TargetOp::ValueWait => "aclrtValueWait",
+            TargetOp::CmoAsync => "aclrtCmoAsync",
+            TargetOp::CmoAsyncWithBarrier => "aclrtCmoAsyncWithBarrier",
+            TargetOp::CmoWaitBarrier => "aclrtCmoWaitBarrier",
+            TargetOp::CmoGetDescSize => "aclrtCmoGetDescSize",
+            TargetOp::CmoSetDesc => "aclrtCmoSetDesc",
+            TargetOp::CmoAsyncWithDesc => "aclrtCmoAsyncWithDesc",
+        }
+    }
 }
 
 /// Everything the project knows about one SoC.

@@ -1,0 +1,168 @@
+//! `ascend-sim exec`: runs a program against the project's `libascendcl.so` with the
+//! simulator's settings in its environment, passes its output through (watching stderr for
+//! the watchdog and hazards), then summarises the run report the library wrote at exit.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use crate::summary;
+
+/// What `exec` was asked.
+#[derive(Debug)]
+pub struct Options {
+    pub soc: String,
+    pub hazards: &'static str,
+    pub on_stall: &'static str,
+    pub watchdog_ms: u64,
+    pub report: Option<PathBuf>,
+    pub trace: Option<PathBuf>,
+    pub json: bool,
+    pub quiet: bool,
+    pub program: Vec<String>,
+}
+
+/// Exit status when the program itself succeeded but the run did not: a stall the watchdog
+/// ended, or a hazard set to fail.
+const RUN_FAILED: u8 = 3;
+
+/// The folder holding the `libascendcl.so` built with this binary: cargo builds it into
+/// `deps/` beside the binary on every build of this crate (the copy one folder up is only
+/// refreshed by building the library itself, so it comes second). `ASCEND_SIM_LIB_DIR`
+/// overrides both.
+fn library_dir() -> Result<PathBuf, String> {
+    if let Some(dir) = std::env::var_os("ASCEND_SIM_LIB_DIR") {
+        let dir = PathBuf::from(dir);
+        return if dir.join("libascendcl.so").is_file() {
+            Ok(dir)
+        } else {
+            Err(format!(
+                "ASCEND_SIM_LIB_DIR={} holds no libascendcl.so",
+                dir.display()
+            ))
+        };
+    }
+    let exe = std::env::current_exe().map_err(|e| format!("where am I: {e}"))?;
+    let here = exe.parent().ok_or("the binary has no folder")?;
+    [here.join("deps"), here.to_path_buf()]
+        .into_iter()
+        .find(|d| d.join("libascendcl.so").is_file())
+        .ok_or_else(|| {
+            format!(
+                "libascendcl.so is not beside {} (build it with `cargo build -p ascend-sim-cli`)",
+                exe.display()
+            )
+        })
+}
+
+/// Runs the program and summarises; returns the exit status to end with.
+pub fn run(o: Options) -> Result<u8, String> {
+    let lib = library_dir()?;
+    let (report, keep_report) = match &o.report {
+        Some(p) => (p.clone(), true),
+        None => (
+            std::env::temp_dir().join(format!("ascend-sim-report-{}.json", std::process::id())),
+            false,
+        ),
+    };
+    let _ = std::fs::remove_file(&report);
+    let library_path = match std::env::var_os("LD_LIBRARY_PATH") {
+        Some(old) if !old.is_empty() => {
+            let mut p = lib.clone().into_os_string();
+            p.push(":");
+            p.push(old);
+            p
+        }
+        _ => lib.clone().into_os_string(),
+    };
+    let mut cmd = Command::new(&o.program[0]);
+    cmd.args(&o.program[1..])
+        .env("LD_LIBRARY_PATH", library_path)
+        .env("ASCEND_SIM_SOC", &o.soc)
+        .env("ASCEND_SIM_HAZARDS", o.hazards)
+        .env("ASCEND_SIM_ON_STALL", o.on_stall)
+        .env("ASCEND_SIM_WATCHDOG_MS", o.watchdog_ms.to_string())
+        .env("ASCEND_SIM_REPORT", &report)
+        .stdin(Stdio::inherit())
+        .stdout(Stdio::inherit())
+        .stderr(Stdio::piped());
+    if let Some(t) = &o.trace {
+        cmd.env("ASCEND_SIM_TRACE", t);
+    }
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| format!("cannot run {}: {e}", o.program[0]))?;
+    // Pass the program's stderr through as it comes, keeping what the simulator said.
+    let stderr = child.stderr.take().expect("piped");
+    let said = std::thread::spawn(move || {
+        let mut kept = Vec::new();
+        let mut in_diagnosis = false;
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            let _ = writeln!(std::io::stderr(), "{line}");
+            // A diagnosis is a line naming the watchdog and its indented continuation lines.
+            in_diagnosis = line.contains("watchdog") || (in_diagnosis && line.starts_with("  "));
+            if in_diagnosis {
+                kept.push(line);
+            }
+        }
+        kept
+    });
+    let status = child
+        .wait()
+        .map_err(|e| format!("waiting for {}: {e}", o.program[0]))?;
+    let watchdog = said.join().unwrap_or_default();
+    let run = summary::Run {
+        program: o.program.join(" "),
+        exit_code: status.code(),
+        signal: signal_of(&status),
+        watchdog,
+    };
+    let text = std::fs::read_to_string(&report).ok();
+    if !keep_report {
+        let _ = std::fs::remove_file(&report);
+    }
+    let s = summary::Summary::new(text.as_deref(), &run)?;
+    if !o.quiet {
+        if o.json {
+            println!("{}", s.json());
+        } else {
+            print!("{}", s.text());
+        }
+        if let Some(t) = &o.trace {
+            if Path::new(t).is_file() {
+                eprintln!("ascend-sim: trace written to {}", t.display());
+            }
+        }
+    }
+    Ok(exit_status(&run, &s, o.hazards == "fail"))
+}
+
+/// The signal that ended the program, if one did.
+fn signal_of(status: &std::process::ExitStatus) -> Option<i32> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        status.signal()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = status;
+        None
+    }
+}
+
+/// The program's own status, else non-zero for a crash, a stall the watchdog ended, or a
+/// hazard set to fail.
+fn exit_status(run: &summary::Run, s: &summary::Summary, hazards_fail: bool) -> u8 {
+    if let Some(sig) = run.signal {
+        return 128u8.saturating_add(sig as u8);
+    }
+    match run.exit_code {
+        Some(0) | None => {}
+        Some(c) => return u8::try_from(c).unwrap_or(1).max(1),
+    }
+    if !run.watchdog.is_empty() || (hazards_fail && s.hazard_count() > 0) {
+        return RUN_FAILED;
+    }
+    0
+}

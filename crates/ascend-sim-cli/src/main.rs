@@ -1,0 +1,136 @@
+//! `ascend-sim`: run an unmodified ACL program on the simulator and read what happened.
+//!
+//! - `ascend-sim exec [options] -- <program> [args]` runs the program against the project's
+//!   `libascendcl.so` (the copy cargo built with this binary), passing the options to the
+//!   library, and prints a summary of the run when it ends;
+//! - `ascend-sim report <report.json>` prints the same summary from a saved run report;
+//! - `ascend-sim models` lists the simulated SoCs and what each supports.
+
+mod exec;
+mod models;
+mod summary;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+/// Run Ascend ACL programs on a simulated NPU and read what happened.
+#[derive(Debug, Parser)]
+#[command(name = "ascend-sim", version)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// What a hazard does.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum HazardSetting {
+    /// Not recorded.
+    Ignore,
+    /// Recorded in the report, the trace and on stderr.
+    Record,
+    /// Recorded, and the call that triggered it fails.
+    Fail,
+}
+
+/// What a host thread waiting on a stalled device does.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum OnStall {
+    /// Keep waiting, as hardware would (the watchdog explains once).
+    Wait,
+    /// End the waiting call with an error after the watchdog's grace.
+    Error,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run a program on the simulator and summarise the run.
+    Exec {
+        /// The SoC to simulate (see `ascend-sim models`).
+        #[arg(long, default_value = "Ascend910B1")]
+        soc: String,
+        /// What memory- and core-side hazards do.
+        #[arg(long, value_enum, default_value = "record")]
+        hazards: HazardSetting,
+        /// What a wait on a stalled device does; `error` (the default here) ends a deadlock
+        /// instead of hanging.
+        #[arg(long, value_enum, default_value = "error")]
+        on_stall: OnStall,
+        /// Wall-clock milliseconds the watchdog lets a stalled device (or kernels spinning
+        /// without effect) be before it speaks.
+        #[arg(long, default_value_t = 2000)]
+        watchdog_ms: u64,
+        /// Also write the run report (JSON) here.
+        #[arg(long)]
+        report: Option<PathBuf>,
+        /// Write the timeline as a Chrome trace (open it in Perfetto).
+        #[arg(long)]
+        trace: Option<PathBuf>,
+        /// Print the summary as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Print nothing but errors.
+        #[arg(long)]
+        quiet: bool,
+        /// The program and its arguments.
+        #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
+        program: Vec<String>,
+    },
+    /// Summarise a saved run report.
+    Report {
+        /// The report (JSON, as `ASCEND_SIM_REPORT` or `exec --report` writes it).
+        file: PathBuf,
+        /// Print the summary as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List the simulated SoCs, their products and which of the eight operations each supports.
+    Models,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Exec {
+            soc,
+            hazards,
+            on_stall,
+            watchdog_ms,
+            report,
+            trace,
+            json,
+            quiet,
+            program,
+        } => exec::run(exec::Options {
+            soc,
+            hazards: match hazards {
+                HazardSetting::Ignore => "ignore",
+                HazardSetting::Record => "record",
+                HazardSetting::Fail => "fail",
+            },
+            on_stall: match on_stall {
+                OnStall::Wait => "wait",
+                OnStall::Error => "error",
+            },
+            watchdog_ms: watchdog_ms.max(1),
+            report,
+            trace,
+            json,
+            quiet,
+            program,
+        }),
+        Command::Report { file, json } => summary::from_file(&file, json).map(|()| 0),
+        Command::Models => {
+            print!("{}", models::table());
+            Ok(0)
+        }
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("ascend-sim: {e}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,301 @@
+//! The summary of a run, from the run report the library writes (`ASCEND_SIM_REPORT`):
+//! simulated time and busy ratio per stream and engine, value waits and what released them,
+//! L2 hit rates and CMO effects, kernels, hazards with their first occurrence, task faults,
+//! and, for `exec`, how the program ended and what the watchdog said.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+/// How the program ended (for `exec`; `report` has none).
+#[derive(Debug, Default)]
+pub struct Run {
+    /// The command line.
+    pub program: String,
+    /// Its exit code, if it exited.
+    pub exit_code: Option<i32>,
+    /// The signal that ended it, if one did.
+    pub signal: Option<i32>,
+    /// What the watchdog said on stderr.
+    pub watchdog: Vec<String>,
+}
+
+/// The summary of one run.
+#[derive(Debug)]
+pub struct Summary {
+    out: Value,
+}
+
+fn u(v: &Value, key: &str) -> u64 {
+    v.get(key).and_then(Value::as_u64).unwrap_or(0)
+}
+
+fn s<'a>(v: &'a Value, key: &str) -> &'a str {
+    v.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+fn list<'a>(v: &'a Value, key: &str) -> &'a [Value] {
+    v.get(key)
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice)
+}
+
+fn ratio(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        part as f64 / whole as f64
+    }
+}
+
+impl Summary {
+    /// The summary of `report` (the report's JSON, if the library wrote one) and `run`.
+    pub fn new(report: Option<&str>, run: &Run) -> Result<Summary, String> {
+        let mut out = json!({
+            "program": run.program,
+            "exit_code": run.exit_code,
+            "signal": run.signal,
+            "watchdog": run.watchdog,
+        });
+        let Some(text) = report else {
+            out["report"] = Value::Null;
+            return Ok(Summary { out });
+        };
+        let r: Value =
+            serde_json::from_str(text).map_err(|e| format!("the run report is not JSON: {e}"))?;
+        let end = u(&r, "end_ns").max(1);
+        out["chip"] = r["chip"].clone();
+        out["end_ns"] = json!(u(&r, "end_ns"));
+        out["streams"] = list(&r, "streams")
+            .iter()
+            .filter(|st| u(st, "tasks") > 0)
+            .map(|st| {
+                json!({
+                    "stream": u(st, "stream"), "device": u(st, "device"), "tasks": u(st, "tasks"),
+                    "busy_ns": u(st, "busy_ns"), "end_ns": u(st, "end_ns"),
+                    "busy": ratio(u(st, "busy_ns"), end),
+                })
+            })
+            .collect();
+        out["engines"] = list(&r, "engines")
+            .iter()
+            .map(|e| {
+                json!({
+                    "device": u(e, "device"), "engine": s(e, "engine"), "tasks": u(e, "tasks"),
+                    "busy_ns": u(e, "busy_ns"), "busy": ratio(u(e, "busy_ns"), end),
+                })
+            })
+            .collect();
+        out["value_waits"] = list(&r, "value_waits")
+            .iter()
+            .map(|w| {
+                json!({
+                    "stream": u(w, "stream"), "addr": format!("{:#x}", u(w, "addr")),
+                    "mode": s(w, "mode"), "value": u(w, "value"),
+                    "waited_ns": u(w, "duration_ns"), "released_by": w.get("released_by"),
+                })
+            })
+            .collect();
+        out["caches"] = list(&r, "caches")
+            .iter()
+            .filter_map(|c| {
+                let l2 = c.get("l2")?;
+                let (hits, misses) = (u(l2, "hits"), u(l2, "misses"));
+                (hits + misses > 0).then(|| {
+                    json!({
+                        "device": u(c, "device"), "hits": hits, "misses": misses,
+                        "hit_rate": ratio(hits, hits + misses),
+                        "dirty_evictions": u(l2, "dirty_evictions"),
+                        "bytes_written_back": u(l2, "bytes_written_back"),
+                    })
+                })
+            })
+            .collect();
+        let mut cmos: BTreeMap<String, (u64, u64, u64)> = BTreeMap::new();
+        for c in list(&r, "cmos") {
+            let e = cmos.entry(s(c, "op").to_string()).or_default();
+            e.0 += 1;
+            e.1 += u(c, "lines");
+            e.2 += u(c, "bytes_written_back");
+        }
+        out["cmos"] = cmos
+            .into_iter()
+            .map(|(op, (n, lines, wb))| json!({"op": op, "tasks": n, "lines": lines, "bytes_written_back": wb}))
+            .collect();
+        let mut kernels: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+        for k in list(&r, "kernel_blocks") {
+            let e = kernels.entry(s(k, "kernel").to_string()).or_default();
+            e.0 += 1;
+            e.1 += u(k, "ops");
+        }
+        out["kernels"] = kernels
+            .into_iter()
+            .map(|(name, (blocks, ops))| json!({"kernel": name, "blocks": blocks, "ops": ops}))
+            .collect();
+        let mut hazards: BTreeMap<String, (u64, Value)> = BTreeMap::new();
+        for h in list(&r, "hazards") {
+            let e = hazards
+                .entry(s(h, "kind").to_string())
+                .or_insert_with(|| (0, h.clone()));
+            e.0 += 1;
+        }
+        out["hazards"] = hazards
+            .into_iter()
+            .map(|(kind, (n, first))| {
+                json!({"kind": kind, "count": n, "first_at_ns": u(&first, "at_ns"), "first": s(&first, "detail")})
+            })
+            .collect();
+        out["hazards_dropped"] = json!(u(&r, "hazards_dropped"));
+        out["faults"] = r.get("faults").cloned().unwrap_or(json!([]));
+        out["report"] = json!(true);
+        Ok(Summary { out })
+    }
+
+    /// Hazards recorded.
+    pub fn hazard_count(&self) -> u64 {
+        list(&self.out, "hazards")
+            .iter()
+            .map(|h| u(h, "count"))
+            .sum::<u64>()
+            + u(&self.out, "hazards_dropped")
+    }
+
+    /// The summary as JSON.
+    pub fn json(&self) -> String {
+        serde_json::to_string_pretty(&self.out).unwrap_or_default()
+    }
+
+    /// The summary for a person.
+    pub fn text(&self) -> String {
+        let o = &self.out;
+        let mut t = String::from("\n== ascend-sim summary\n");
+        if !s(o, "program").is_empty() {
+            let how = match (o["exit_code"].as_i64(), o["signal"].as_i64()) {
+                (_, Some(sig)) => format!("killed by signal {sig} (a crash)"),
+                (Some(c), _) => format!("exit code {c}"),
+                _ => "ended".to_string(),
+            };
+            t.push_str(&format!("program: {} ({how})\n", s(o, "program")));
+        }
+        if o["report"].is_null() {
+            t.push_str("no run report: the program ended before the library wrote it\n");
+        } else {
+            t.push_str(&format!(
+                "chip: {}, simulated time: {} ns\n",
+                s(o, "chip"),
+                u(o, "end_ns")
+            ));
+            let streams = list(o, "streams");
+            if !streams.is_empty() {
+                t.push_str("streams:\n");
+                for st in streams {
+                    t.push_str(&format!(
+                        "  stream {} (device {}): {} tasks, busy {} ns ({:.0}%), last at {} ns\n",
+                        u(st, "stream"),
+                        u(st, "device"),
+                        u(st, "tasks"),
+                        u(st, "busy_ns"),
+                        100.0 * st["busy"].as_f64().unwrap_or(0.0),
+                        u(st, "end_ns")
+                    ));
+                }
+            }
+            for e in list(o, "engines") {
+                t.push_str(&format!(
+                    "  engine {} (device {}): {} tasks, busy {:.0}%\n",
+                    s(e, "engine"),
+                    u(e, "device"),
+                    u(e, "tasks"),
+                    100.0 * e["busy"].as_f64().unwrap_or(0.0)
+                ));
+            }
+            let waits = list(o, "value_waits");
+            if !waits.is_empty() {
+                t.push_str(&format!("value waits: {}\n", waits.len()));
+                for w in waits.iter().take(8) {
+                    t.push_str(&format!(
+                        "  stream {} waited {} ns for {} {} at {}, released by {}\n",
+                        u(w, "stream"),
+                        u(w, "waited_ns"),
+                        s(w, "mode"),
+                        u(w, "value"),
+                        s(w, "addr"),
+                        w["released_by"].as_str().unwrap_or("an unknown writer")
+                    ));
+                }
+            }
+            for c in list(o, "caches") {
+                t.push_str(&format!(
+                    "L2 of device {}: {:.1}% hits ({} hits, {} misses), {} dirty evictions, {} bytes written back\n",
+                    u(c, "device"),
+                    100.0 * c["hit_rate"].as_f64().unwrap_or(0.0),
+                    u(c, "hits"),
+                    u(c, "misses"),
+                    u(c, "dirty_evictions"),
+                    u(c, "bytes_written_back")
+                ));
+            }
+            for c in list(o, "cmos") {
+                t.push_str(&format!(
+                    "CMO {}: {} tasks, {} lines, {} bytes written back\n",
+                    s(c, "op"),
+                    u(c, "tasks"),
+                    u(c, "lines"),
+                    u(c, "bytes_written_back")
+                ));
+            }
+            for k in list(o, "kernels") {
+                t.push_str(&format!(
+                    "kernel {}: {} blocks, {} operations\n",
+                    s(k, "kernel"),
+                    u(k, "blocks"),
+                    u(k, "ops")
+                ));
+            }
+            let hazards = list(o, "hazards");
+            if hazards.is_empty() {
+                t.push_str("hazards: none\n");
+            } else {
+                t.push_str(&format!("hazards: {}\n", self.hazard_count()));
+                for h in hazards {
+                    t.push_str(&format!(
+                        "  {} x{} (first at {} ns): {}\n",
+                        s(h, "kind"),
+                        u(h, "count"),
+                        u(h, "first_at_ns"),
+                        s(h, "first")
+                    ));
+                }
+            }
+            let faults = list(o, "faults");
+            if !faults.is_empty() {
+                t.push_str(&format!("task faults: {}\n", faults.len()));
+                for f in faults.iter().take(8) {
+                    t.push_str(&format!("  {}\n", f.as_str().unwrap_or("")));
+                }
+            }
+        }
+        let watchdog = list(o, "watchdog");
+        if !watchdog.is_empty() {
+            t.push_str("the watchdog said:\n");
+            for w in watchdog {
+                t.push_str(&format!("  {}\n", w.as_str().unwrap_or("")));
+            }
+        }
+        t
+    }
+}
+
+/// `ascend-sim report FILE`.
+pub fn from_file(file: &Path, json: bool) -> Result<(), String> {
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    let s = Summary::new(Some(&text), &Run::default())?;
+    if json {
+        println!("{}", s.json());
+    } else {
+        print!("{}", s.text());
+    }
+    Ok(())
+}
