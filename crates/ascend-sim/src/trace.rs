@@ -1,6 +1,7 @@
 //! The run's timeline in the Chrome trace event format, which Perfetto (ui.perfetto.dev) and
 //! `chrome://tracing` open: one track per stream (grouped by device), one complete event per
-//! task from dispatch to completion, the value waits with their polling passes, a counter
+//! task from dispatch to completion, the value waits with their polling passes and a flow
+//! arrow from the write that released each, a counter
 //! track per barrier id (the INVALIDs outstanding on it), one track per AI core with each
 //! kernel block it ran, and each hazard as an instant event
 //! on its device.
@@ -61,6 +62,34 @@ pub fn chrome_trace(report: &RunReport) -> String {
             "dur": us(span.end_ns.saturating_sub(span.start_ns)),
             "args": { "task": span.task, "submitted_ns": span.submit_ns, "fault": span.fault }
         }));
+    }
+    // Each value wait released by a stream task is joined to that task by a flow arrow: from
+    // the writer's track when it wrote to the wait's track when it was released.
+    for (flow, w) in report.value_waits.iter().enumerate() {
+        let Some(crate::memory::Writer::Task {
+            stream,
+            at_ns,
+            task,
+            ..
+        }) = w.released_by.as_ref().map(|r| r.writer)
+        else {
+            continue;
+        };
+        let common = json!({ "name": "releases", "cat": "release", "id": flow });
+        let mut start = common.clone();
+        start["ph"] = json!("s");
+        start["pid"] = json!(device_of(stream));
+        start["tid"] = json!(stream);
+        start["ts"] = json!(us(at_ns));
+        start["args"] = json!({ "writer task": task });
+        let mut end = common;
+        end["ph"] = json!("f");
+        end["bp"] = json!("e");
+        end["pid"] = json!(device_of(w.stream));
+        end["tid"] = json!(w.stream);
+        end["ts"] = json!(us(w.end_ns));
+        events.push(start);
+        events.push(end);
     }
     for w in &report.value_waits {
         events.push(json!({
@@ -169,5 +198,33 @@ mod tests {
             events.iter().any(|e| e["name"] == "thread_name"),
             "streams are named"
         );
+        // The release is an arrow from the write's track to the wait's.
+        let from = events.iter().find(|e| e["ph"] == "s").unwrap();
+        let to = events.iter().find(|e| e["ph"] == "f").unwrap();
+        assert_eq!(
+            (from["tid"].clone(), to["tid"].clone()),
+            (json!(b.0), json!(a.0))
+        );
+        assert_eq!(from["id"], to["id"]);
+        has_the_required_fields(events);
+    }
+
+    /// Every event carries what the trace event format requires of its phase: a phase, a
+    /// name and a process; all but metadata a timestamp; complete events a duration; flow
+    /// events an id; instant events a scope.
+    fn has_the_required_fields(events: &[Value]) {
+        for e in events {
+            let ph = e["ph"].as_str().expect("a phase");
+            assert!(e["name"].is_string(), "{e}");
+            assert!(e["pid"].is_u64(), "{e}");
+            match ph {
+                "M" => assert!(e["args"]["name"].is_string(), "{e}"),
+                "X" => assert!(e["ts"].is_number() && e["dur"].is_number() && e["tid"].is_u64()),
+                "s" | "f" => assert!(e["ts"].is_number() && e["id"].is_u64() && e["tid"].is_u64()),
+                "i" => assert!(e["ts"].is_number() && e["s"].is_string(), "{e}"),
+                "C" => assert!(e["ts"].is_number() && e["args"].is_object(), "{e}"),
+                other => panic!("an unexpected phase {other}: {e}"),
+            }
+        }
     }
 }
