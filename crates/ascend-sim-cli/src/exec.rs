@@ -17,6 +17,7 @@ pub struct Options {
     pub watchdog_ms: u64,
     pub report: Option<PathBuf>,
     pub trace: Option<PathBuf>,
+    pub svg: Option<PathBuf>,
     pub json: bool,
     pub quiet: bool,
     pub program: Vec<String>,
@@ -122,6 +123,9 @@ pub fn run(o: Options) -> Result<u8, String> {
         let _ = std::fs::remove_file(&report);
     }
     let s = summary::Summary::new(text.as_deref(), &run)?;
+    if let (Some(path), Some(text)) = (&o.svg, &text) {
+        summary::write_svg(text, path)?;
+    }
     if !o.quiet {
         if o.json {
             println!("{}", s.json());

@@ -9,6 +9,7 @@
 mod exec;
 mod models;
 mod summary;
+mod svg;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -67,6 +68,9 @@ enum Command {
         /// Write the timeline as a Chrome trace (open it in Perfetto).
         #[arg(long)]
         trace: Option<PathBuf>,
+        /// Draw the timeline as an SVG picture.
+        #[arg(long)]
+        svg: Option<PathBuf>,
         /// Print the summary as JSON.
         #[arg(long)]
         json: bool,
@@ -81,6 +85,9 @@ enum Command {
     Report {
         /// The report (JSON, as `ASCEND_SIM_REPORT` or `exec --report` writes it).
         file: PathBuf,
+        /// Draw the timeline as an SVG picture.
+        #[arg(long)]
+        svg: Option<PathBuf>,
         /// Print the summary as JSON.
         #[arg(long)]
         json: bool,
@@ -99,6 +106,7 @@ fn main() -> ExitCode {
             watchdog_ms,
             report,
             trace,
+            svg,
             json,
             quiet,
             program,
@@ -116,11 +124,14 @@ fn main() -> ExitCode {
             watchdog_ms: watchdog_ms.max(1),
             report,
             trace,
+            svg,
             json,
             quiet,
             program,
         }),
-        Command::Report { file, json } => summary::from_file(&file, json).map(|()| 0),
+        Command::Report { file, svg, json } => {
+            summary::from_file(&file, svg.as_deref(), json).map(|()| 0)
+        }
         Command::Models => {
             print!("{}", models::table());
             Ok(0)

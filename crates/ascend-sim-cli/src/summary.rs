@@ -287,10 +287,23 @@ impl Summary {
     }
 }
 
-/// `ascend-sim report FILE`.
-pub fn from_file(file: &Path, json: bool) -> Result<(), String> {
+/// Draws the timeline of the report `text` into `path` (SVG).
+pub fn write_svg(text: &str, path: &Path) -> Result<(), String> {
+    let r: Value =
+        serde_json::from_str(text).map_err(|e| format!("the run report is not JSON: {e}"))?;
+    std::fs::write(path, crate::svg::render(&r))
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    eprintln!("ascend-sim: timeline drawn in {}", path.display());
+    Ok(())
+}
+
+/// `ascend-sim report FILE [--svg OUT]`.
+pub fn from_file(file: &Path, svg: Option<&Path>, json: bool) -> Result<(), String> {
     let text = std::fs::read_to_string(file)
         .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    if let Some(path) = svg {
+        write_svg(&text, path)?;
+    }
     let s = Summary::new(Some(&text), &Run::default())?;
     if json {
         println!("{}", s.json());

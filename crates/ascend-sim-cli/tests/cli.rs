@@ -94,6 +94,20 @@ fn exec_summarises_a_correct_run_and_keeps_the_programs_status() {
     ] {
         assert!(t.contains(part), "{part:?} in {t}");
     }
+    // The timeline picture: lanes, boxes and the arrow of the release.
+    let svg = exe.with_file_name("run.svg");
+    let drawn = cli()
+        .arg("report")
+        .arg(&report)
+        .arg("--svg")
+        .arg(&svg)
+        .output()
+        .unwrap();
+    assert!(drawn.status.success(), "{}", text(&drawn));
+    let picture = std::fs::read_to_string(&svg).unwrap();
+    for part in ["<svg", "stream 1", "AI core 0", "marker-end", "ValueWait"] {
+        assert!(picture.contains(part), "{part:?} in the SVG");
+    }
     // The saved report gives the same summary.
     let again = cli().arg("report").arg(&report).output().unwrap();
     assert!(again.status.success());
