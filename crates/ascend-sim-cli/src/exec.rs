@@ -31,7 +31,7 @@ const RUN_FAILED: u8 = 3;
 /// `deps/` beside the binary on every build of this crate (the copy one folder up is only
 /// refreshed by building the library itself, so it comes second). `ASCEND_SIM_LIB_DIR`
 /// overrides both.
-fn library_dir() -> Result<PathBuf, String> {
+pub fn library_dir() -> Result<PathBuf, String> {
     if let Some(dir) = std::env::var_os("ASCEND_SIM_LIB_DIR") {
         let dir = PathBuf::from(dir);
         return if dir.join("libascendcl.so").is_file() {

@@ -6,6 +6,7 @@
 //! - `ascend-sim report <report.json>` prints the same summary from a saved run report;
 //! - `ascend-sim models` lists the simulated SoCs and what each supports.
 
+mod examples;
 mod exec;
 mod models;
 mod summary;
@@ -94,6 +95,60 @@ enum Command {
     },
     /// List the simulated SoCs, their products and which of the eight operations each supports.
     Models,
+    /// Build and run one of the C examples through `exec` (`--list` lists them).
+    Example {
+        /// The example (see `--list`).
+        name: Option<String>,
+        /// List the examples.
+        #[arg(long)]
+        list: bool,
+        /// Run it on another SoC than its own.
+        #[arg(long)]
+        soc: Option<String>,
+        /// Draw the timeline as an SVG picture.
+        #[arg(long)]
+        svg: Option<PathBuf>,
+        /// Write the run report (JSON) here.
+        #[arg(long)]
+        report: Option<PathBuf>,
+        /// Print the summary as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Arguments for the example instead of its own.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+}
+
+/// Builds the example and runs it through `exec`.
+fn run_example(
+    name: &str,
+    soc: Option<String>,
+    svg: Option<PathBuf>,
+    report: Option<PathBuf>,
+    json: bool,
+    args: Vec<String>,
+) -> Result<u8, String> {
+    let example = examples::find(name)?;
+    let exe = examples::build(example, &exec::library_dir()?)?;
+    let mut program = vec![exe.display().to_string()];
+    if args.is_empty() {
+        program.extend(example.args.iter().map(|a| a.to_string()));
+    } else {
+        program.extend(args);
+    }
+    exec::run(exec::Options {
+        soc: soc.unwrap_or_else(|| example.soc.to_string()),
+        hazards: "record",
+        on_stall: "error",
+        watchdog_ms: 500,
+        report,
+        trace: None,
+        svg,
+        json,
+        quiet: false,
+        program,
+    })
 }
 
 fn main() -> ExitCode {
@@ -136,6 +191,21 @@ fn main() -> ExitCode {
             print!("{}", models::table());
             Ok(0)
         }
+        Command::Example {
+            name,
+            list,
+            soc,
+            svg,
+            report,
+            json,
+            args,
+        } => match (name, list) {
+            (None, _) | (_, true) => {
+                print!("{}", examples::list());
+                Ok(0)
+            }
+            (Some(name), false) => run_example(&name, soc, svg, report, json, args),
+        },
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -156,3 +156,38 @@ fn exec_says_a_crash_and_ends_with_its_signal() {
     assert_eq!(out.status.code(), Some(128 + 6), "{t}");
     assert!(t.contains("a crash") && t.contains("no run report"), "{t}");
 }
+
+#[test]
+fn every_example_runs_by_name_and_the_deadlock_ends_with_the_watchdog() {
+    if Command::new("cc").arg("--version").output().is_err() {
+        println!("SKIPPED: no C compiler to build the examples");
+        return;
+    }
+    let list = cli().args(["example", "--list"]).output().unwrap();
+    let names: Vec<String> = String::from_utf8_lossy(&list.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .collect();
+    assert!(names.len() >= 5, "{names:?}");
+    for name in &names {
+        let out = cli().args(["example", name]).output().unwrap();
+        let t = text(&out);
+        assert!(t.contains("== ascend-sim summary"), "{name}: {t}");
+        if name == "deadlock" {
+            assert_eq!(out.status.code(), Some(3), "{name}: {t}");
+            assert!(t.contains("the watchdog said"), "{name}: {t}");
+        } else {
+            assert!(out.status.success(), "{name}: {t}");
+        }
+    }
+    let svg =
+        std::env::temp_dir().join(format!("ascend-sim-two-thread-{}.svg", std::process::id()));
+    let out = cli()
+        .args(["example", "two_thread_wait_write", "--svg"])
+        .arg(&svg)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let picture = std::fs::read_to_string(&svg).unwrap();
+    assert!(picture.contains("ValueWait") && picture.contains("marker-end"));
+}
