@@ -19,67 +19,54 @@ fn quiet() -> SimConfig {
     }
 }
 
+/// The argument as a number of stream pairs (at least 1).
+fn rounds_or_pairs(arg: Option<&String>) -> u64 {
+    arg.and_then(|r| r.parse().ok()).unwrap_or(1).max(1)
+}
+
+/// `pairs` pairs of streams on the simulator directly, each pair ping-ponging `rounds` times on
+/// its own two words, the pairs' tasks interleaved (4 × pairs × rounds tasks), the device
+/// synchronized every `sync_every` rounds.
+fn sim_rounds(pairs: u64, rounds: u64, sync_every: u64) {
+    let sim = Sim::new(ChipProfile::builtin("Ascend910B1").unwrap(), quiet());
+    let words = sim.malloc(0, 16 * pairs).unwrap();
+    let streams: Vec<_> = (0..2 * pairs)
+        .map(|_| sim.create_stream(0, 0, false).unwrap())
+        .collect();
+    for k in 1..=rounds {
+        for p in 0..pairs as usize {
+            let (a, b) = (streams[2 * p], streams[2 * p + 1]);
+            let x = words + 16 * p as u64;
+            let y = x + 8;
+            let wait = |addr| Task::ValueWait {
+                addr,
+                value: k,
+                mode: WaitMode::Geq,
+            };
+            sim.submit(a, wait(x)).unwrap();
+            sim.submit(a, Task::ValueWrite { addr: y, value: k })
+                .unwrap();
+            sim.submit(b, Task::ValueWrite { addr: x, value: k })
+                .unwrap();
+            sim.submit(b, wait(y)).unwrap();
+        }
+        if k % sync_every == 0 {
+            sim.synchronize_device(0, None).unwrap();
+        }
+    }
+    sim.synchronize_device(0, None).unwrap();
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let mode = args.get(1).map_or("sim", String::as_str);
     let rounds: u64 = args.get(2).and_then(|r| r.parse().ok()).unwrap_or(100_000);
     match mode {
-        "sim" => {
-            let sim = Sim::new(ChipProfile::builtin("Ascend910B1").unwrap(), quiet());
-            let x = sim.malloc(0, 64).unwrap();
-            let y = x + 8;
-            let a = sim.create_stream(0, 0, false).unwrap();
-            let b = sim.create_stream(0, 0, false).unwrap();
-            for k in 1..=rounds {
-                let wait = |addr| Task::ValueWait {
-                    addr,
-                    value: k,
-                    mode: WaitMode::Geq,
-                };
-                sim.submit(a, wait(x)).unwrap();
-                sim.submit(a, Task::ValueWrite { addr: y, value: k })
-                    .unwrap();
-                sim.submit(b, Task::ValueWrite { addr: x, value: k })
-                    .unwrap();
-                sim.submit(b, wait(y)).unwrap();
-                if k % 256 == 0 {
-                    sim.synchronize_device(0, None).unwrap();
-                }
-            }
-            sim.synchronize_device(0, None).unwrap();
-        }
+        "sim" => sim_rounds(1, rounds, 256),
+        // `wide PAIRS ROUNDS`: PAIRS pairs of streams side by side.
         "wide" => {
-            // `wide PAIRS ROUNDS`: PAIRS pairs of streams, each pair ping-ponging on its own
-            // words, the pairs' tasks interleaved; 4 × PAIRS × ROUNDS tasks in all.
-            let pairs = rounds.max(1);
             let rounds: u64 = args.get(3).and_then(|r| r.parse().ok()).unwrap_or(1_000);
-            let sim = Sim::new(ChipProfile::builtin("Ascend910B1").unwrap(), quiet());
-            let words = sim.malloc(0, 16 * pairs).unwrap();
-            let streams: Vec<_> = (0..2 * pairs)
-                .map(|_| sim.create_stream(0, 0, false).unwrap())
-                .collect();
-            for k in 1..=rounds {
-                for p in 0..pairs as usize {
-                    let (a, b) = (streams[2 * p], streams[2 * p + 1]);
-                    let x = words + 16 * p as u64;
-                    let y = x + 8;
-                    let wait = |addr| Task::ValueWait {
-                        addr,
-                        value: k,
-                        mode: WaitMode::Geq,
-                    };
-                    sim.submit(a, wait(x)).unwrap();
-                    sim.submit(a, Task::ValueWrite { addr: y, value: k })
-                        .unwrap();
-                    sim.submit(b, Task::ValueWrite { addr: x, value: k })
-                        .unwrap();
-                    sim.submit(b, wait(y)).unwrap();
-                }
-                if k % 64 == 0 {
-                    sim.synchronize_device(0, None).unwrap();
-                }
-            }
-            sim.synchronize_device(0, None).unwrap();
+            sim_rounds(rounds_or_pairs(args.get(2)), rounds, 64)
         }
         "api" | "null" => {
             // `null`: the same calls through the front end over the do-nothing backend.
