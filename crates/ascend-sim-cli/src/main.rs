@@ -137,7 +137,7 @@ fn run_example(
     } else {
         program.extend(args);
     }
-    exec::run(exec::Options {
+    let ran = exec::run(exec::Options {
         soc: soc.unwrap_or_else(|| example.soc.to_string()),
         hazards: "record",
         on_stall: "error",
@@ -148,7 +148,12 @@ fn run_example(
         json,
         quiet: false,
         program,
-    })
+    });
+    // The compiled example and its sources go with the run.
+    if let Some(dir) = exe.parent() {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    ran
 }
 
 fn main() -> ExitCode {
