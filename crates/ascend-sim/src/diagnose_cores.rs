@@ -3,6 +3,7 @@
 //! its word that sits dirty in a data cache or that a `dci` dropped.
 
 use crate::engine::Engine;
+use crate::kernel::word_of;
 
 impl Engine {
     /// The blocks of kernel task `run` that are running, one line each.
@@ -48,7 +49,7 @@ impl Engine {
             return format!("; it polls {addr:#x}, not cached now");
         };
         let off = ((addr - line) & !7) as usize;
-        let cached = u64::from_le_bytes(std::array::from_fn(|k| l.data[off + k]));
+        let cached = word_of(&l.data, off);
         let Ok((memory, _)) = self.mem.read_u64(addr & !7) else {
             return String::new();
         };
@@ -76,7 +77,7 @@ impl Engine {
                 if !l.stored[off..off + 8].iter().any(|&b| b) {
                     continue;
                 }
-                let value = u64::from_le_bytes(std::array::from_fn(|k| l.data[off + k]));
+                let value = word_of(&l.data, off);
                 let by = l
                     .last_store
                     .map(|(_, _, _, w)| format!(" by {}", self.writer_text(&w)))

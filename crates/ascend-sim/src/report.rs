@@ -243,11 +243,12 @@ impl ReportData {
         if seen < HAZARDS_LOGGED {
             self.log_hazard(&hazard);
         }
-        if self.hazards.len() < HAZARD_SAMPLES {
-            self.hazards.push(hazard);
-        } else {
-            self.hazards_dropped += 1;
-        }
+        keep(
+            &mut self.hazards,
+            &mut self.hazards_dropped,
+            HAZARD_SAMPLES,
+            || hazard,
+        );
     }
 
     fn log_hazard(&self, hazard: &Hazard) {
@@ -263,11 +264,12 @@ impl ReportData {
 
     /// Records what a CMO task did.
     pub fn note_cmo(&mut self, record: CmoRecord) {
-        if self.cmos.len() < HAZARD_SAMPLES {
-            self.cmos.push(record);
-        } else {
-            self.cmos_dropped += 1;
-        }
+        keep(
+            &mut self.cmos,
+            &mut self.cmos_dropped,
+            HAZARD_SAMPLES,
+            || record,
+        );
     }
 
     /// Counts a read of never-written memory.
@@ -286,31 +288,53 @@ impl ReportData {
 
     /// Adds a fault unless the list holds `limit` already.
     pub fn push_fault(&mut self, fault: String, limit: usize) {
-        if self.faults.len() < limit {
-            self.faults.push(fault);
-        } else {
-            self.faults_dropped += 1;
-        }
+        keep(&mut self.faults, &mut self.faults_dropped, limit, || fault);
     }
 
     /// Keeps the figures of a stream being destroyed, unless `limit` are kept already.
     pub fn keep_destroyed_stream(&mut self, id: u64, s: &crate::stream::Stream, limit: usize) {
-        if self.destroyed_streams.len() < limit {
+        let list = &mut self.destroyed_streams;
+        keep(list, &mut self.destroyed_streams_dropped, limit, || {
             let mut r = StreamReport::of(id, s);
             r.destroyed = true;
-            self.destroyed_streams.push(r);
-        } else {
-            self.destroyed_streams_dropped += 1;
-        }
+            r
+        });
     }
 
     /// Adds a span unless the timeline holds `limit` already.
     pub fn push_span(&mut self, span: Span, limit: usize) {
-        if self.timeline.len() < limit {
-            self.timeline.push(span);
-        } else {
-            self.timeline_dropped += 1;
-        }
+        keep(
+            &mut self.timeline,
+            &mut self.timeline_dropped,
+            limit,
+            || span,
+        );
+    }
+
+    /// Adds a barrier counter sample unless `limit` are kept already.
+    pub fn note_barrier(&mut self, sample: BarrierSample, limit: usize) {
+        keep(
+            &mut self.barriers,
+            &mut self.barriers_dropped,
+            limit,
+            || sample,
+        );
+    }
+
+    /// Adds a kernel block that ended unless `limit` are kept already.
+    pub fn note_kernel_block(&mut self, record: KernelBlockRecord, limit: usize) {
+        let dropped = &mut self.kernel_blocks_dropped;
+        keep(&mut self.kernel_blocks, dropped, limit, || record);
+    }
+}
+
+/// Adds what `make` builds to `list` unless it holds `limit` entries already, else counts it in
+/// `dropped`: every bounded list of the report.
+fn keep<T>(list: &mut Vec<T>, dropped: &mut u64, limit: usize, make: impl FnOnce() -> T) {
+    if list.len() < limit {
+        list.push(make());
+    } else {
+        *dropped += 1;
     }
 }
 

@@ -384,10 +384,6 @@ impl Engine {
             at_ns: self.now,
             outstanding: count,
         };
-        if self.report.barriers.len() < limit {
-            self.report.barriers.push(sample);
-        } else {
-            self.report.barriers_dropped += 1;
-        }
+        self.report.note_barrier(sample, limit);
     }
 }

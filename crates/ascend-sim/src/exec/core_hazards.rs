@@ -13,18 +13,10 @@
 //! Each is said once per line and fill (a poll loop does not repeat it).
 
 use crate::engine::Engine;
-use crate::kernel::DLine;
+use crate::kernel::{word_of, DLine};
 use crate::memory::{Image, Writer};
 use crate::report::WriterName;
 use crate::types::HazardKind;
-
-/// The little-endian 8-byte word of `bytes` holding offset `i`.
-fn word_of(bytes: &[u8], i: usize) -> u64 {
-    let base = i & !7;
-    u64::from_le_bytes(std::array::from_fn(|k| {
-        bytes.get(base + k).copied().unwrap_or(0)
-    }))
-}
 
 impl Engine {
     /// A writer with its kernel's name when it is a kernel block (formatted when said).

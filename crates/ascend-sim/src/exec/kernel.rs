@@ -427,11 +427,11 @@ impl Engine {
         let written: Box<[bool]> = (0..l.data.len() / 8)
             .map(|w| memory.written(w * 8) || l.stored[w * 8..w * 8 + 8].iter().any(|&b| b))
             .collect();
+        let DLine { data, stored, .. } = l;
         let image = Image::Data {
-            bytes: l.data.clone().into_boxed_slice(),
+            bytes: data.clone().into_boxed_slice(),
             written,
         };
-        let stored = l.stored;
         let (_, f) = self.agent_access(L2Agent::AiCore, &[], &[(line, lb)], by, |m| {
             m.restore(line, lb, &image);
             // The words the core stored are its own writes: record it as their writer.
@@ -445,7 +445,7 @@ impl Engine {
                 while i < stored.len() && stored[i] {
                     i += 1;
                 }
-                let _ = m.write(line + start as u64, &image_bytes(&image)[start..i], by);
+                let _ = m.write(line + start as u64, &data[start..i], by);
             }
         });
         self.on_mem_write(line, lb);
@@ -590,11 +590,8 @@ impl Engine {
                 .map(|w| self.writer_text(&w)),
             fault,
         };
-        if self.report.kernel_blocks.len() < self.config.max_timeline_entries {
-            self.report.kernel_blocks.push(record);
-        } else {
-            self.report.kernel_blocks_dropped += 1;
-        }
+        let limit = self.config.max_timeline_entries;
+        self.report.note_kernel_block(record, limit);
     }
 
     /// Completes kernel task `run` once no block is left to start or running.
@@ -631,14 +628,6 @@ impl Engine {
         for dev in 0..self.cores.len() {
             self.place_blocks(dev);
         }
-    }
-}
-
-/// The bytes of an image built from a buffer.
-fn image_bytes(image: &Image) -> &[u8] {
-    match image {
-        Image::Data { bytes, .. } => bytes,
-        Image::Uniform { .. } => &[],
     }
 }
 

@@ -111,6 +111,29 @@ impl Sim {
         (g, r)
     }
 
+    /// The watchdog's grace ran out: under `on_stall = error` the waiting call ends with the
+    /// diagnosis (returned); under `wait` it is said once (`logged`) and the wait goes on.
+    fn watchdog_speaks(
+        &self,
+        logged: &mut bool,
+        diagnose: impl FnOnce() -> Diagnosis,
+    ) -> Option<SimError> {
+        match self.config.on_stall {
+            OnStall::Error => {
+                let d = diagnose();
+                tracing::warn!("watchdog: {}", d.text);
+                Some(SimError::Stalled(Box::new(d)))
+            }
+            OnStall::Wait => {
+                if !*logged {
+                    *logged = true;
+                    speak_up(&diagnose().text);
+                }
+                None
+            }
+        }
+    }
+
     /// The loop of [`Sim::block_until`]. The host wait is recorded (in `record`) only once the
     /// device has stalled, so that the watchdog can name it; a wait that never stalls costs
     /// nothing.
@@ -164,18 +187,8 @@ impl Sim {
                 // Wall time only: a timeout is simulated time, which runs on meanwhile.
                 let since = *spinning.get_or_insert_with(|| clock.elapsed());
                 if clock.elapsed().saturating_sub(since) >= grace {
-                    let d = spin_diagnosis(&g);
-                    match self.config.on_stall {
-                        OnStall::Error => {
-                            tracing::warn!("watchdog: {}", d.text);
-                            return (g, Err(SimError::Stalled(Box::new(d))));
-                        }
-                        OnStall::Wait => {
-                            if !logged {
-                                logged = true;
-                                speak_up(&d.text);
-                            }
-                        }
+                    if let Some(e) = self.watchdog_speaks(&mut logged, || spin_diagnosis(&g)) {
+                        return (g, Err(e));
                     }
                 }
                 continue;
@@ -204,20 +217,10 @@ impl Sim {
                     g.run_until(dl);
                     return (g, Err(SimError::Timeout(ms)));
                 }
-                match self.config.on_stall {
-                    OnStall::Error => {
-                        let d = stall_diagnosis(&g);
-                        tracing::warn!("watchdog: {}", d.text);
-                        return (g, Err(SimError::Stalled(Box::new(d))));
-                    }
-                    OnStall::Wait => {
-                        if !logged {
-                            logged = true;
-                            speak_up(&stall_diagnosis(&g).text);
-                        }
-                        sleep = Duration::from_millis(200);
-                    }
+                if let Some(e) = self.watchdog_speaks(&mut logged, || stall_diagnosis(&g)) {
+                    return (g, Err(e));
                 }
+                sleep = Duration::from_millis(200);
             }
             g = timed_wait(
                 &self.engine,

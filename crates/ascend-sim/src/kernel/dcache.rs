@@ -9,6 +9,14 @@ use rustc_hash::FxHashMap as HashMap;
 
 use crate::memory::Writer;
 
+/// The little-endian 8-byte word of `bytes` holding offset `i` (bytes past the end read 0).
+pub fn word_of(bytes: &[u8], i: usize) -> u64 {
+    let base = i & !7;
+    u64::from_le_bytes(std::array::from_fn(|k| {
+        bytes.get(base + k).copied().unwrap_or(0)
+    }))
+}
+
 /// One resident line.
 #[derive(Debug, Clone)]
 pub struct DLine {

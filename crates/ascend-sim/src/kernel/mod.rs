@@ -7,7 +7,7 @@ mod block;
 mod dcache;
 
 pub use block::{in_kernel, BlockHandle, Reply, Request};
-pub use dcache::{DCache, DLine};
+pub use dcache::{word_of, DCache, DLine};
 
 use ascend_types::Kernel;
 
