@@ -315,11 +315,12 @@ fn run(data: &[u8]) {
         *h = (i * 7) as u8;
     }
     let mut steps = 0;
-    // SAFETY: (whole loop) every pointer passed is NULL, a value the runtime gave out, a
-    // garbage handle/address value the API validates without dereferencing, or points into
-    // `host` or a local of this frame with the length passed (or a length over `isize::MAX`,
-    // which the front end refuses before it makes a slice), or is in the device window (which
-    // the front end never dereferences).
+    // Every pointer passed below is NULL, a value the runtime gave out, a garbage
+    // handle/address value the API validates without dereferencing, or points into `host` or
+    // a local of this frame with the length passed (or a length over `isize::MAX`, which the
+    // front end refuses before it makes a slice), or is in the device window (which the front
+    // end never dereferences).
+    // SAFETY: (whole loop) the pointer contract just stated holds for every call.
     unsafe {
         aclrtSetDevice(0);
         while !b.0.is_empty() && steps < 64 {
