@@ -63,10 +63,13 @@ fn main() {
     let rounds: u64 = args.get(2).and_then(|r| r.parse().ok()).unwrap_or(100_000);
     match mode {
         "sim" => sim_rounds(1, rounds, 256),
-        // `wide PAIRS ROUNDS`: PAIRS pairs of streams side by side.
+        // `wide PAIRS ROUNDS`: PAIRS pairs of streams side by side, synchronized often enough
+        // that about 1,024 tasks are in flight whatever the number of streams (at least one
+        // round's worth), so that only the number of streams changes.
         "wide" => {
             let rounds: u64 = args.get(3).and_then(|r| r.parse().ok()).unwrap_or(1_000);
-            sim_rounds(rounds_or_pairs(args.get(2)), rounds, 64)
+            let pairs = rounds_or_pairs(args.get(2));
+            sim_rounds(pairs, rounds, (256 / pairs).max(1))
         }
         "api" | "null" => {
             // `null`: the same calls through the front end over the do-nothing backend.

@@ -455,3 +455,47 @@ fn a_barrier_wait_on_310b_is_released_exactly_when_the_last_invalid_with_its_id_
         "the trace has the counter track"
     );
 }
+
+#[test]
+fn synchronize_device_waits_for_its_own_streams_only_and_not_for_force_destroyed_ones() {
+    let sim = sim_with(strict);
+    assert!(sim.chip().limits.device_count >= 2, "needs two devices");
+    let a = sim.malloc(0, 64).unwrap();
+    write_u64(&sim, a, 0);
+    let parked = |sim: &Sim, dev: u32| {
+        let s = sim.create_stream(dev, 0, false).unwrap();
+        let wait = Task::ValueWait {
+            addr: a,
+            value: 1,
+            mode: WaitMode::Eq,
+        };
+        sim.submit(s, wait).unwrap();
+        s
+    };
+    // A wait nothing releases, on device 1: device 0's synchronize does not wait for it.
+    let other = parked(&sim, 1);
+    let mine: Vec<_> = (0..8)
+        .map(|_| sim.create_stream(0, 0, false).unwrap())
+        .collect();
+    for (i, s) in mine.iter().enumerate() {
+        let write = Task::ValueWrite {
+            addr: a + 8 + 8 * (i as u64 % 4),
+            value: 7,
+        };
+        sim.submit(*s, write).unwrap();
+    }
+    sim.synchronize_device(0, None).unwrap();
+    assert!(mine.iter().all(|s| sim.stream_idle(*s).unwrap()));
+    // A parked stream on device 0 keeps it busy until it is destroyed by force.
+    let stuck = parked(&sim, 0);
+    assert!(matches!(
+        sim.synchronize_device(0, None),
+        Err(SimError::Stalled(_))
+    ));
+    sim.destroy_stream(stuck, true).unwrap();
+    sim.synchronize_device(0, None).unwrap();
+    // Device 1 is still busy with its own parked wait.
+    assert!(!sim.stream_idle(other).unwrap());
+    sim.destroy_stream(other, true).unwrap();
+    sim.synchronize_device(1, None).unwrap();
+}

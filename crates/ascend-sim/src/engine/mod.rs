@@ -166,6 +166,9 @@ pub struct Engine {
     pub barrier_waiters: BTreeSet<u64>,
     /// Copy-engine jobs in flight: task → stream.
     pub copy_owner: BTreeMap<u64, u64>,
+    /// Per device: streams with tasks queued (kept as queues fill and empty, so that a
+    /// device-wide synchronize checks one number after each event, not every stream).
+    busy_streams: Vec<u64>,
     /// Per device: time the task scheduler is free.
     pub sched_free: Vec<u64>,
     /// Per device: scheduler dispatches and busy time.
@@ -251,6 +254,7 @@ impl Engine {
             event_waiters: BTreeMap::new(),
             barrier_waiters: BTreeSet::new(),
             copy_owner: BTreeMap::new(),
+            busy_streams: vec![0; n as usize],
             sched_free: vec![0; n as usize],
             sched_stats: vec![(0, 0); n as usize],
             pools,
@@ -293,6 +297,34 @@ impl Engine {
     /// Ends a record of [`Engine::begin_host_wait`].
     pub fn end_host_wait(&mut self, id: u64) {
         self.host_waits.remove(&id);
+    }
+
+    /// True when no stream of `device` has a task queued.
+    pub fn device_idle(&self, device: u32) -> bool {
+        let idle = self
+            .busy_streams
+            .get(device as usize)
+            .is_none_or(|&n| n == 0);
+        debug_assert_eq!(
+            idle,
+            self.streams
+                .values()
+                .filter(|s| s.device == device)
+                .all(|s| s.idle()),
+            "the busy-stream count of device {device} disagrees with its streams"
+        );
+        idle
+    }
+
+    /// A stream of `device` got its first queued task (`busy`) or its last one left.
+    pub(crate) fn note_stream_busy(&mut self, device: u32, busy: bool) {
+        if let Some(n) = self.busy_streams.get_mut(device as usize) {
+            if busy {
+                *n += 1;
+            } else {
+                *n -= 1;
+            }
+        }
     }
 
     /// True on the STARS v2 (950) generation, which has a separate CMO engine.

@@ -108,6 +108,9 @@ impl Engine {
         let Some(st) = self.streams.remove(&s) else {
             return;
         };
+        if !st.idle() {
+            self.note_stream_busy(st.device, false);
+        }
         let limit = self.config.max_timeline_entries;
         self.report.keep_destroyed_stream(s, &st, limit);
         let head_dispatched = matches!(st.head, Head::CopySetup { .. } | Head::Copying { .. });

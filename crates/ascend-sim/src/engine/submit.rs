@@ -79,6 +79,8 @@ impl Engine {
         st.queue.push_back(task);
         self.progress += 1;
         if st.queue.len() == 1 {
+            let device = st.device;
+            self.note_stream_busy(device, true);
             self.start_head(s);
         }
     }

@@ -281,7 +281,11 @@ impl Engine {
             "task complete"
         );
         let more = !st.queue.is_empty();
+        let device = st.device;
         self.report.push_span(span, limit);
+        if !more {
+            self.note_stream_busy(device, false);
+        }
         self.progress += 1;
         if more {
             self.start_head(s);

@@ -128,12 +128,7 @@ impl Sim {
         let g = self.lock();
         g.check_device(device)?;
         let what = HostWait::SynchronizeDevice(device);
-        let (mut g, r) = self.block_until(g, what, timeout_ms, |e| {
-            e.streams
-                .values()
-                .filter(|s| s.device == device)
-                .all(|s| s.idle())
-        });
+        let (mut g, r) = self.block_until(g, what, timeout_ms, |e| e.device_idle(device));
         let mut fault = None;
         if r.is_ok() {
             for st in g.streams.values_mut().filter(|s| s.device == device) {
