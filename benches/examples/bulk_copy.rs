@@ -1,7 +1,9 @@
 //! Bulk data through the simulator, for whole-process timing (`farm-bench`): `bulk_copy
 //! h2d|d2d|d2h|memset|host MIB` moves MIB mebibytes once through the raw `ascend-rt` API
 //! (`aclrtMemcpy` / `aclrtMemset`), or (`host`) copies as much between two host buffers, the
-//! yardstick.
+//! yardstick. `bulk_copy free MIB` writes MIB mebibytes of varied bytes to device memory,
+//! frees it, and prints the process's resident memory before the write, after it and after
+//! the free (freed device memory goes back to the operating system).
 
 use ascend_rt::raw_types::*;
 use ascend_rt::{MemDst, MemSrc, Runtime};
@@ -49,6 +51,26 @@ fn main() {
             )
             .unwrap();
         }
+        "free" => {
+            let before = resident_mib();
+            let host: Vec<u8> = (0..n).map(|i| (i * 31 % 251) as u8).collect();
+            rt.memcpy(
+                MemDst::Addr(a),
+                n,
+                MemSrc::Host(&host),
+                n,
+                memcpy_kind::HOST_TO_DEVICE,
+            )
+            .unwrap();
+            drop(host);
+            let written = resident_mib();
+            let maps = std::fs::read_to_string("/proc/self/maps").map_or(0, |m| m.lines().count());
+            rt.free(a).unwrap();
+            let freed = resident_mib();
+            println!(
+                "resident MiB: {before} before, {written} with {mib} MiB written ({maps} mappings), {freed} after the free"
+            );
+        }
         "d2h" => {
             rt.memset(a, n, 0x5a, n).unwrap();
             let mut host = vec![0u8; n];
@@ -63,8 +85,18 @@ fn main() {
             std::hint::black_box(&host);
         }
         other => {
-            eprintln!("usage: bulk_copy h2d|d2d|d2h|memset|host MIB (not {other:?})");
+            eprintln!("usage: bulk_copy h2d|d2d|d2h|memset|free|host MIB (not {other:?})");
             std::process::exit(2);
         }
     }
+}
+
+/// The process's resident memory in MiB (Linux; 0 elsewhere).
+fn resident_mib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map_or(0, |kib| kib / 1024)
 }

@@ -10,6 +10,7 @@
 //! a notify or a barrier in `waiters`.
 
 mod agent_access;
+mod event_queue;
 mod registry;
 mod stream_table;
 mod submit;
@@ -19,8 +20,7 @@ mod watchers;
 pub use stream_table::StreamTable;
 pub use watchers::Watchers;
 
-use std::cmp::Reverse;
-use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
 use ascend_chips::{ChipProfile, ChipType};
 
@@ -31,6 +31,7 @@ use crate::memory::Memory;
 use crate::objects::{Event, Instance, Model, Notify};
 use crate::report::ReportData;
 use crate::types::SimConfig;
+use event_queue::EventQueue;
 
 /// The latest simulated time the engine ever reaches (2^62 ns, about 146 years): every
 /// scheduled time and deadline is clamped to it, so that no addition of simulated time can
@@ -44,9 +45,8 @@ pub fn deadline_after(now: u64, ms: u64) -> Option<u64> {
         .filter(|&t| t <= HORIZON_NS)
 }
 
-/// Something scheduled to happen at a simulated time. (Ordered only so that it can sit in the
-/// event heap beside its time and sequence number, which alone decide the order.)
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+/// Something scheduled to happen at a simulated time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ev {
     /// The scheduler finished dispatching a stream's head task.
     Dispatched {
@@ -128,8 +128,7 @@ pub struct Engine {
     pub config: SimConfig,
     /// The one simulated clock (ns).
     pub now: u64,
-    heap: BinaryHeap<Reverse<(u64, u64, Ev)>>,
-    seq: u64,
+    events_due: EventQueue,
     /// Device memory.
     pub mem: Memory,
     /// Each device's L2, in front of its memory.
@@ -223,8 +222,7 @@ impl Engine {
         Engine {
             config,
             now: 0,
-            heap: BinaryHeap::new(),
-            seq: 0,
+            events_due: EventQueue::default(),
             mem,
             desc_blocks: HashMap::new(),
             l2: (0..n)
@@ -337,23 +335,22 @@ impl Engine {
     /// Schedules `ev` at `at` (never before now, never after [`HORIZON_NS`]).
     pub fn schedule(&mut self, at: u64, ev: Ev) {
         let at = at.min(HORIZON_NS).max(self.now);
-        self.seq += 1;
-        self.heap.push(Reverse((at, self.seq, ev)));
+        self.events_due.push(at, ev);
     }
 
     /// Time of the next scheduled event.
     pub fn next_time(&self) -> Option<u64> {
-        self.heap.peek().map(|Reverse((t, _, _))| *t)
+        self.events_due.next_time()
     }
 
     /// True when some event is scheduled.
     pub fn has_pending(&self) -> bool {
-        !self.heap.is_empty()
+        !self.events_due.is_empty()
     }
 
     /// Processes the next event; false when none is scheduled.
     pub fn step(&mut self) -> bool {
-        let Some(Reverse((t, _, ev))) = self.heap.pop() else {
+        let Some((t, ev)) = self.events_due.pop() else {
             return false;
         };
         self.now = self.now.max(t);

@@ -13,6 +13,7 @@
 //! `allocator`, the backing pages in `pages`, the record of last writers in `writers`.
 
 mod allocator;
+mod page_buf;
 mod pages;
 mod writers;
 

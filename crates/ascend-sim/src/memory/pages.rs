@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 
+use super::page_buf::PageBuf;
 use super::ReadInfo;
 
 /// One backing page. A page that a fill covered entirely is held as one byte (no buffer); it
@@ -14,7 +15,7 @@ enum Page {
     /// Every byte is `byte`; every 8-byte word is written (`written`) or none is.
     Uniform { byte: u8, written: bool },
     /// Data plus a bitmap of written 8-byte words.
-    Data { data: Vec<u8>, written: Vec<u64> },
+    Data { data: PageBuf, written: Vec<u64> },
 }
 
 /// What a write stores: bytes, or one byte repeated.
@@ -119,7 +120,7 @@ impl Pages {
     }
 
     /// The page `k` as a buffer (materialising an absent or uniform page).
-    fn data_page(&mut self, k: u64) -> (&mut Vec<u8>, &mut Vec<u64>) {
+    fn data_page(&mut self, k: u64) -> (&mut [u8], &mut Vec<u64>) {
         let pb = self.page_bytes as usize;
         let words = (pb / 8).div_ceil(64);
         let poison = self.poison;
@@ -130,7 +131,7 @@ impl Pages {
         if let Page::Uniform { byte, written } = *page {
             let mask = if written { u64::MAX } else { 0 };
             *page = Page::Data {
-                data: vec![byte; pb],
+                data: PageBuf::filled(pb, byte),
                 written: vec![mask; words],
             };
             self.data_pages += 1;
