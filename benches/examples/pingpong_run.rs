@@ -57,6 +57,49 @@ fn sim_rounds(pairs: u64, rounds: u64, sync_every: u64) {
     sim.synchronize_device(0, None).unwrap();
 }
 
+/// `threads` host threads sharing one simulator, each ping-ponging `rounds` rounds on its own
+/// two streams and words, synchronizing its own streams every 256 rounds.
+fn threads_rounds(threads: u64, rounds: u64) {
+    let sim = std::sync::Arc::new(Sim::new(
+        ChipProfile::builtin("Ascend910B1").unwrap(),
+        quiet(),
+    ));
+    let words = sim.malloc(0, 16 * threads).unwrap();
+    let workers: Vec<_> = (0..threads)
+        .map(|p| {
+            let sim = sim.clone();
+            std::thread::spawn(move || {
+                let a = sim.create_stream(0, 0, false).unwrap();
+                let b = sim.create_stream(0, 0, false).unwrap();
+                let x = words + 16 * p;
+                let y = x + 8;
+                for k in 1..=rounds {
+                    let wait = |addr| Task::ValueWait {
+                        addr,
+                        value: k,
+                        mode: WaitMode::Geq,
+                    };
+                    sim.submit(a, wait(x)).unwrap();
+                    sim.submit(a, Task::ValueWrite { addr: y, value: k })
+                        .unwrap();
+                    sim.submit(b, Task::ValueWrite { addr: x, value: k })
+                        .unwrap();
+                    sim.submit(b, wait(y)).unwrap();
+                    if k % 256 == 0 {
+                        sim.synchronize_stream(a, None).unwrap();
+                        sim.synchronize_stream(b, None).unwrap();
+                    }
+                }
+                sim.synchronize_stream(a, None).unwrap();
+                sim.synchronize_stream(b, None).unwrap();
+            })
+        })
+        .collect();
+    for w in workers {
+        w.join().unwrap();
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let mode = args.get(1).map_or("sim", String::as_str);
@@ -70,6 +113,13 @@ fn main() {
             let rounds: u64 = args.get(3).and_then(|r| r.parse().ok()).unwrap_or(1_000);
             let pairs = rounds_or_pairs(args.get(2));
             sim_rounds(pairs, rounds, (256 / pairs).max(1))
+        }
+        // `threads N ROUNDS`: N host threads, each ping-ponging its own pair of streams on
+        // one shared simulator (aggregate throughput against the number of host threads: time
+        // it in wall seconds).
+        "threads" => {
+            let rounds: u64 = args.get(3).and_then(|r| r.parse().ok()).unwrap_or(100_000);
+            threads_rounds(rounds_or_pairs(args.get(2)), rounds)
         }
         "api" | "null" => {
             // `null`: the same calls through the front end over the do-nothing backend.
@@ -102,7 +152,7 @@ fn main() {
         }
         other => {
             eprintln!(
-                "usage: pingpong_run sim|api|null ROUNDS | wide PAIRS ROUNDS (not {other:?})"
+                "usage: pingpong_run sim|api|null ROUNDS | wide PAIRS ROUNDS | threads N ROUNDS (not {other:?})"
             );
             std::process::exit(2);
         }

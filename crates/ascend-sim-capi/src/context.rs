@@ -14,7 +14,7 @@ use crate::ffi::{aclError, guard, handle_in, out_ref, write_handle};
 /// `context` is NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn aclrtCreateContext(context: *mut *mut c_void, deviceId: i32) -> aclError {
-    guard(|rt| {
+    guard("aclrtCreateContext", |rt| {
         let mut c = RawContext::default();
         rt.create_context((!context.is_null()).then_some(&mut c), deviceId)?;
         // SAFETY: NULL or valid for writes by the caller's contract.
@@ -26,7 +26,9 @@ pub unsafe extern "C" fn aclrtCreateContext(context: *mut *mut c_void, deviceId:
 /// `aclrtDestroyContext(context)`.
 #[no_mangle]
 pub extern "C" fn aclrtDestroyContext(context: *mut c_void) -> aclError {
-    guard(|rt| rt.destroy_context(RawContext(handle_in(context))))
+    guard("aclrtDestroyContext", |rt| {
+        rt.destroy_context(RawContext(handle_in(context)))
+    })
 }
 
 /// `aclrtCtxGetCurrentDefaultStream(&stream)`.
@@ -35,7 +37,7 @@ pub extern "C" fn aclrtDestroyContext(context: *mut c_void) -> aclError {
 /// `stream` is NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn aclrtCtxGetCurrentDefaultStream(stream: *mut *mut c_void) -> aclError {
-    guard(|rt| {
+    guard("aclrtCtxGetCurrentDefaultStream", |rt| {
         let mut s = RawStream::NULL;
         rt.ctx_get_current_default_stream((!stream.is_null()).then_some(&mut s))?;
         // SAFETY: NULL or valid for writes by the caller's contract.
@@ -51,7 +53,9 @@ pub unsafe extern "C" fn aclrtCtxGetCurrentDefaultStream(stream: *mut *mut c_voi
 #[no_mangle]
 pub unsafe extern "C" fn aclrtGetResInCurrentThread(resType: u32, value: *mut u32) -> aclError {
     // SAFETY: NULL or valid for writes by the caller's contract.
-    guard(|rt| rt.get_res_in_current_thread(resType, unsafe { out_ref(value) }))
+    guard("aclrtGetResInCurrentThread", |rt| {
+        rt.get_res_in_current_thread(resType, unsafe { out_ref(value) })
+    })
 }
 
 /// `aclrtGetRunMode(&runMode)`; `runMode` is an `aclrtRunMode` (a C enum, 32 bits).
@@ -61,5 +65,7 @@ pub unsafe extern "C" fn aclrtGetResInCurrentThread(resType: u32, value: *mut u3
 #[no_mangle]
 pub unsafe extern "C" fn aclrtGetRunMode(runMode: *mut u32) -> aclError {
     // SAFETY: NULL or valid for writes by the caller's contract.
-    guard(|rt| rt.get_run_mode(unsafe { out_ref(runMode) }))
+    guard("aclrtGetRunMode", |rt| {
+        rt.get_run_mode(unsafe { out_ref(runMode) })
+    })
 }

@@ -25,13 +25,13 @@ pub unsafe extern "C" fn aclInit(configPath: *const c_char) -> aclError {
                 .into_owned(),
         )
     };
-    guard(|rt| rt.init(path.as_deref()))
+    guard("aclInit", |rt| rt.init(path.as_deref()))
 }
 
 /// `aclFinalize()`: also writes the run report when `ASCEND_SIM_REPORT` is set.
 #[no_mangle]
 pub extern "C" fn aclFinalize() -> aclError {
-    let code = guard(|rt| rt.finalize());
+    let code = guard("aclFinalize", |rt| rt.finalize());
     crate::global::write_report();
     code
 }
@@ -39,19 +39,21 @@ pub extern "C" fn aclFinalize() -> aclError {
 /// `aclrtSetDevice(deviceId)`.
 #[no_mangle]
 pub extern "C" fn aclrtSetDevice(deviceId: i32) -> aclError {
-    guard(|rt| rt.set_device(deviceId))
+    guard("aclrtSetDevice", |rt| rt.set_device(deviceId))
 }
 
 /// `aclrtResetDevice(deviceId)`.
 #[no_mangle]
 pub extern "C" fn aclrtResetDevice(deviceId: i32) -> aclError {
-    guard(|rt| rt.reset_device(deviceId))
+    guard("aclrtResetDevice", |rt| rt.reset_device(deviceId))
 }
 
 /// `aclrtResetDeviceForce(deviceId)`.
 #[no_mangle]
 pub extern "C" fn aclrtResetDeviceForce(deviceId: i32) -> aclError {
-    guard(|rt| rt.reset_device_force(deviceId))
+    guard("aclrtResetDeviceForce", |rt| {
+        rt.reset_device_force(deviceId)
+    })
 }
 
 /// `aclrtGetDevice(&deviceId)`.
@@ -60,7 +62,7 @@ pub extern "C" fn aclrtResetDeviceForce(deviceId: i32) -> aclError {
 /// `deviceId` is NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn aclrtGetDevice(deviceId: *mut i32) -> aclError {
-    guard(|rt| {
+    guard("aclrtGetDevice", |rt| {
         // SAFETY: NULL or valid for writes by the caller's contract.
         let out = unsafe { out_ref(deviceId) };
         rt.get_device(out)
@@ -73,7 +75,7 @@ pub unsafe extern "C" fn aclrtGetDevice(deviceId: *mut i32) -> aclError {
 /// `count` is NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn aclrtGetDeviceCount(count: *mut u32) -> aclError {
-    guard(|rt| {
+    guard("aclrtGetDeviceCount", |rt| {
         // SAFETY: NULL or valid for writes by the caller's contract.
         let out = unsafe { out_ref(count) };
         rt.get_device_count(out)
@@ -83,7 +85,7 @@ pub unsafe extern "C" fn aclrtGetDeviceCount(count: *mut u32) -> aclError {
 /// `aclrtSynchronizeDevice()`.
 #[no_mangle]
 pub extern "C" fn aclrtSynchronizeDevice() -> aclError {
-    guard(|rt| rt.synchronize_device())
+    guard("aclrtSynchronizeDevice", |rt| rt.synchronize_device())
 }
 
 /// `aclrtGetCurrentContext(&context)`.
@@ -92,7 +94,7 @@ pub extern "C" fn aclrtSynchronizeDevice() -> aclError {
 /// `context` is NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn aclrtGetCurrentContext(context: *mut *mut c_void) -> aclError {
-    guard(|rt| {
+    guard("aclrtGetCurrentContext", |rt| {
         let mut c = RawContext::default();
         rt.get_current_context((!context.is_null()).then_some(&mut c))?;
         // SAFETY: NULL or valid for writes by the caller's contract.
@@ -104,7 +106,9 @@ pub unsafe extern "C" fn aclrtGetCurrentContext(context: *mut *mut c_void) -> ac
 /// `aclrtSetCurrentContext(context)`.
 #[no_mangle]
 pub extern "C" fn aclrtSetCurrentContext(context: *mut c_void) -> aclError {
-    guard(|rt| rt.set_current_context(RawContext(handle_in(context))))
+    guard("aclrtSetCurrentContext", |rt| {
+        rt.set_current_context(RawContext(handle_in(context)))
+    })
 }
 
 /// `aclrtGetSocName()`: the simulated SoC's name, or NULL if the simulator could not start.

@@ -10,9 +10,12 @@ use ascend_rt::CannPackageVersion;
 use crate::ffi::{aclError, guard, out_ref};
 
 /// Runs a query that returns a code rather than a status (the last-error calls).
-fn code_query(body: impl FnOnce(&ascend_rt::Runtime) -> ascend_rt::AclResult<i32>) -> aclError {
+fn code_query(
+    api: &'static str,
+    body: impl FnOnce(&ascend_rt::Runtime) -> ascend_rt::AclResult<i32>,
+) -> aclError {
     let mut value = 0;
-    let status = guard(|rt| {
+    let status = guard(api, |rt| {
         value = body(rt)?;
         Ok(())
     });
@@ -26,13 +29,13 @@ fn code_query(body: impl FnOnce(&ascend_rt::Runtime) -> ascend_rt::AclResult<i32
 /// `aclrtGetLastError(level)`: the calling thread's last RT error code, cleared.
 #[no_mangle]
 pub extern "C" fn aclrtGetLastError(level: u32) -> aclError {
-    code_query(|rt| rt.get_last_error(level))
+    code_query("aclrtGetLastError", |rt| rt.get_last_error(level))
 }
 
 /// `aclrtPeekAtLastError(level)`: the calling thread's last RT error code, kept.
 #[no_mangle]
 pub extern "C" fn aclrtPeekAtLastError(level: u32) -> aclError {
-    code_query(|rt| rt.peek_at_last_error(level))
+    code_query("aclrtPeekAtLastError", |rt| rt.peek_at_last_error(level))
 }
 
 /// The leading fields of `aclrtErrorInfo` and the `aicoreErrType` member of its detail union
@@ -55,7 +58,7 @@ pub unsafe extern "C" fn aclrtGetErrorVerbose(
     deviceId: i32,
     errorInfo: *mut ErrorInfoHead,
 ) -> aclError {
-    guard(|rt| {
+    guard("aclrtGetErrorVerbose", |rt| {
         let mut info = RawErrorInfo::default();
         rt.get_error_verbose(deviceId, (!errorInfo.is_null()).then_some(&mut info))?;
         // SAFETY: non-NULL here (the call above rejects NULL) and writable by the contract.
@@ -81,7 +84,7 @@ pub unsafe extern "C" fn aclrtGetVersion(
     minor: *mut i32,
     patch: *mut i32,
 ) -> aclError {
-    guard(|rt| {
+    guard("aclrtGetVersion", |rt| {
         // SAFETY: each is NULL or valid for writes by the caller's contract.
         let outs = unsafe { (out_ref(major), out_ref(minor), out_ref(patch)) };
         rt.get_version(outs.0, outs.1, outs.2)
@@ -116,7 +119,7 @@ pub unsafe extern "C" fn aclsysGetVersionStr(
     pkgName: *mut c_char,
     versionStr: *mut c_char,
 ) -> aclError {
-    guard(|rt| {
+    guard("aclsysGetVersionStr", |rt| {
         let name = if pkgName.is_null() {
             None
         } else {
@@ -152,7 +155,7 @@ pub struct CannVersionC {
 /// `version` is NULL or points to a writable `aclCANNPackageVersion`.
 #[no_mangle]
 pub unsafe extern "C" fn aclsysGetCANNVersion(name: u32, version: *mut CannVersionC) -> aclError {
-    guard(|rt| {
+    guard("aclsysGetCANNVersion", |rt| {
         let mut v = CannPackageVersion::default();
         rt.sys_get_cann_version(name, (!version.is_null()).then_some(&mut v))?;
         // SAFETY: non-NULL here (rejected above otherwise) and writable by the contract.

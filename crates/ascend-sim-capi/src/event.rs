@@ -21,7 +21,7 @@ fn s(p: *mut c_void) -> RawStream {
 /// `event` is NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn aclrtCreateEvent(event: *mut *mut c_void) -> aclError {
-    guard(|rt| {
+    guard("aclrtCreateEvent", |rt| {
         let mut h = RawEvent::default();
         rt.create_event((!event.is_null()).then_some(&mut h))?;
         // SAFETY: NULL or valid for writes by the caller's contract.
@@ -33,31 +33,37 @@ pub unsafe extern "C" fn aclrtCreateEvent(event: *mut *mut c_void) -> aclError {
 /// `aclrtRecordEvent(event, stream)`.
 #[no_mangle]
 pub extern "C" fn aclrtRecordEvent(event: *mut c_void, stream: *mut c_void) -> aclError {
-    guard(|rt| rt.record_event(e(event), s(stream)))
+    guard("aclrtRecordEvent", |rt| {
+        rt.record_event(e(event), s(stream))
+    })
 }
 
 /// `aclrtResetEvent(event, stream)`.
 #[no_mangle]
 pub extern "C" fn aclrtResetEvent(event: *mut c_void, stream: *mut c_void) -> aclError {
-    guard(|rt| rt.reset_event(e(event), s(stream)))
+    guard("aclrtResetEvent", |rt| rt.reset_event(e(event), s(stream)))
 }
 
 /// `aclrtStreamWaitEvent(stream, event)`.
 #[no_mangle]
 pub extern "C" fn aclrtStreamWaitEvent(stream: *mut c_void, event: *mut c_void) -> aclError {
-    guard(|rt| rt.stream_wait_event(s(stream), e(event)))
+    guard("aclrtStreamWaitEvent", |rt| {
+        rt.stream_wait_event(s(stream), e(event))
+    })
 }
 
 /// `aclrtSynchronizeEvent(event)`.
 #[no_mangle]
 pub extern "C" fn aclrtSynchronizeEvent(event: *mut c_void) -> aclError {
-    guard(|rt| rt.synchronize_event(e(event)))
+    guard("aclrtSynchronizeEvent", |rt| rt.synchronize_event(e(event)))
 }
 
 /// `aclrtSynchronizeEventWithTimeout(event, timeout)`.
 #[no_mangle]
 pub extern "C" fn aclrtSynchronizeEventWithTimeout(event: *mut c_void, timeout: i32) -> aclError {
-    guard(|rt| rt.synchronize_event_with_timeout(e(event), timeout))
+    guard("aclrtSynchronizeEventWithTimeout", |rt| {
+        rt.synchronize_event_with_timeout(e(event), timeout)
+    })
 }
 
 /// `aclrtQueryEventStatus(event, &status)`; `status` is an `aclrtEventRecordedStatus`.
@@ -66,7 +72,7 @@ pub extern "C" fn aclrtSynchronizeEventWithTimeout(event: *mut c_void, timeout: 
 /// `status` is NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn aclrtQueryEventStatus(event: *mut c_void, status: *mut u32) -> aclError {
-    guard(|rt| {
+    guard("aclrtQueryEventStatus", |rt| {
         // SAFETY: NULL or valid for writes by the caller's contract.
         rt.query_event_status(e(event), unsafe { out_ref(status) })
     })
@@ -82,7 +88,7 @@ pub unsafe extern "C" fn aclrtEventElapsedTime(
     start: *mut c_void,
     end: *mut c_void,
 ) -> aclError {
-    guard(|rt| {
+    guard("aclrtEventElapsedTime", |rt| {
         // SAFETY: NULL or valid for writes by the caller's contract.
         rt.event_elapsed_time(unsafe { out_ref(ms) }, e(start), e(end))
     })
@@ -91,5 +97,5 @@ pub unsafe extern "C" fn aclrtEventElapsedTime(
 /// `aclrtDestroyEvent(event)`.
 #[no_mangle]
 pub extern "C" fn aclrtDestroyEvent(event: *mut c_void) -> aclError {
-    guard(|rt| rt.destroy_event(e(event)))
+    guard("aclrtDestroyEvent", |rt| rt.destroy_event(e(event)))
 }

@@ -14,7 +14,7 @@ use crate::ffi::{aclError, guard, handle_in, out_ref, write_handle};
 /// `event` is NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn aclrtCreateEventWithFlag(event: *mut *mut c_void, flag: u32) -> aclError {
-    guard(|rt| {
+    guard("aclrtCreateEventWithFlag", |rt| {
         let mut h = RawEvent::default();
         rt.create_event_with_flag((!event.is_null()).then_some(&mut h), flag)?;
         // SAFETY: NULL or valid for writes by the caller's contract.
@@ -32,7 +32,7 @@ pub unsafe extern "C" fn aclrtCreateEventExWithFlag(
     event: *mut *mut c_void,
     flag: u32,
 ) -> aclError {
-    guard(|rt| {
+    guard("aclrtCreateEventExWithFlag", |rt| {
         let mut h = RawEvent::default();
         rt.create_event_ex_with_flag((!event.is_null()).then_some(&mut h), flag)?;
         // SAFETY: NULL or valid for writes by the caller's contract.
@@ -51,7 +51,9 @@ pub unsafe extern "C" fn aclrtEventGetTimestamp(
     timestamp: *mut u64,
 ) -> aclError {
     // SAFETY: NULL or valid for writes by the caller's contract.
-    guard(|rt| rt.event_get_timestamp(RawEvent(handle_in(event)), unsafe { out_ref(timestamp) }))
+    guard("aclrtEventGetTimestamp", |rt| {
+        rt.event_get_timestamp(RawEvent(handle_in(event)), unsafe { out_ref(timestamp) })
+    })
 }
 
 /// `aclrtQueryEvent(event, &status)`; `status` is an `aclrtEventStatus` (a C enum, 32 bits).
@@ -61,5 +63,7 @@ pub unsafe extern "C" fn aclrtEventGetTimestamp(
 #[no_mangle]
 pub unsafe extern "C" fn aclrtQueryEvent(event: *mut c_void, status: *mut u32) -> aclError {
     // SAFETY: NULL or valid for writes by the caller's contract.
-    guard(|rt| rt.query_event(RawEvent(handle_in(event)), unsafe { out_ref(status) }))
+    guard("aclrtQueryEvent", |rt| {
+        rt.query_event(RawEvent(handle_in(event)), unsafe { out_ref(status) })
+    })
 }

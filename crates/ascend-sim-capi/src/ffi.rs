@@ -9,13 +9,17 @@ use ascend_rt::{AclResult, ErrorCode, Runtime};
 #[allow(non_camel_case_types)]
 pub type aclError = i32;
 
-/// Runs an API body: maps `Ok` to 0 and `Err` to its CANN code, and a panic (or a runtime
-/// that could not start) to `ACL_ERROR_INTERNAL_ERROR`.
-pub fn guard(body: impl FnOnce(&Runtime) -> AclResult<()>) -> aclError {
+/// Runs the body of the entry point `api`: maps `Ok` to 0 and `Err` to its CANN code, and a
+/// panic (or a runtime that could not start) to `ACL_ERROR_INTERNAL_ERROR`. Every failure is
+/// counted for the run report ([`crate::api_errors`]).
+pub fn guard(api: &'static str, body: impl FnOnce(&Runtime) -> AclResult<()>) -> aclError {
     let run = || match crate::global::runtime() {
         Ok(rt) => match body(rt) {
             Ok(()) => 0,
-            Err(e) => e.code(),
+            Err(e) => {
+                crate::api_errors::note(api, e.code(), &e.message);
+                e.code()
+            }
         },
         Err(e) => {
             tracing::error!("the simulator could not start: {e}");
@@ -24,7 +28,9 @@ pub fn guard(body: impl FnOnce(&Runtime) -> AclResult<()>) -> aclError {
     };
     catch_unwind(AssertUnwindSafe(run)).unwrap_or_else(|_| {
         tracing::error!("internal panic caught at the C ABI");
-        ErrorCode::InternalError.number()
+        let code = ErrorCode::InternalError.number();
+        crate::api_errors::note(api, code, "internal panic caught at the C ABI");
+        code
     })
 }
 

@@ -61,6 +61,11 @@ pub fn runtime() -> Result<&'static Runtime, &'static str> {
 /// Makes one of the files written at the end: its JSON text, if the backend has it.
 type Output = fn(&Runtime) -> Option<String>;
 
+/// The run report, with the failures the program received.
+fn report_with_api_errors(rt: &Runtime) -> Option<String> {
+    rt.report_json().map(crate::api_errors::add_to_report)
+}
+
 /// Writes the run report to `ASCEND_SIM_REPORT` and the Chrome trace to `ASCEND_SIM_TRACE`
 /// (each only if set), with everything simulated so far. `aclFinalize` releases nothing and a
 /// program may go on after it, so the files are written at every `aclFinalize` and again at
@@ -71,7 +76,7 @@ pub fn write_report() {
         return;
     };
     let outputs: [(&str, &str, Output); 2] = [
-        ("ASCEND_SIM_REPORT", "run report", Runtime::report_json),
+        ("ASCEND_SIM_REPORT", "run report", report_with_api_errors),
         ("ASCEND_SIM_TRACE", "trace", Runtime::trace_json),
     ];
     for (var, what, make) in outputs {

@@ -62,7 +62,7 @@ pub unsafe extern "C" fn aclsimLaunchKernel(
     stream: *mut c_void,
 ) -> aclError {
     const API: &str = "aclsimLaunchKernel";
-    guard(|rt| {
+    guard("aclsimLaunchKernel", |rt| {
         let f = func.ok_or_else(|| invalid(API, "parameter fn must not be NULL".into()))?;
         if blockDim == 0 {
             return Err(invalid(API, "blockDim must be at least 1".into()));

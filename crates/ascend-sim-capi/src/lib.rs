@@ -25,6 +25,7 @@
 //! states what the ACL contract guarantees about the pointer.
 
 mod abi_check;
+mod api_errors;
 mod context;
 mod device;
 mod errors;

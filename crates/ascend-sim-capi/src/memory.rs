@@ -98,7 +98,7 @@ pub unsafe extern "C" fn aclrtMalloc(
     size: usize,
     policy: u32,
 ) -> aclError {
-    guard(|rt| {
+    guard("aclrtMalloc", |rt| {
         let mut a = Addr::NULL;
         rt.malloc((!devPtr.is_null()).then_some(&mut a), size, policy)?;
         // SAFETY: checked non-NULL by the front end above (NULL is rejected); valid for writes.
@@ -110,7 +110,7 @@ pub unsafe extern "C" fn aclrtMalloc(
 /// `aclrtFree(devPtr)`.
 #[no_mangle]
 pub extern "C" fn aclrtFree(devPtr: *mut c_void) -> aclError {
-    guard(|rt| rt.free(addr(devPtr)))
+    guard("aclrtFree", |rt| rt.free(addr(devPtr)))
 }
 
 /// `aclrtMallocHost(&hostPtr, size)`: the memory is ordinary host memory the program may use
@@ -120,7 +120,7 @@ pub extern "C" fn aclrtFree(devPtr: *mut c_void) -> aclError {
 /// `hostPtr` is NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn aclrtMallocHost(hostPtr: *mut *mut c_void, size: usize) -> aclError {
-    guard(|rt| {
+    guard("aclrtMallocHost", |rt| {
         let mut a = Addr::NULL;
         rt.malloc_host((!hostPtr.is_null()).then_some(&mut a), size)?;
         // SAFETY: checked non-NULL by the front end above (NULL is rejected); valid for writes.
@@ -132,7 +132,7 @@ pub unsafe extern "C" fn aclrtMallocHost(hostPtr: *mut *mut c_void, size: usize)
 /// `aclrtFreeHost(hostPtr)`.
 #[no_mangle]
 pub extern "C" fn aclrtFreeHost(hostPtr: *mut c_void) -> aclError {
-    guard(|rt| rt.free_host(addr(hostPtr)))
+    guard("aclrtFreeHost", |rt| rt.free_host(addr(hostPtr)))
 }
 
 /// `aclrtMemcpy(dst, destMax, src, count, kind)`.
@@ -147,7 +147,7 @@ pub unsafe extern "C" fn aclrtMemcpy(
     count: usize,
     kind: u32,
 ) -> aclError {
-    guard(|rt| {
+    guard("aclrtMemcpy", |rt| {
         // SAFETY: the caller's contract on dst and src (see above).
         unsafe {
             with_copy_ends(rt, dst, destMax, src, count, |ends| match ends {
@@ -173,7 +173,7 @@ pub unsafe extern "C" fn aclrtMemcpyAsync(
     kind: u32,
     stream: *mut c_void,
 ) -> aclError {
-    guard(|rt| {
+    guard("aclrtMemcpyAsync", |rt| {
         // SAFETY: the caller's contract on dst and src (see above).
         unsafe {
             let stream = RawStream(handle_in(stream));
@@ -195,7 +195,9 @@ pub extern "C" fn aclrtMemset(
     value: i32,
     count: usize,
 ) -> aclError {
-    guard(|rt| rt.memset(addr(devPtr), maxCount, value, count))
+    guard("aclrtMemset", |rt| {
+        rt.memset(addr(devPtr), maxCount, value, count)
+    })
 }
 
 /// `aclrtMemsetAsync(devPtr, maxCount, value, count, stream)`.
@@ -207,7 +209,7 @@ pub extern "C" fn aclrtMemsetAsync(
     count: usize,
     stream: *mut c_void,
 ) -> aclError {
-    guard(|rt| {
+    guard("aclrtMemsetAsync", |rt| {
         rt.memset_async(
             addr(devPtr),
             maxCount,
@@ -221,11 +223,13 @@ pub extern "C" fn aclrtMemsetAsync(
 /// `aclrtMemFlush(devPtr, size)`.
 #[no_mangle]
 pub extern "C" fn aclrtMemFlush(devPtr: *mut c_void, size: usize) -> aclError {
-    guard(|rt| rt.mem_flush(addr(devPtr), size))
+    guard("aclrtMemFlush", |rt| rt.mem_flush(addr(devPtr), size))
 }
 
 /// `aclrtMemInvalidate(devPtr, size)`.
 #[no_mangle]
 pub extern "C" fn aclrtMemInvalidate(devPtr: *mut c_void, size: usize) -> aclError {
-    guard(|rt| rt.mem_invalidate(addr(devPtr), size))
+    guard("aclrtMemInvalidate", |rt| {
+        rt.mem_invalidate(addr(devPtr), size)
+    })
 }

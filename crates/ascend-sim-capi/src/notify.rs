@@ -18,7 +18,7 @@ fn n(p: *mut c_void) -> RawNotify {
 /// `notify` is NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn aclrtCreateNotify(notify: *mut *mut c_void, flag: u64) -> aclError {
-    guard(|rt| {
+    guard("aclrtCreateNotify", |rt| {
         let mut h = RawNotify::default();
         rt.create_notify((!notify.is_null()).then_some(&mut h), flag)?;
         // SAFETY: NULL or valid for writes by the caller's contract.
@@ -30,13 +30,15 @@ pub unsafe extern "C" fn aclrtCreateNotify(notify: *mut *mut c_void, flag: u64) 
 /// `aclrtDestroyNotify(notify)`.
 #[no_mangle]
 pub extern "C" fn aclrtDestroyNotify(notify: *mut c_void) -> aclError {
-    guard(|rt| rt.destroy_notify(n(notify)))
+    guard("aclrtDestroyNotify", |rt| rt.destroy_notify(n(notify)))
 }
 
 /// `aclrtRecordNotify(notify, stream)`.
 #[no_mangle]
 pub extern "C" fn aclrtRecordNotify(notify: *mut c_void, stream: *mut c_void) -> aclError {
-    guard(|rt| rt.record_notify(n(notify), RawStream(handle_in(stream))))
+    guard("aclrtRecordNotify", |rt| {
+        rt.record_notify(n(notify), RawStream(handle_in(stream)))
+    })
 }
 
 /// `aclrtWaitAndResetNotify(notify, stream, timeout)`; `timeout` in seconds, 0 = forever.
@@ -46,5 +48,7 @@ pub extern "C" fn aclrtWaitAndResetNotify(
     stream: *mut c_void,
     timeout: u32,
 ) -> aclError {
-    guard(|rt| rt.wait_and_reset_notify(n(notify), RawStream(handle_in(stream)), timeout))
+    guard("aclrtWaitAndResetNotify", |rt| {
+        rt.wait_and_reset_notify(n(notify), RawStream(handle_in(stream)), timeout)
+    })
 }

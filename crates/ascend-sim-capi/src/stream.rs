@@ -17,7 +17,7 @@ fn s(p: *mut c_void) -> RawStream {
 /// `stream` is NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn aclrtCreateStream(stream: *mut *mut c_void) -> aclError {
-    guard(|rt| {
+    guard("aclrtCreateStream", |rt| {
         let mut h = RawStream::NULL;
         rt.create_stream((!stream.is_null()).then_some(&mut h))?;
         // SAFETY: NULL or valid for writes by the caller's contract.
@@ -36,7 +36,7 @@ pub unsafe extern "C" fn aclrtCreateStreamWithConfig(
     priority: u32,
     flag: u32,
 ) -> aclError {
-    guard(|rt| {
+    guard("aclrtCreateStreamWithConfig", |rt| {
         let mut h = RawStream::NULL;
         rt.create_stream_with_config((!stream.is_null()).then_some(&mut h), priority, flag)?;
         // SAFETY: NULL or valid for writes by the caller's contract.
@@ -48,25 +48,31 @@ pub unsafe extern "C" fn aclrtCreateStreamWithConfig(
 /// `aclrtDestroyStream(stream)`.
 #[no_mangle]
 pub extern "C" fn aclrtDestroyStream(stream: *mut c_void) -> aclError {
-    guard(|rt| rt.destroy_stream(s(stream)))
+    guard("aclrtDestroyStream", |rt| rt.destroy_stream(s(stream)))
 }
 
 /// `aclrtDestroyStreamForce(stream)`.
 #[no_mangle]
 pub extern "C" fn aclrtDestroyStreamForce(stream: *mut c_void) -> aclError {
-    guard(|rt| rt.destroy_stream_force(s(stream)))
+    guard("aclrtDestroyStreamForce", |rt| {
+        rt.destroy_stream_force(s(stream))
+    })
 }
 
 /// `aclrtSynchronizeStream(stream)`.
 #[no_mangle]
 pub extern "C" fn aclrtSynchronizeStream(stream: *mut c_void) -> aclError {
-    guard(|rt| rt.synchronize_stream(s(stream)))
+    guard("aclrtSynchronizeStream", |rt| {
+        rt.synchronize_stream(s(stream))
+    })
 }
 
 /// `aclrtSynchronizeStreamWithTimeout(stream, timeout)`.
 #[no_mangle]
 pub extern "C" fn aclrtSynchronizeStreamWithTimeout(stream: *mut c_void, timeout: i32) -> aclError {
-    guard(|rt| rt.synchronize_stream_with_timeout(s(stream), timeout))
+    guard("aclrtSynchronizeStreamWithTimeout", |rt| {
+        rt.synchronize_stream_with_timeout(s(stream), timeout)
+    })
 }
 
 /// `aclrtStreamQuery(stream, &status)`; `status` is an `aclrtStreamStatus` (a C enum, 32 bits).
@@ -75,7 +81,7 @@ pub extern "C" fn aclrtSynchronizeStreamWithTimeout(stream: *mut c_void, timeout
 /// `status` is NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn aclrtStreamQuery(stream: *mut c_void, status: *mut u32) -> aclError {
-    guard(|rt| {
+    guard("aclrtStreamQuery", |rt| {
         // SAFETY: NULL or valid for writes by the caller's contract.
         rt.stream_query(s(stream), unsafe { out_ref(status) })
     })

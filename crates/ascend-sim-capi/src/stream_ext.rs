@@ -49,7 +49,7 @@ impl StreamConfigC {
 #[no_mangle]
 pub extern "C" fn aclrtCreateStreamConfigHandle() -> *mut StreamConfigC {
     let mut raw = None;
-    if guard(|rt| {
+    if guard("aclrtCreateStreamConfigHandle", |rt| {
         raw = Some(rt.create_stream_config_handle());
         Ok(())
     }) != 0
@@ -65,7 +65,7 @@ pub extern "C" fn aclrtCreateStreamConfigHandle() -> *mut StreamConfigC {
 /// `handle` is NULL or came from `aclrtCreateStreamConfigHandle` and was not destroyed.
 #[no_mangle]
 pub unsafe extern "C" fn aclrtDestroyStreamConfigHandle(handle: *mut StreamConfigC) -> aclError {
-    guard(|rt| {
+    guard("aclrtDestroyStreamConfigHandle", |rt| {
         // SAFETY: NULL or a live handle of ours by the caller's contract.
         let cfg = unsafe { handle.as_ref() }.map(|h| h.to_raw());
         rt.destroy_stream_config_handle(cfg)?;
@@ -86,7 +86,7 @@ pub unsafe extern "C" fn aclrtSetStreamConfigOpt(
     attrValue: *const c_void,
     valueSize: usize,
 ) -> aclError {
-    guard(|rt| {
+    guard("aclrtSetStreamConfigOpt", |rt| {
         // SAFETY: NULL or readable for `valueSize` bytes by the caller's contract.
         let value = (!attrValue.is_null())
             .then(|| unsafe { std::slice::from_raw_parts(attrValue.cast::<u8>(), valueSize) });
@@ -110,7 +110,7 @@ pub unsafe extern "C" fn aclrtCreateStreamV2(
     stream: *mut *mut c_void,
     handle: *const StreamConfigC,
 ) -> aclError {
-    guard(|rt| {
+    guard("aclrtCreateStreamV2", |rt| {
         // SAFETY: NULL or a live handle of ours by the caller's contract.
         let cfg = unsafe { handle.as_ref() }.map(|h| h.to_raw());
         let mut h = RawStream::NULL;
@@ -131,7 +131,9 @@ pub unsafe extern "C" fn aclrtStreamGetPriority(
     priority: *mut u32,
 ) -> aclError {
     // SAFETY: NULL or valid for writes by the caller's contract.
-    guard(|rt| rt.stream_get_priority(s(stream), unsafe { out_ref(priority) }))
+    guard("aclrtStreamGetPriority", |rt| {
+        rt.stream_get_priority(s(stream), unsafe { out_ref(priority) })
+    })
 }
 
 /// `aclrtStreamGetFlags(stream, &flags)`.
@@ -141,7 +143,9 @@ pub unsafe extern "C" fn aclrtStreamGetPriority(
 #[no_mangle]
 pub unsafe extern "C" fn aclrtStreamGetFlags(stream: *mut c_void, flags: *mut u32) -> aclError {
     // SAFETY: NULL or valid for writes by the caller's contract.
-    guard(|rt| rt.stream_get_flags(s(stream), unsafe { out_ref(flags) }))
+    guard("aclrtStreamGetFlags", |rt| {
+        rt.stream_get_flags(s(stream), unsafe { out_ref(flags) })
+    })
 }
 
 /// `aclrtStreamGetId(stream, &streamId)`.
@@ -151,11 +155,15 @@ pub unsafe extern "C" fn aclrtStreamGetFlags(stream: *mut c_void, flags: *mut u3
 #[no_mangle]
 pub unsafe extern "C" fn aclrtStreamGetId(stream: *mut c_void, streamId: *mut i32) -> aclError {
     // SAFETY: NULL or valid for writes by the caller's contract.
-    guard(|rt| rt.stream_get_id(s(stream), unsafe { out_ref(streamId) }))
+    guard("aclrtStreamGetId", |rt| {
+        rt.stream_get_id(s(stream), unsafe { out_ref(streamId) })
+    })
 }
 
 /// `aclrtSetStreamFailureMode(stream, mode)`.
 #[no_mangle]
 pub extern "C" fn aclrtSetStreamFailureMode(stream: *mut c_void, mode: u64) -> aclError {
-    guard(|rt| rt.set_stream_failure_mode(s(stream), mode))
+    guard("aclrtSetStreamFailureMode", |rt| {
+        rt.set_stream_failure_mode(s(stream), mode)
+    })
 }

@@ -26,7 +26,9 @@ pub extern "C" fn aclrtValueWrite(
     flag: u32,
     stream: *mut c_void,
 ) -> aclError {
-    guard(|rt| rt.value_write(addr(devAddr), value, flag, s(stream)))
+    guard("aclrtValueWrite", |rt| {
+        rt.value_write(addr(devAddr), value, flag, s(stream))
+    })
 }
 
 /// `aclrtValueWait(devAddr, value, flag, stream)`.
@@ -37,7 +39,9 @@ pub extern "C" fn aclrtValueWait(
     flag: u32,
     stream: *mut c_void,
 ) -> aclError {
-    guard(|rt| rt.value_wait(addr(devAddr), value, flag, s(stream)))
+    guard("aclrtValueWait", |rt| {
+        rt.value_wait(addr(devAddr), value, flag, s(stream))
+    })
 }
 
 /// `aclrtCmoAsync(src, size, cmoType, stream)`.
@@ -48,7 +52,9 @@ pub extern "C" fn aclrtCmoAsync(
     cmoType: u32,
     stream: *mut c_void,
 ) -> aclError {
-    guard(|rt| rt.cmo_async(addr(src), size, cmoType, s(stream)))
+    guard("aclrtCmoAsync", |rt| {
+        rt.cmo_async(addr(src), size, cmoType, s(stream))
+    })
 }
 
 /// `aclrtCmoAsyncWithBarrier(src, size, cmoType, barrierId, stream)`.
@@ -60,7 +66,9 @@ pub extern "C" fn aclrtCmoAsyncWithBarrier(
     barrierId: u32,
     stream: *mut c_void,
 ) -> aclError {
-    guard(|rt| rt.cmo_async_with_barrier(addr(src), size, cmoType, barrierId, s(stream)))
+    guard("aclrtCmoAsyncWithBarrier", |rt| {
+        rt.cmo_async_with_barrier(addr(src), size, cmoType, barrierId, s(stream))
+    })
 }
 
 /// `aclrtCmoWaitBarrier(taskInfo, stream, flag)`.
@@ -73,7 +81,7 @@ pub unsafe extern "C" fn aclrtCmoWaitBarrier(
     stream: *mut c_void,
     flag: u32,
 ) -> aclError {
-    guard(|rt| {
+    guard("aclrtCmoWaitBarrier", |rt| {
         // SAFETY: NULL or a valid struct by the caller's contract; only read.
         let info = unsafe { taskInfo.as_ref() }.map(|c| {
             let mut raw = RawBarrierTaskInfo {
@@ -98,7 +106,7 @@ pub unsafe extern "C" fn aclrtCmoWaitBarrier(
 /// `size` is NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn aclrtCmoGetDescSize(size: *mut usize) -> aclError {
-    guard(|rt| {
+    guard("aclrtCmoGetDescSize", |rt| {
         // SAFETY: NULL or valid for writes by the caller's contract.
         rt.cmo_get_desc_size(unsafe { out_ref(size) })
     })
@@ -107,7 +115,9 @@ pub unsafe extern "C" fn aclrtCmoGetDescSize(size: *mut usize) -> aclError {
 /// `aclrtCmoSetDesc(cmoDesc, src, size)`.
 #[no_mangle]
 pub extern "C" fn aclrtCmoSetDesc(cmoDesc: *mut c_void, src: *mut c_void, size: usize) -> aclError {
-    guard(|rt| rt.cmo_set_desc(addr(cmoDesc), addr(src), size))
+    guard("aclrtCmoSetDesc", |rt| {
+        rt.cmo_set_desc(addr(cmoDesc), addr(src), size)
+    })
 }
 
 /// `aclrtCmoAsyncWithDesc(cmoDesc, cmoType, stream, reserve)`.
@@ -118,5 +128,7 @@ pub extern "C" fn aclrtCmoAsyncWithDesc(
     stream: *mut c_void,
     reserve: *const c_void,
 ) -> aclError {
-    guard(|rt| rt.cmo_async_with_desc(addr(cmoDesc), cmoType, s(stream), addr(reserve)))
+    guard("aclrtCmoAsyncWithDesc", |rt| {
+        rt.cmo_async_with_desc(addr(cmoDesc), cmoType, s(stream), addr(reserve))
+    })
 }

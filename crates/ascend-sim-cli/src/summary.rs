@@ -148,6 +148,7 @@ impl Summary {
             .collect();
         out["hazards_dropped"] = json!(u(&r, "hazards_dropped"));
         out["faults"] = r.get("faults").cloned().unwrap_or(json!([]));
+        out["api_errors"] = r.get("api_errors").cloned().unwrap_or(json!([]));
         out["report"] = json!(true);
         Ok(Summary { out })
     }
@@ -265,6 +266,20 @@ impl Summary {
                         u(h, "count"),
                         u(h, "first_at_ns"),
                         s(h, "first")
+                    ));
+                }
+            }
+            let api_errors = list(o, "api_errors");
+            if !api_errors.is_empty() {
+                let total: u64 = api_errors.iter().map(|e| u(e, "count")).sum();
+                t.push_str(&format!("API errors the program received: {total}\n"));
+                for e in api_errors {
+                    t.push_str(&format!(
+                        "  {} returned {} x{} (first: {})\n",
+                        s(e, "call"),
+                        e["code"].as_i64().unwrap_or(0),
+                        u(e, "count"),
+                        s(e, "first")
                     ));
                 }
             }

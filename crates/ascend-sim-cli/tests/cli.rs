@@ -145,6 +145,27 @@ fn exec_ends_a_spinning_kernel_with_the_watchdog_and_a_non_zero_status() {
 }
 
 #[test]
+fn exec_lists_the_api_errors_the_program_received_by_call_and_code() {
+    let src = "#include \"acl/acl.h\"\n\
+               int main(void) {\n\
+                 aclInit(NULL); aclrtSetDevice(0);\n\
+                 void *p = NULL;\n\
+                 aclrtMalloc(&p, 0, ACL_MEM_MALLOC_HUGE_FIRST);\n\
+                 aclrtMalloc(&p, 0, ACL_MEM_MALLOC_HUGE_FIRST);\n\
+                 aclrtFree(NULL);\n\
+                 aclrtResetDevice(0); aclFinalize(); return 0; }\n";
+    let Some(exe) = build_c("bad_calls", src) else {
+        return;
+    };
+    let out = cli().args(["exec", "--"]).arg(&exe).output().unwrap();
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert!(t.contains("API errors the program received: 3"), "{t}");
+    assert!(t.contains("aclrtMalloc returned 100000 x2 (first: "), "{t}");
+    assert!(t.contains("aclrtFree returned 100000 x1"), "{t}");
+}
+
+#[test]
 fn exec_says_a_crash_and_ends_with_its_signal() {
     let src = "#include \"acl/acl.h\"\n#include <stdlib.h>\n\
                int main(void) { aclInit(NULL); aclrtSetDevice(0); abort(); }\n";
