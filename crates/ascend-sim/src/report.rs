@@ -181,6 +181,29 @@ pub struct KernelBlockRecord {
     pub fault: Option<String>,
 }
 
+/// One job of a copy engine or CMO engine, from the moment it took the engine to its end.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EngineJob {
+    /// The device.
+    pub device: u32,
+    /// The engine (`copy` or `cmo`).
+    pub engine: &'static str,
+    /// The task.
+    pub task: u64,
+    /// Its stream.
+    pub stream: u64,
+    /// The task's kind.
+    pub kind: &'static str,
+    /// When it took the engine (its setup began).
+    pub start_ns: u64,
+    /// When its setup ended and it began moving data.
+    pub moving_ns: u64,
+    /// When it ended.
+    pub end_ns: u64,
+    /// Bytes the task names (its length).
+    pub bytes: u64,
+}
+
 /// One device's L2 figures.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CacheReport {
@@ -229,6 +252,10 @@ pub struct ReportData {
     pub kernel_blocks: Vec<KernelBlockRecord>,
     /// Kernel block records not kept because the list was full.
     pub kernel_blocks_dropped: u64,
+    /// Copy-engine and CMO-engine jobs that ended, in order (bounded like the timeline).
+    pub engine_jobs: Vec<EngineJob>,
+    /// Engine jobs not kept because the list was full.
+    pub engine_jobs_dropped: u64,
 }
 
 impl ReportData {
@@ -299,6 +326,16 @@ impl ReportData {
             r.destroyed = true;
             r
         });
+    }
+
+    /// Adds an engine job unless the list holds `limit` already.
+    pub fn push_engine_job(&mut self, job: EngineJob, limit: usize) {
+        keep(
+            &mut self.engine_jobs,
+            &mut self.engine_jobs_dropped,
+            limit,
+            || job,
+        );
     }
 
     /// Adds a span unless the timeline holds `limit` already.
@@ -435,6 +472,11 @@ pub struct RunReport {
     pub kernel_blocks: Vec<KernelBlockRecord>,
     /// Kernel block records left out of `kernel_blocks`.
     pub kernel_blocks_dropped: u64,
+    /// Every copy-engine and CMO-engine job that ended (bounded by
+    /// `SimConfig::max_timeline_entries`).
+    pub engine_jobs: Vec<EngineJob>,
+    /// Engine jobs left out of `engine_jobs`.
+    pub engine_jobs_dropped: u64,
 }
 
 impl crate::engine::Engine {
@@ -510,6 +552,8 @@ impl crate::engine::Engine {
             barriers_dropped: r.barriers_dropped,
             kernel_blocks: r.kernel_blocks.clone(),
             kernel_blocks_dropped: r.kernel_blocks_dropped,
+            engine_jobs: r.engine_jobs.clone(),
+            engine_jobs_dropped: r.engine_jobs_dropped,
         }
     }
 }

@@ -63,6 +63,8 @@ pub enum Head {
     CopySetup {
         /// Engine index (0 copy, 1 CMO engine).
         engine: usize,
+        /// When the job took the engine.
+        since: u64,
         /// Link and bytes the job will move.
         link: Link,
         /// Bytes (work units).
@@ -72,6 +74,10 @@ pub enum Head {
     Copying {
         /// Engine index.
         engine: usize,
+        /// When the job took the engine.
+        since: u64,
+        /// When its setup ended and it started moving data.
+        moving_since: u64,
     },
     /// A value wait polling.
     Wait(WaitState),
@@ -168,21 +174,26 @@ impl Stream {
 pub fn work_name(w: &Work) -> &'static str {
     match w {
         Work::ModelRun(_) => "ModelRun",
-        Work::User(k) => match k {
-            Task::ValueWrite { .. } => "ValueWrite",
-            Task::ValueWait { .. } => "ValueWait",
-            Task::Memcpy { .. } => "Memcpy",
-            Task::Memset { .. } => "Memset",
-            Task::Cmo { .. } => "Cmo",
-            Task::CmoWithBarrier { .. } => "CmoWithBarrier",
-            Task::CmoWaitBarrier { .. } => "CmoWaitBarrier",
-            Task::CmoWithDesc { .. } => "CmoWithDesc",
-            Task::EventRecord(_) => "EventRecord",
-            Task::EventWait(_) => "EventWait",
-            Task::EventReset(_) => "EventReset",
-            Task::NotifyRecord(_) => "NotifyRecord",
-            Task::NotifyWait { .. } => "NotifyWait",
-            Task::Kernel { .. } => "Kernel",
-        },
+        Work::User(k) => task_name(k),
+    }
+}
+
+/// A short name of a user task's kind.
+pub fn task_name(k: &Task) -> &'static str {
+    match k {
+        Task::ValueWrite { .. } => "ValueWrite",
+        Task::ValueWait { .. } => "ValueWait",
+        Task::Memcpy { .. } => "Memcpy",
+        Task::Memset { .. } => "Memset",
+        Task::Cmo { .. } => "Cmo",
+        Task::CmoWithBarrier { .. } => "CmoWithBarrier",
+        Task::CmoWaitBarrier { .. } => "CmoWaitBarrier",
+        Task::CmoWithDesc { .. } => "CmoWithDesc",
+        Task::EventRecord(_) => "EventRecord",
+        Task::EventWait(_) => "EventWait",
+        Task::EventReset(_) => "EventReset",
+        Task::NotifyRecord(_) => "NotifyRecord",
+        Task::NotifyWait { .. } => "NotifyWait",
+        Task::Kernel { .. } => "Kernel",
     }
 }

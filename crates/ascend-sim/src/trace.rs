@@ -3,8 +3,8 @@
 //! task from dispatch to completion, the value waits with their polling passes and a flow
 //! arrow from the write that released each, a counter
 //! track per barrier id (the INVALIDs outstanding on it), one track per AI core with each
-//! kernel block it ran, and each hazard as an instant event
-//! on its device.
+//! kernel block it ran, one track per copy engine and CMO engine with each job it held (its
+//! setup and its transfer), and each hazard as an instant event on its device.
 //!
 //! ```
 //! use ascend_sim::{report::RunReport, trace::chrome_trace};
@@ -20,6 +20,8 @@ use crate::report::RunReport;
 
 /// Track numbers of the AI cores (beyond any stream number a program reaches).
 const CORE_TRACK_BASE: u64 = 1 << 40;
+/// Track numbers of the copy and CMO engines (beyond the AI cores').
+const ENGINE_TRACK_BASE: u64 = 1 << 41;
 
 /// Simulated nanoseconds as the format's microseconds.
 fn us(ns: u64) -> f64 {
@@ -121,6 +123,29 @@ pub fn chrome_trace(report: &RunReport) -> String {
             "args": { "task": k.task, "stream": k.stream, "ops": k.ops, "fault": k.fault }
         }));
     }
+    let mut engine_tracks = std::collections::BTreeMap::new();
+    for j in &report.engine_jobs {
+        let next = ENGINE_TRACK_BASE + engine_tracks.len() as u64;
+        let tid = *engine_tracks
+            .entry((j.device, j.engine))
+            .or_insert_with(|| {
+                events.push(json!({
+                    "ph": "M", "name": "thread_name", "pid": j.device, "tid": next,
+                    "args": { "name": format!("{} engine", j.engine) }
+                }));
+                next
+            });
+        let args = json!({ "task": j.task, "stream": j.stream, "bytes": j.bytes });
+        for (name, from, to) in [
+            (format!("{} setup", j.kind), j.start_ns, j.moving_ns),
+            (j.kind.to_string(), j.moving_ns, j.end_ns),
+        ] {
+            events.push(json!({
+                "ph": "X", "name": name, "cat": "engine", "pid": j.device, "tid": tid,
+                "ts": us(from), "dur": us(to.saturating_sub(from)), "args": args.clone()
+            }));
+        }
+    }
     for b in &report.barriers {
         let name = match b.model {
             Some(m) => format!("model {m} barrier {}", b.barrier_id),
@@ -206,6 +231,62 @@ mod tests {
             (json!(b.0), json!(a.0))
         );
         assert_eq!(from["id"], to["id"]);
+        has_the_required_fields(events);
+    }
+
+    #[test]
+    fn each_copy_engine_job_shows_on_its_engines_track_with_its_setup_and_transfer() {
+        let sim = Sim::new(
+            ChipProfile::builtin("Ascend910B1").unwrap(),
+            SimConfig::default(),
+        );
+        let x = sim.malloc(0, 1 << 20).unwrap();
+        let y = sim.malloc(0, 1 << 20).unwrap();
+        let s = sim.create_stream(0, 0, false).unwrap();
+        sim.submit(
+            s,
+            Task::Memset {
+                addr: x,
+                value: 1,
+                len: 1 << 20,
+            },
+        )
+        .unwrap();
+        sim.submit(
+            s,
+            Task::Memcpy {
+                dst: crate::Loc::Device(y),
+                src: crate::Loc::Device(x),
+                len: 1 << 20,
+            },
+        )
+        .unwrap();
+        sim.synchronize_device(0, None).unwrap();
+        let report = sim.report();
+        assert_eq!(report.engine_jobs.len(), 2);
+        let trace: Value = serde_json::from_str(&chrome_trace(&report)).unwrap();
+        let events = trace["traceEvents"].as_array().unwrap();
+        let lane = events
+            .iter()
+            .find(|e| e["ph"] == "M" && e["args"]["name"] == "copy engine")
+            .expect("a copy engine track");
+        let on_lane: Vec<&Value> = events
+            .iter()
+            .filter(|e| e["ph"] == "X" && e["tid"] == lane["tid"])
+            .collect();
+        let names: Vec<&str> = on_lane.iter().map(|e| e["name"].as_str().unwrap()).collect();
+        assert_eq!(names, ["Memset setup", "Memset", "Memcpy setup", "Memcpy"]);
+        // The memcpy's job starts after the memset's has ended, and its transfer takes time.
+        let ts = |e: &Value| e["ts"].as_f64().unwrap();
+        let end = |e: &Value| ts(e) + e["dur"].as_f64().unwrap();
+        assert!(ts(on_lane[2]) >= end(on_lane[1]));
+        assert!(on_lane[3]["dur"].as_f64().unwrap() > 0.0);
+        // The jobs lie within their tasks' spans on the stream's track.
+        let memcpy_task = events
+            .iter()
+            .find(|e| e["ph"] == "X" && e["name"] == "Memcpy" && e["tid"] == s.0)
+            .unwrap();
+        assert!(ts(on_lane[2]) >= ts(memcpy_task) && end(on_lane[3]) <= end(memcpy_task) + 1e-9);
         has_the_required_fields(events);
     }
 

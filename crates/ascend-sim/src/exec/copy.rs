@@ -7,7 +7,8 @@ use ascend_chips::L2Agent;
 use crate::copy::Link;
 use crate::engine::{Engine, Ev};
 use crate::memory::Writer;
-use crate::stream::{Head, Stream, Work};
+use crate::report::EngineJob;
+use crate::stream::{task_name, Head, Stream, Work};
 use crate::types::{Loc, Task};
 
 impl Engine {
@@ -85,6 +86,7 @@ impl Engine {
         let dev = st.device as usize;
         st.head = Head::CopySetup {
             engine,
+            since: now,
             link,
             bytes,
         };
@@ -99,13 +101,18 @@ impl Engine {
         let st = self.streams.get_mut(&s).expect("stream");
         let Head::CopySetup {
             engine,
+            since,
             link,
             bytes,
         } = st.head
         else {
             return;
         };
-        st.head = Head::Copying { engine };
+        st.head = Head::Copying {
+            engine,
+            since,
+            moving_since: now,
+        };
         let dev = st.device;
         self.pools[dev as usize][engine].start(now, id, link, bytes);
         self.copy_owner.insert(id, s);
@@ -144,6 +151,7 @@ impl Engine {
             at_ns: now,
         };
         let Work::User(kind) = work else { return };
+        self.note_engine_job(s, id, &kind);
         let result: Result<(), String> = match kind {
             Task::Memcpy { dst, src, len } => self.do_memcpy(&dst, &src, len, by),
             Task::Memset { addr, value, len } => self.do_memset(addr, value, len, by),
@@ -153,6 +161,40 @@ impl Engine {
             _ => Ok(()),
         };
         self.complete(s, result.err().map(|e| format!("task {id}: {e}")));
+    }
+
+    /// Records the engine job of the head task of `s` (task `id`, of `kind`), ending now.
+    fn note_engine_job(&mut self, s: u64, id: u64, kind: &Task) {
+        let Some(st) = self.streams.get(&s) else {
+            return;
+        };
+        let Head::Copying {
+            engine,
+            since,
+            moving_since,
+        } = st.head
+        else {
+            return;
+        };
+        let bytes = match kind {
+            Task::Memcpy { len, .. } | Task::Memset { len, .. } => *len,
+            Task::Cmo { len, .. } | Task::CmoWithBarrier { len, .. } => *len,
+            _ => 0,
+        };
+        let device = st.device;
+        let job = EngineJob {
+            device,
+            engine: self.pools[device as usize][engine].name,
+            task: id,
+            stream: s,
+            kind: task_name(kind),
+            start_ns: since,
+            moving_ns: moving_since,
+            end_ns: self.now,
+            bytes,
+        };
+        let limit = self.config.max_timeline_entries;
+        self.report.push_engine_job(job, limit);
     }
 
     /// A memset's effect.
@@ -261,7 +303,7 @@ impl Engine {
             self.desc_blocks.remove(&t.id);
         }
         match st.head {
-            Head::Copying { engine } => {
+            Head::Copying { engine, .. } => {
                 if let Some(t) = st.queue.front() {
                     self.pools[st.device as usize][engine].cancel(now, t.id);
                     self.copy_owner.remove(&t.id);
