@@ -1,5 +1,5 @@
 //! `--svg`: a self-contained picture of a run's timeline, from its report: a time axis, one
-//! lane per stream and per AI core, each task a box coloured by kind (its details in a
+//! lane per stream, per copy or CMO engine and per AI core, each task a box coloured by kind (its details in a
 //! tooltip), an arrow from the write that released each value wait to the wait's end, and a
 //! legend. Readable at a glance for a few hundred tasks; beyond that, runs of boxes too short
 //! to see are merged into one box saying how many tasks it stands for.
@@ -143,6 +143,31 @@ pub fn render(r: &Value) -> String {
             u(k, "ops")
         ),
     }));
+    bars.extend(list("engine_jobs").iter().map(|j| {
+        let engine = j["engine"].as_str().unwrap_or("?");
+        let device = u(j, "device");
+        Bar {
+            lane: if device == 0 {
+                format!("{engine} engine")
+            } else {
+                format!("{engine} engine (device {device})")
+            },
+            start: u(j, "start_ns"),
+            end: u(j, "end_ns"),
+            kind: j["kind"].as_str().unwrap_or("?").to_string(),
+            tip: format!(
+                "{} of task {} (stream {}) on the {engine} engine: setup {}–{} ns, moving {} bytes {}–{} ns",
+                j["kind"].as_str().unwrap_or("?"),
+                u(j, "task"),
+                u(j, "stream"),
+                u(j, "start_ns"),
+                u(j, "moving_ns"),
+                u(j, "bytes"),
+                u(j, "moving_ns"),
+                u(j, "end_ns")
+            ),
+        }
+    }));
     let end = bars
         .iter()
         .map(|b| b.end)
@@ -156,14 +181,21 @@ pub fn render(r: &Value) -> String {
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect();
-    // Streams by number first, then cores by number.
+    // Streams by number first, then the engines, then cores by number.
     lanes.sort_by_key(|l| {
         let n: u64 = l
             .rsplit(' ')
             .next()
-            .and_then(|n| n.parse().ok())
+            .and_then(|n| n.trim_end_matches(')').parse().ok())
             .unwrap_or(0);
-        (l.starts_with("AI core"), n)
+        let group = if l.starts_with("stream") {
+            0
+        } else if l.contains(" engine") {
+            1
+        } else {
+            2
+        };
+        (group, n, l.clone())
     });
     let lane_of: BTreeMap<&str, usize> = lanes
         .iter()
@@ -359,6 +391,24 @@ mod tests {
             svg.contains("1500 tasks"),
             "each lane's run says how many it holds"
         );
+    }
+
+    #[test]
+    fn engine_jobs_get_a_lane_per_engine_between_the_streams_and_the_cores() {
+        let r = serde_json::json!({
+            "end_ns": 5000,
+            "timeline": [{"task": 1, "stream": 3, "kind": "Memcpy", "start_ns": 0, "end_ns": 5000}],
+            "engine_jobs": [{"device": 0, "engine": "copy", "task": 1, "stream": 3,
+                "kind": "Memcpy", "start_ns": 1000, "moving_ns": 2000, "end_ns": 4900,
+                "bytes": 4096}],
+            "kernel_blocks": [{"task": 2, "stream": 4, "kernel": "k", "block": 0, "core": 0,
+                "start_ns": 10, "end_ns": 20, "ops": 1}],
+        });
+        let svg = render(&r);
+        let at = |s: &str| svg.find(s).unwrap_or_else(|| panic!("{s} in the picture"));
+        assert!(at(">stream 3<") < at(">copy engine<"));
+        assert!(at(">copy engine<") < at(">AI core 0<"));
+        assert!(svg.contains("moving 4096 bytes 2000–4900 ns"));
     }
 
     #[test]
