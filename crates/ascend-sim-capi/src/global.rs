@@ -11,8 +11,9 @@ static RUNTIME: OnceLock<Result<Runtime, String>> = OnceLock::new();
 /// Serialises writers of the report files (a finalize on one thread, exit on another).
 static REPORT_WRITER: Mutex<()> = Mutex::new(());
 
-extern "C" fn write_report_at_exit() {
+extern "C" fn at_exit() {
     write_report();
+    crate::progress_file::write_last();
 }
 
 /// Sends the simulator's logs (the watchdog's diagnosis among them) to standard error, at the
@@ -33,11 +34,15 @@ fn start() -> Result<Runtime, String> {
     init_logging()?;
     let settings = Settings::from_env()?;
     let rt = Runtime::sim_with_chip(settings.chip, settings.config);
+    if let Some(view) = rt.sim_view() {
+        crate::progress_file::start(view.progress());
+    }
     if std::env::var_os("ASCEND_SIM_REPORT").is_some()
         || std::env::var_os("ASCEND_SIM_TRACE").is_some()
+        || crate::progress_file::wanted()
     {
         // SAFETY: registering a plain extern "C" function with no captured state.
-        unsafe { libc::atexit(write_report_at_exit) };
+        unsafe { libc::atexit(at_exit) };
     }
     Ok(rt)
 }

@@ -15,6 +15,8 @@
 //!   waiting on a stalled device does, and after how long;
 //! - `ASCEND_SIM_HAZARDS=ignore|record|fail` (also per class, `record,lost_write=fail`): what
 //!   the simulator's memory-side hazards do;
+//! - `ASCEND_SIM_PROGRESS=<path>`: rewrite `<path>` every fifth of a second with the tasks
+//!   completed and the simulated time reached (what `ascend-sim exec` shows on a terminal);
 //! - `ASCEND_SIM_LOG=<filter>`: what the simulator logs to standard error (default `warn`,
 //!   which includes the watchdog's explanation of a stalled device).
 //!
@@ -37,6 +39,7 @@ mod kernels;
 mod memory;
 mod model;
 mod notify;
+mod progress_file;
 mod settings;
 mod stream;
 mod stream_ext;

@@ -8,6 +8,7 @@
 //! | `ASCEND_SIM_CHIP_FILE` | a path to a chip file (TOML, the format of `sim-models/`); wins over `ASCEND_SIM_SOC` | unset |
 //! | `ASCEND_SIM_ON_STALL` | `wait` or `error` (any case) | `wait` |
 //! | `ASCEND_SIM_WATCHDOG_MS` | a whole number of milliseconds, at least 1 | 5000 |
+//! | `ASCEND_SIM_PROGRESS` | a path: rewritten every fifth of a second, and at exit, with the tasks completed and the simulated ns reached | unset |
 //! | `ASCEND_SIM_LOG` | a `tracing` filter (`warn`, `info`, `ascend_sim=debug`, ...) | `warn` |
 //! | `ASCEND_SIM_HAZARDS` | `ignore`, `record` or `fail` for every hazard class, and/or `class=action` entries, comma-separated (`record,lost_write=fail`); classes `lost_write`, `partial_line`, `never_written_read`, `clobber`, `stale_read`, `invisible_write`, `dcache_stale_read`, `false_sharing`, `dropped_store` | `record` |
 

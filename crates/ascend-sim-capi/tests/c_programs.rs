@@ -184,6 +184,41 @@ fn two_thread_wait_write_runs_and_writes_a_report_and_a_trace() {
 }
 
 #[test]
+fn the_progress_file_holds_the_tasks_completed_and_the_time_reached_at_exit() {
+    let Some(exe) = build("two_thread_wait_write.c", false) else {
+        return;
+    };
+    let progress = exe.with_file_name("progress");
+    let report = exe.with_file_name("progress-report.json");
+    run(
+        &exe,
+        &[
+            ("ASCEND_SIM_PROGRESS", progress.to_str().unwrap()),
+            ("ASCEND_SIM_REPORT", report.to_str().unwrap()),
+        ],
+    );
+    let line = std::fs::read_to_string(&progress).expect("the progress file");
+    let figures: Vec<u64> = line
+        .split_whitespace()
+        .map(|n| n.parse().expect("numbers"))
+        .collect();
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let tasks: u64 = report["streams"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["tasks"].as_u64().unwrap())
+        .sum();
+    assert!(tasks > 0);
+    assert_eq!(
+        figures,
+        [tasks, report["end_ns"].as_u64().unwrap()],
+        "{line}"
+    );
+}
+
+#[test]
 fn two_thread_wait_write_runs_on_950() {
     let Some(exe) = build("two_thread_wait_write.c", false) else {
         return;

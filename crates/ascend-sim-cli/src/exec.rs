@@ -1,11 +1,12 @@
 //! `ascend-sim exec`: runs a program against the project's `libascendcl.so` with the
 //! simulator's settings in its environment, passes its output through (watching stderr for
-//! the watchdog and hazards), then summarises the run report the library wrote at exit.
+//! the watchdog and hazards) under a progress line on a terminal, then summarises the run report the library wrote at exit.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use crate::progress::Progress;
 use crate::summary;
 
 /// What `exec` was asked.
@@ -90,16 +91,23 @@ pub fn run(o: Options) -> Result<u8, String> {
     if let Some(t) = &o.trace {
         cmd.env("ASCEND_SIM_TRACE", t);
     }
+    let progress = Progress::new(o.quiet);
+    if let Some(f) = progress.file() {
+        cmd.env("ASCEND_SIM_PROGRESS", f);
+    }
     let mut child = cmd
         .spawn()
         .map_err(|e| format!("cannot run {}: {e}", o.program[0]))?;
     // Pass the program's stderr through as it comes, keeping what the simulator said.
     let stderr = child.stderr.take().expect("piped");
+    let bar = progress.bar.clone();
     let said = std::thread::spawn(move || {
         let mut kept = Vec::new();
         let mut in_diagnosis = false;
         for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            let _ = writeln!(std::io::stderr(), "{line}");
+            bar.suspend(|| {
+                let _ = writeln!(std::io::stderr(), "{line}");
+            });
             // A diagnosis is a line naming the watchdog and its indented continuation lines.
             in_diagnosis = line.contains("watchdog") || (in_diagnosis && line.starts_with("  "));
             if in_diagnosis {
@@ -110,8 +118,10 @@ pub fn run(o: Options) -> Result<u8, String> {
     });
     let status = child
         .wait()
-        .map_err(|e| format!("waiting for {}: {e}", o.program[0]))?;
+        .map_err(|e| format!("waiting for {}: {e}", o.program[0]));
     let watchdog = said.join().unwrap_or_default();
+    progress.finish();
+    let status = status?;
     let run = summary::Run {
         program: o.program.join(" "),
         exit_code: status.code(),

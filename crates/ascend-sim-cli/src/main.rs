@@ -9,6 +9,7 @@
 mod examples;
 mod exec;
 mod models;
+mod progress;
 mod summary;
 mod svg;
 

@@ -94,6 +94,10 @@ fn exec_summarises_a_correct_run_and_keeps_the_programs_status() {
     ] {
         assert!(t.contains(part), "{part:?} in {t}");
     }
+    assert!(
+        !t.contains("tasks done"),
+        "no progress line when piped: {t}"
+    );
     // The timeline picture: lanes, boxes and the arrow of the release.
     let svg = exe.with_file_name("run.svg");
     let drawn = cli()

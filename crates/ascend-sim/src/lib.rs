@@ -15,7 +15,7 @@
 //! `exec` (what each task does, a file per task family), `facade` ([`Sim`], a file per group of
 //! calls), `copy` (bandwidth-shared engines), `value_wait` (the polling loop in closed form),
 //! [`compare`] (wait predicates), `objects` (events, models), `diagnose` (the watchdog's
-//! explanation), [`report`] (the run report), [`trace`] (the timeline as a Chrome trace for
+//! explanation), [`report`] (the run report), [`progress`] (tasks done and time reached, for a progress display), [`trace`] (the timeline as a Chrome trace for
 //! Perfetto), [`cache`] (the cache-model seam), `sync` (the host-thread primitives: `std::sync`, or
 //! `loom::sync` under `--cfg loom`, with the watchdog's timed wait modelled for loom).
 
@@ -30,6 +30,7 @@ mod facade;
 mod kernel;
 pub mod memory;
 mod objects;
+pub mod progress;
 pub mod report;
 mod stream;
 mod sync;
@@ -38,6 +39,7 @@ mod types;
 mod value_wait;
 
 pub use facade::Sim;
+pub use progress::RunProgress;
 pub use report::RunReport;
 pub use sync::UNBOUNDED_WAIT;
 pub use types::*;

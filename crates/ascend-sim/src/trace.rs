@@ -274,7 +274,10 @@ mod tests {
             .iter()
             .filter(|e| e["ph"] == "X" && e["tid"] == lane["tid"])
             .collect();
-        let names: Vec<&str> = on_lane.iter().map(|e| e["name"].as_str().unwrap()).collect();
+        let names: Vec<&str> = on_lane
+            .iter()
+            .map(|e| e["name"].as_str().unwrap())
+            .collect();
         assert_eq!(names, ["Memset setup", "Memset", "Memcpy setup", "Memcpy"]);
         // The memcpy's job starts after the memset's has ended, and its transfer takes time.
         let ts = |e: &Value| e["ts"].as_f64().unwrap();

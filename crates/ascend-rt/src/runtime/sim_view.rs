@@ -42,6 +42,12 @@ impl<'a> SimView<'a> {
         self.sim.config()
     }
 
+    /// How far the run has got (tasks completed, simulated time reached), readable from any
+    /// thread at any time.
+    pub fn progress(&self) -> std::sync::Arc<ascend_sim::RunProgress> {
+        self.sim.progress()
+    }
+
     /// The simulated host clock, in ns.
     pub fn now_ns(&self) -> u64 {
         self.sim.now_ns()

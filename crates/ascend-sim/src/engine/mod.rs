@@ -193,6 +193,10 @@ pub struct Engine {
     pub core_queue: Vec<VecDeque<u64>>,
     /// Dirty data-cache lines on all cores (the sanitizer looks for them only when some are).
     pub dirty_dlines: u64,
+    /// Tasks completed, and what of it is published to other threads.
+    pub tasks_completed: u64,
+    /// Tasks completed and the time reached, readable without the engine lock.
+    pub published: std::sync::Arc<crate::progress::RunProgress>,
     /// The latest stores a `dci` or a kernel's tail dropped (line, what was dropped), for the
     /// watchdog's explanation of a wait they would have released.
     pub dropped_stores: VecDeque<(u64, String)>,
@@ -273,6 +277,8 @@ impl Engine {
             core_queue: (0..n).map(|_| VecDeque::new()).collect(),
             dirty_dlines: 0,
             dropped_stores: VecDeque::new(),
+            tasks_completed: 0,
+            published: Default::default(),
             chip,
         }
     }

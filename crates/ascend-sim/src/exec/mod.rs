@@ -247,6 +247,8 @@ impl Engine {
         st.end_ns = now;
         st.head = Head::Idle;
         self.effects += 1;
+        self.tasks_completed += 1;
+        self.published.publish(self.tasks_completed, now);
         if let Some(f) = &fault {
             tracing::warn!(stream = s, task = task.id, "task fault: {f}");
             let inst = task.instance.and_then(|i| self.instances.get_mut(&i));

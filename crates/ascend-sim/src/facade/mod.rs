@@ -251,6 +251,12 @@ impl Sim {
         g.run_until(t);
     }
 
+    /// How far the run has got (tasks completed, time reached), to read from any thread
+    /// without taking the engine lock.
+    pub fn progress(&self) -> std::sync::Arc<crate::RunProgress> {
+        self.lock().published.clone()
+    }
+
     /// The simulated host clock, in ns.
     pub fn now_ns(&self) -> u64 {
         self.lock().now
