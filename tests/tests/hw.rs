@@ -17,7 +17,7 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use ascend_conformance::probe::{probe_library, ProbeReport};
+use ascend_conformance::probe::{probe_library, probe_random, ProbeReport};
 use ascend_conformance::{assert_all_passed, run_suite, SIM_SOCS};
 use ascend_rt::Runtime;
 
@@ -63,11 +63,10 @@ fn hw_child() {
 /// The raw probe in this process on the library the environment names, its table printed
 /// (every row with `ASCEND_PROBE_VERBOSE=1`).
 fn run_probe() -> ProbeReport {
-    let lib = ascend_rt_sys::Library::load().unwrap_or_else(|e| panic!("raw probe: {e}"));
     // Never unloaded, like the hw backend's libraries: a runtime library keeps threads and
     // thread-local destructors that must not outlive its code (unloading our own Rust
     // libascendcl.so crashes at thread exit).
-    let lib: &'static ascend_rt_sys::Library = Box::leak(Box::new(lib));
+    let lib = leaked_library();
     let report = probe_library(lib).unwrap_or_else(|e| panic!("raw probe: {e}"));
     if std::env::var("ASCEND_PROBE_VERBOSE").as_deref() == Ok("1") {
         print!("{}", report.full_table());
@@ -77,13 +76,39 @@ fn run_probe() -> ProbeReport {
     report
 }
 
-/// The raw probe in this process (a child run of [`probe_over_our_lib`]).
+/// Random sequences per run of the probe: `ASCEND_PROBE_SEEDS` (default 3), of
+/// [`RANDOM_ROWS`] rows each.
+fn random_seeds() -> u64 {
+    std::env::var("ASCEND_PROBE_SEEDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(3)
+}
+
+/// Rows in each random sequence.
+const RANDOM_ROWS: usize = 300;
+
+/// The library the environment names, loaded once and never unloaded.
+fn leaked_library() -> &'static ascend_rt_sys::Library {
+    let lib = ascend_rt_sys::Library::load().unwrap_or_else(|e| panic!("raw probe: {e}"));
+    Box::leak(Box::new(lib))
+}
+
+/// The raw probe in this process (a child run of [`probe_over_our_lib`]): the fixed rows, then
+/// random sequences (seeds 1 to [`random_seeds`]).
 #[test]
 fn probe_child() {
     let Ok(soc) = std::env::var(CHILD) else {
         return; // only runs as a child
     };
     run_probe().assert_agrees(&format!("raw probe over our library, {soc}"));
+    let lib = leaked_library();
+    for seed in 1..=random_seeds() {
+        let report = probe_random(lib, seed, RANDOM_ROWS)
+            .unwrap_or_else(|e| panic!("random sequence {seed}: {e}"));
+        print!("seed {seed}: {}", report.table());
+        report.assert_agrees(&format!("random sequence {seed} over our library, {soc}"));
+    }
 }
 
 /// Runs `test` of this binary as a child with our library for `soc`, checks that it passed

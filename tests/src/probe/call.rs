@@ -199,6 +199,10 @@ pub(crate) enum Call {
     SynchronizeEvent {
         event: Evt,
     },
+    SynchronizeEventWithTimeout {
+        event: Evt,
+        timeout: i32,
+    },
     QueryEventStatus {
         event: Evt,
         out: bool,
@@ -330,6 +334,7 @@ impl Call {
             RecordEvent { event, stream } => ("aclrtRecordEvent", format!("event={event:?}, stream={stream:?}")),
             StreamWaitEvent { stream, event } => ("aclrtStreamWaitEvent", format!("stream={stream:?}, event={event:?}")),
             SynchronizeEvent { event } => ("aclrtSynchronizeEvent", format!("event={event:?}")),
+            SynchronizeEventWithTimeout { event, timeout } => ("aclrtSynchronizeEventWithTimeout", format!("event={event:?}, timeout={timeout}")),
             QueryEventStatus { event, out: o } => ("aclrtQueryEventStatus", format!("event={event:?}, status={}", out(*o))),
             DestroyEvent { event } => ("aclrtDestroyEvent", format!("event={event:?}")),
             MdlBuildBegin { out: o, flag } => ("aclmdlRIBuildBegin", format!("modelRI={}, flag={flag}", out(*o))),

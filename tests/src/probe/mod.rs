@@ -24,9 +24,12 @@
 
 mod call;
 mod front;
+mod random;
 mod raw;
 mod rows_support;
 mod rows_tasks;
+
+pub use random::random_sequence;
 
 use std::fmt::Write as _;
 
@@ -202,11 +205,23 @@ fn rows() -> Vec<Row> {
 /// Runs the probe on `lib` (initialised here with `aclInit(NULL)` if it is not already; never
 /// finalised) against the front end's prediction for the SoC it reports.
 pub fn probe_library(lib: &Library) -> Result<ProbeReport, String> {
+    probe_rows(lib, rows())
+}
+
+/// Runs the random sequence of `len` rows drawn with `seed` ([`random_sequence`]) on `lib`
+/// and on the front end, each from a fresh copy of the probe's state, and compares them row
+/// by row.
+pub fn probe_random(lib: &Library, seed: u64, len: usize) -> Result<ProbeReport, String> {
+    probe_rows(lib, random::random_rows(seed, len))
+}
+
+/// Runs `rows` on both sides, in order, from a fresh copy of the probe's state.
+fn probe_rows(lib: &Library, rows: Vec<Row>) -> Result<ProbeReport, String> {
     let raw = raw::RawSide::new(lib)?;
     let soc = raw.soc().to_string();
     let front = front::FrontSide::new(&soc)?;
     let mut out = Vec::new();
-    for row in rows() {
+    for row in rows {
         let (api, mut args) = row.call.describe();
         if row.thread == Thread::Fresh {
             args.push_str(" [fresh thread]");

@@ -188,6 +188,22 @@ fn events() -> Vec<Row> {
         }),
         main(SynchronizeEvent { event: Evt::Null }),
         main(SynchronizeEvent { event: Evt::Live }),
+        main(SynchronizeEventWithTimeout {
+            event: Evt::Null,
+            timeout: -2,
+        }),
+        main(SynchronizeEventWithTimeout {
+            event: Evt::Null,
+            timeout: 10,
+        }),
+        main(SynchronizeEventWithTimeout {
+            event: Evt::Live,
+            timeout: -2,
+        }),
+        main(SynchronizeEventWithTimeout {
+            event: Evt::Live,
+            timeout: 10,
+        }),
         main(QueryEventStatus {
             event: Evt::Null,
             out: true,

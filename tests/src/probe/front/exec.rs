@@ -165,6 +165,9 @@ impl FrontSide {
                 code(rt.stream_wait_event(self.stream(*stream), self.event(*event)))
             }
             SynchronizeEvent { event } => code(rt.synchronize_event(self.event(*event))),
+            SynchronizeEventWithTimeout { event, timeout } => {
+                code(rt.synchronize_event_with_timeout(self.event(*event), *timeout))
+            }
             QueryEventStatus { event, out } => {
                 let mut status = 0;
                 code(rt.query_event_status(self.event(*event), out.then_some(&mut status)))

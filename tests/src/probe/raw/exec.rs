@@ -220,6 +220,10 @@ impl RawSide<'_> {
                 aclrtStreamWaitEvent(self.stream(*stream), self.event(*event))
             ),
             SynchronizeEvent { event } => acl!(lib, aclrtSynchronizeEvent(self.event(*event))),
+            SynchronizeEventWithTimeout { event, timeout } => acl!(
+                lib,
+                aclrtSynchronizeEventWithTimeout(self.event(*event), *timeout)
+            ),
             QueryEventStatus { event, out } => {
                 let mut st = 0 as sys::aclrtEventRecordedStatus;
                 acl!(

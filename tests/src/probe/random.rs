@@ -1,0 +1,235 @@
+//! Randomized differential sequences: reproducible random sequences of probe rows, so that the
+//! library and the front end are compared not only on fixed rows from a known state but after
+//! any mix of earlier calls (a stream destroyed or bound, a model ended, another device set,
+//! a barrier id recorded, a descriptor written).
+//!
+//! Each row is one of the fixed rows (`rows_tasks`, `rows_support`), drawn at random, and
+//! half the time one of its arguments is redrawn from a pool that hits the validation tables:
+//! streams of every kind, models and events live, NULL or destroyed, CMO types and barrier ids
+//! in and out of range, flags, priorities and timeouts at their bounds, another thread with no
+//! context. What the raw side's soundness rests on is never redrawn: host pointers and the
+//! byte counts that copies and fills touch stay those of a fixed row (module `raw`), and a
+//! copy keeps its direction. Value waits keep comparing `GEQ 0` or use a flag no library
+//! accepts, so no accepted wait can block; nothing frees the probe's buffers.
+//!
+//! The same seed gives the same sequence on every machine (an `XorShift` generator).
+//!
+//! ```
+//! use ascend_conformance::probe::random_sequence;
+//! assert_eq!(random_sequence(7, 50), random_sequence(7, 50));
+//! assert_ne!(random_sequence(7, 50), random_sequence(8, 50));
+//! ```
+
+use ascend_rt::raw_types::cmo_type::{FLUSH, INVALID, PREFETCH, WRITEBACK};
+use ascend_rt::raw_types::wait_flag;
+use rand::{RngExt, SeedableRng};
+use rand_xorshift::XorShiftRng;
+
+use super::call::{Barrier, Call, Evt, Mdl, Ptr, Row, Strm, Thread};
+
+const STREAMS: [Strm; 6] = [
+    Strm::Null,
+    Strm::Plain,
+    Strm::Persistent,
+    Strm::Bound,
+    Strm::Destroyed,
+    Strm::Garbage,
+];
+/// The four CMO types, the reserved one, one past it, and one that wraps when offset.
+const CMO_TYPES: [u32; 7] = [PREFETCH, WRITEBACK, INVALID, FLUSH, 4, 5, u32::MAX];
+/// Barrier ids: the valid range and beyond it.
+const BARRIER_IDS: [u32; 9] = [0, 1, 2, 3, 4, 5, 6, 7, u32::MAX];
+/// Sizes of device-only operations (CMOs): none of them touches host memory.
+const CMO_SIZES: [usize; 7] = [0, 1, 63, 64, 256, 1 << 20, 1 << 32];
+const TIMEOUTS: [i32; 6] = [-2, -1, 0, 1, 10, i32::MAX];
+const PRIORITIES: [u32; 6] = [0, 1, 3, 7, 8, u32::MAX];
+const STREAM_FLAGS: [u32; 8] = [0, 1, 2, 4, 8, 0x10, 0x8000, u32::MAX];
+const SMALL_FLAGS: [u32; 5] = [0, 1, 2, 3, u32::MAX];
+const DEVICES: [i32; 5] = [-1, 0, 1, 7, 1024];
+
+fn pick<T: Copy>(rng: &mut XorShiftRng, pool: &[T]) -> T {
+    pool[rng.random_range(0..pool.len())]
+}
+
+/// `len` rows drawn from the fixed rows with seed `seed` (see the module documentation).
+pub fn random_sequence(seed: u64, len: usize) -> Vec<String> {
+    random_rows(seed, len)
+        .iter()
+        .map(|r| {
+            let (api, args) = r.call.describe();
+            format!("{api}({args}){}", thread_mark(r.thread))
+        })
+        .collect()
+}
+
+fn thread_mark(t: Thread) -> &'static str {
+    match t {
+        Thread::Main => "",
+        Thread::Fresh => " [fresh thread]",
+    }
+}
+
+/// The rows of [`random_sequence`].
+pub(crate) fn random_rows(seed: u64, len: usize) -> Vec<Row> {
+    let pool = super::rows();
+    let mut rng = XorShiftRng::seed_from_u64(seed);
+    (0..len)
+        .map(|_| {
+            let mut row = pool[rng.random_range(0..pool.len())].clone();
+            if rng.random_bool(0.5) {
+                redraw_one(&mut row.call, &mut rng);
+            }
+            if rng.random_bool(0.1) {
+                row.thread = Thread::Fresh;
+            }
+            row
+        })
+        .collect()
+}
+
+/// Redraws one argument of `call` from its pool (never a host pointer, a byte count that a
+/// copy or fill touches, or a copy's direction).
+fn redraw_one(call: &mut Call, rng: &mut XorShiftRng) {
+    use Call::*;
+    let which = rng.random_range(0..3u32);
+    let strm = |rng: &mut XorShiftRng| pick(rng, &STREAMS);
+    match call {
+        CmoAsync {
+            src,
+            size,
+            cmo,
+            stream,
+        } => match which {
+            0 => *stream = strm(rng),
+            1 => *cmo = pick(rng, &CMO_TYPES),
+            _ => {
+                *size = pick(rng, &CMO_SIZES);
+                *src = pick(rng, &[Ptr::Null, Ptr::Dev, Ptr::Desc]);
+            }
+        },
+        CmoAsyncWithBarrier {
+            cmo, id, stream, ..
+        } => match which {
+            0 => *stream = strm(rng),
+            1 => *cmo = pick(rng, &CMO_TYPES),
+            _ => *id = pick(rng, &BARRIER_IDS),
+        },
+        CmoWaitBarrier { info, stream, flag } => match which {
+            0 => *stream = strm(rng),
+            1 => *flag = pick(rng, &SMALL_FLAGS),
+            _ => {
+                let num = rng.random_range(0..=7usize);
+                let entries = (0..num.min(6))
+                    .map(|_| (pick(rng, &CMO_TYPES), pick(rng, &BARRIER_IDS)))
+                    .collect();
+                *info = Some(Barrier { num, entries });
+            }
+        },
+        CmoAsyncWithDesc { cmo, stream, .. } => match which {
+            0 => *stream = strm(rng),
+            _ => *cmo = pick(rng, &CMO_TYPES),
+        },
+        ValueWrite {
+            addr, flag, stream, ..
+        } => match which {
+            0 => *stream = strm(rng),
+            1 => *flag = pick(rng, &SMALL_FLAGS),
+            _ => *addr = pick(rng, &[Ptr::Null, Ptr::Dev, Ptr::Desc]),
+        },
+        ValueWait {
+            addr, flag, stream, ..
+        } => match which {
+            0 => *stream = strm(rng),
+            // GEQ 0 holds at once; the others are flags no library accepts.
+            1 => *flag = pick(rng, &[wait_flag::GEQ, wait_flag::MAX, 5, u32::MAX]),
+            _ => *addr = pick(rng, &[Ptr::Null, Ptr::Dev, Ptr::Desc]),
+        },
+        SetDevice { id } => *id = pick(rng, &DEVICES),
+        MemcpyAsync { stream, .. } | MemsetAsync { stream, .. } => *stream = strm(rng),
+        CreateStreamWithConfig { priority, flag, .. } => match which {
+            0 => *priority = pick(rng, &PRIORITIES),
+            _ => *flag = pick(rng, &STREAM_FLAGS),
+        },
+        DestroyStream { stream } | SynchronizeStream { stream } => *stream = strm(rng),
+        SynchronizeStreamWithTimeout { stream, timeout } => match which {
+            0 => *stream = strm(rng),
+            _ => *timeout = pick(rng, &TIMEOUTS),
+        },
+        StreamQuery { stream, .. } => *stream = strm(rng),
+        RecordEvent { event, stream } | StreamWaitEvent { stream, event } => match which {
+            0 => *stream = strm(rng),
+            _ => *event = pick(rng, &[Evt::Null, Evt::Live]),
+        },
+        SynchronizeEvent { event } | QueryEventStatus { event, .. } | DestroyEvent { event } => {
+            *event = pick(rng, &[Evt::Null, Evt::Live])
+        }
+        SynchronizeEventWithTimeout { event, timeout } => match which {
+            0 => *event = pick(rng, &[Evt::Null, Evt::Live]),
+            _ => *timeout = pick(rng, &TIMEOUTS),
+        },
+        MdlBuildBegin { flag, .. } => *flag = pick(rng, &SMALL_FLAGS),
+        MdlBindStream {
+            model,
+            stream,
+            flag,
+        } => match which {
+            0 => *stream = strm(rng),
+            1 => *model = pick(rng, &[Mdl::Null, Mdl::Live]),
+            _ => *flag = pick(rng, &SMALL_FLAGS),
+        },
+        MdlEndTask { model, stream }
+        | MdlExecuteAsync { model, stream }
+        | MdlUnbindStream { model, stream } => match which {
+            0 => *stream = strm(rng),
+            _ => *model = pick(rng, &[Mdl::Null, Mdl::Live]),
+        },
+        MdlBuildEnd { model, .. } | MdlDestroy { model } => {
+            *model = pick(rng, &[Mdl::Null, Mdl::Live])
+        }
+        MdlExecute { model, timeout } => match which {
+            0 => *model = pick(rng, &[Mdl::Null, Mdl::Live]),
+            _ => *timeout = pick(rng, &TIMEOUTS),
+        },
+        // Host pointers, counts and directions stay as the fixed row has them.
+        CmoGetDescSize { .. }
+        | CmoSetDesc { .. }
+        | GetDevice { .. }
+        | Malloc { .. }
+        | Free { .. }
+        | MallocHost { .. }
+        | FreeHost { .. }
+        | Memcpy { .. }
+        | Memset { .. }
+        | CreateStream { .. }
+        | CreateEvent { .. } => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sequence_redraws_arguments_yet_never_a_host_pointer_or_a_copied_count() {
+        let fixed = super::super::rows();
+        let rows = random_rows(1, 2000);
+        let redrawn = rows.iter().filter(|r| !fixed.contains(r)).count();
+        assert!(redrawn > 500, "{redrawn} rows redrawn of 2000");
+        for r in &rows {
+            match &r.call {
+                Call::Memcpy { count, .. } | Call::MemcpyAsync { count, .. } => {
+                    assert!(*count <= 64)
+                }
+                Call::Memset { count, .. } | Call::MemsetAsync { count, .. } => {
+                    assert!(*count <= 64)
+                }
+                Call::Free { ptr } | Call::FreeHost { ptr } => assert_eq!(*ptr, Ptr::Null),
+                Call::ValueWait { value, flag, .. } => {
+                    assert_eq!(*value, 0);
+                    assert!(*flag == wait_flag::GEQ || *flag >= wait_flag::MAX);
+                }
+                _ => {}
+            }
+        }
+    }
+}
