@@ -24,6 +24,7 @@
 
 mod call;
 mod front;
+pub mod oracle_known;
 mod random;
 mod raw;
 mod rows_support;
