@@ -6,7 +6,9 @@
 //! - `ASCEND_ORACLE_LIB`: the oracle built for the 910B/310B runtime (it serves Ascend910B1
 //!   and Ascend310B1); `ASCEND_ORACLE_LIB_950`: the one built for the 950 runtime (it serves
 //!   Ascend950PR_9599). The oracle takes its SoC from `ORACLE_SOC`.
-//! - `ASCEND_ORACLE_SEEDS` (default 100) random sequences of 300 rows per SoC.
+//! - `ASCEND_ORACLE_SEEDS` (default 100) random sequences of 300 rows per SoC;
+//!   `ASCEND_ORACLE_SHOW_SEED=N` prints every row of sequence N (to study a difference in the
+//!   state that led to it).
 //!
 //! Each SoC runs in a child process of this test binary (the oracle reads its SoC once), with
 //! a time limit: a row the oracle cannot answer (its stubbed driver spinning) ends the child,
@@ -91,6 +93,9 @@ fn oracle_child() {
         let report = probe_random(lib, seed, RANDOM_ROWS)
             .unwrap_or_else(|e| panic!("random sequence {seed}: {e}"));
         tally.add(&format!("seed {seed}"), &report);
+        if std::env::var("ASCEND_ORACLE_SHOW_SEED").ok() == Some(seed.to_string()) {
+            print!("{}", report.full_table());
+        }
     }
     println!(
         "oracle on {soc}: {} rows ({} fixed, {} seeds x {RANDOM_ROWS}), {} agree, {} differ as \

@@ -582,13 +582,14 @@ fn apply_ref(mut st: RefState, op: &Op) -> RefState {
                     return Err(INVALID_PARAM);
                 }
                 let s = st.stream(*h)?;
+                // A stream a model holds is not torn down: unbind it first.
+                if st.streams[s].model.is_some() {
+                    return Err(RT_STREAM_MODEL);
+                }
                 // Waits for the stream's tasks (a fault is not reported here).
                 st.settle();
                 if !st.streams[s].queue.is_empty() {
                     return Err(RT_SYNC_TIMEOUT);
-                }
-                if let Some(m) = st.streams[s].model {
-                    st.models[m].streams.remove(&s);
                 }
                 st.streams[s].live = false;
             }
@@ -613,6 +614,11 @@ fn apply_ref(mut st: RefState, op: &Op) -> RefState {
                     st.events[e].latest = Some((s, st.next_id));
                 } else {
                     let seq = st.events[e].seq;
+                    // A classic event no record was submitted for: the runtime refuses the
+                    // wait.
+                    if seq == 0 {
+                        return Err(RT_PARAM);
+                    }
                     st.submit(s, Task::EvWait(e, seq));
                 }
             }

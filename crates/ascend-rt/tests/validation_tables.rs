@@ -1772,6 +1772,19 @@ fn t7_3_memcpy_dest_max_zero_and_count_above_dest_max_are_107000() {
         107000,
         Some(MsgCode::EE1003),
     );
+    // The runtime's entry checks the stream handle before the count against destMax.
+    assert_err(
+        r.memcpy_async(
+            MemDst::Addr(p),
+            4,
+            MemSrc::Addr(q),
+            8,
+            3,
+            destroyed_stream(&r),
+        ),
+        107017,
+        Some(MsgCode::EE1017),
+    );
 }
 
 #[test]
@@ -1808,6 +1821,12 @@ fn t7_3_memset_rules() {
         r.memset_async(p, 4, 0, 8, RawStream::NULL),
         107000,
         Some(MsgCode::EE1003),
+    );
+    // The runtime's entry checks the stream handle before the count against maxCount.
+    assert_err(
+        r.memset_async(p, 4, 0, 8, destroyed_stream(&r)),
+        107017,
+        Some(MsgCode::EE1017),
     );
     // The value is passed on as a 32-bit unsigned; its low byte fills.
     ok(r.memset(p, 64, 0x1234_56ab, 64));
@@ -1911,6 +1930,17 @@ fn t7_4_destroy_stream_rules() {
     assert_err(r.destroy_stream(other), 107003, Some(MsgCode::EE1010));
     ok(r.destroy_stream(s));
     assert_err(r.destroy_stream(s), 107017, Some(MsgCode::EE1017));
+}
+
+#[test]
+fn t7_4_row6_destroying_a_stream_a_model_holds_is_107005_and_leaves_it_bound() {
+    let r = rt0(A2);
+    let (m, s) = bound(&r);
+    assert_code(r.destroy_stream(s), 107005);
+    assert_code(r.destroy_stream_force(s), 107005);
+    // Still live and still the model's: it can be unbound, then destroyed.
+    ok(r.mdl_ri_unbind_stream(m, s));
+    ok(r.destroy_stream(s));
 }
 
 #[test]
@@ -2042,6 +2072,23 @@ fn t7_5_default_event_on_a_model_bound_stream_is_207000() {
     let (_m, b) = bound(&r);
     assert_code(r.record_event(e, b), 207000);
     assert_code(r.stream_wait_event(b, e), 207000);
+}
+
+#[test]
+fn t7_5_a_stream_wait_for_an_event_never_recorded_is_107000_ee1018() {
+    let r = rt0(A2);
+    let s = stream(&r);
+    let e = event(&r);
+    assert_err(r.stream_wait_event(s, e), 107000, Some(MsgCode::EE1018));
+    // A wait is not a record: the second wait is refused too; after a record both wait.
+    assert_err(r.stream_wait_event(s, e), 107000, Some(MsgCode::EE1018));
+    ok(r.record_event(e, s));
+    ok(r.stream_wait_event(s, e));
+    // Events of the sync flag need no record.
+    let mut sync = RawEvent::default();
+    ok(r.create_event_with_flag(Some(&mut sync), ascend_rt::raw_types::event_flag::SYNC));
+    ok(r.stream_wait_event(s, sync));
+    ok(r.synchronize_stream(s));
 }
 
 #[test]

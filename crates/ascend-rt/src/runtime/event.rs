@@ -5,7 +5,7 @@ use super::backend_errors::WaitOf;
 use super::state::{EventRec, HandleKind};
 use super::Runtime;
 use crate::backend::{EventId, Task};
-use crate::error::{fail, AclResult, ErrorCode};
+use crate::error::{fail, AclError, AclResult, ErrorCode, MsgCode};
 use crate::raw_types::{event_flag, event_recorded_status, RawEvent, RawStream};
 
 impl Runtime {
@@ -85,9 +85,28 @@ impl Runtime {
                 "an event created with default flags or in Ex mode cannot be used on a model-bound stream",
             ));
         }
-        self.backend.launch(rec.backend, task(ev.backend))?;
-        if let Some(e) = self.lock().events.get_mut(&event.0) {
-            e.recorded = true;
+        // A wait for an event of the classic mode that no record has been submitted for has
+        // nothing to wait for, and the runtime refuses it (the core's event wait, EE1018);
+        // the Ex mode waits for nothing and succeeds, and so do the sync and external flags.
+        let exempt = event_flag::SYNC | event_flag::EXTERNAL;
+        let waits = matches!(task(ev.backend), Task::EventWait(_));
+        if waits && !ev.ex_mode && !ev.recorded && ev.flags & exempt == 0 {
+            return Err(AclError::new(
+                ErrorCode::RtParamInvalid,
+                Some(MsgCode::EE1018),
+                format!(
+                    "{api} failed: event {:#x} has not been recorded; record it on a stream                      (aclrtRecordEvent) before a stream waits for it",
+                    event.0
+                ),
+            ));
+        }
+        let task = task(ev.backend);
+        let records = matches!(task, Task::EventRecord(_));
+        self.backend.launch(rec.backend, task)?;
+        if records {
+            if let Some(e) = self.lock().events.get_mut(&event.0) {
+                e.recorded = true;
+            }
         }
         Ok(())
     }

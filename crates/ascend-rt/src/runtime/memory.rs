@@ -369,6 +369,8 @@ impl Runtime {
         if !Self::acl_copy_rows(api, dst_null, src_null, count, kind)? {
             return Ok(None);
         }
+        // The runtime's entry validates the stream handle before its checks of the arguments.
+        self.require_stream_handle(api, stream)?;
         count_within(api, count, dest_max, "destMax")?;
         Ok(Some(self.task_stream(api, stream)?))
     }
@@ -611,6 +613,9 @@ impl Runtime {
             if dev_ptr.is_null() {
                 return Err(fail::acl_null(api, "devPtr"));
             }
+            // The runtime's entry validates the stream handle before its checks of the
+            // arguments.
+            self.require_stream_handle(api, stream)?;
             count_within(api, count, max_count, "maxCount")?;
             let backend_stream = self.task_stream(api, stream)?.backend;
             let byte = value as u32 as u8;

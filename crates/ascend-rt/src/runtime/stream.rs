@@ -129,14 +129,20 @@ impl Runtime {
                     "a stream created by the user (not a default stream)",
                 ));
             }
+            // The runtime will not tear down a stream a model still holds: it stays live and
+            // bound until `aclmdlRIUnbindStream`.
+            if let Some(m) = rec.model {
+                return Err(fail::plain(
+                    ErrorCode::RtStreamModel,
+                    format!(
+                        "{api} failed: stream {:#x} is bound to model {m:#x}; unbind it first                          (aclmdlRIUnbindStream)",
+                        stream.0
+                    ),
+                ));
+            }
             st.streams.remove(&stream.0);
             st.streams_leaving.insert(stream.0, rec.device);
             let failure_mode = st.failure_modes.remove(&stream.0);
-            if let Some(m) = rec.model {
-                if let Some(model) = st.models.get_mut(&m) {
-                    model.streams.remove(&stream.0);
-                }
-            }
             (rec, failure_mode)
         };
         let (rec, failure_mode) = rec;
