@@ -90,6 +90,7 @@ fn oracle_child() {
     );
     tally.add("fixed rows", &fixed);
     for seed in 1..=seeds() {
+        eprintln!("oracle on {soc}: random sequence {seed}");
         let report = probe_random(lib, seed, RANDOM_ROWS)
             .unwrap_or_else(|e| panic!("random sequence {seed}: {e}"));
         tally.add(&format!("seed {seed}"), &report);
@@ -127,6 +128,29 @@ fn child(soc: &str, lib: &str, limit: Duration) -> Result<String, String> {
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| format!("cannot start the child: {e}"))?;
+    // Both pipes are drained while the child runs: a child blocked on a full pipe would look
+    // like an oracle that never answers.
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            if let Some(mut p) = pipe {
+                let _ = p.read_to_string(&mut text);
+            }
+            text
+        })
+    };
+    let out = drain(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let err = drain(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
     let start = Instant::now();
     let status = loop {
         if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
@@ -139,21 +163,20 @@ fn child(soc: &str, lib: &str, limit: Duration) -> Result<String, String> {
         }
         std::thread::sleep(Duration::from_millis(100));
     };
-    let mut out = String::new();
-    let mut err = String::new();
-    if let Some(mut o) = child.stdout.take() {
-        let _ = o.read_to_string(&mut out);
-    }
-    if let Some(mut e) = child.stderr.take() {
-        let _ = e.read_to_string(&mut err);
-    }
+    let out = out.join().unwrap_or_default();
+    let err = err.join().unwrap_or_default();
     match status {
         Some(s) if s.success() => Ok(out),
         Some(s) => Err(format!("{soc}: the child failed ({s}):\n{out}\n{err}")),
-        None => Err(format!(
-            "{soc}: the oracle did not answer within {limit:?} (a row its stubbed driver \
-             cannot complete):\n{out}\n{err}"
-        )),
+        None => {
+            // The last lines say where it stopped (with ASCEND_PROBE_TRACE=1, the row).
+            let tail: Vec<&str> = err.lines().rev().take(5).collect();
+            Err(format!(
+                "{soc}: the oracle did not answer within {limit:?} (a row its stubbed driver \
+                 cannot complete); it had said:\n{}",
+                tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+            ))
+        }
     }
 }
 

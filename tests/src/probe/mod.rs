@@ -222,10 +222,16 @@ fn probe_rows(lib: &Library, rows: Vec<Row>) -> Result<ProbeReport, String> {
     let soc = raw.soc().to_string();
     let front = front::FrontSide::new(&soc)?;
     let mut out = Vec::new();
-    for row in rows {
+    // `ASCEND_PROBE_TRACE=1`: each row is said on standard error before the library runs it,
+    // so that a row the library never returns from is named.
+    let trace = std::env::var("ASCEND_PROBE_TRACE").as_deref() == Ok("1");
+    for (i, row) in rows.into_iter().enumerate() {
         let (api, mut args) = row.call.describe();
         if row.thread == Thread::Fresh {
             args.push_str(" [fresh thread]");
+        }
+        if trace {
+            eprintln!("probe row {i}: {api}({args})");
         }
         let library = run_row(&raw, &row);
         let predicted = run_row(&front, &row);

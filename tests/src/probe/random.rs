@@ -10,7 +10,8 @@
 //! context. What the raw side's soundness rests on is never redrawn: host pointers and the
 //! byte counts that copies and fills touch stay those of a fixed row (module `raw`), and a
 //! copy keeps its direction. Value waits keep comparing `GEQ 0` or use a flag no library
-//! accepts, so no accepted wait can block; nothing frees the probe's buffers.
+//! accepts, so no accepted wait can block; nothing frees the probe's buffers, destroys the
+//! live model or unbinds its stream.
 //!
 //! The same seed gives the same sequence on every machine (an `XorShift` generator).
 //!
@@ -45,7 +46,10 @@ const TIMEOUTS: [i32; 6] = [-2, -1, 0, 1, 10, i32::MAX];
 const PRIORITIES: [u32; 6] = [0, 1, 3, 7, 8, u32::MAX];
 const STREAM_FLAGS: [u32; 8] = [0, 1, 2, 4, 8, 0x10, 0x8000, u32::MAX];
 const SMALL_FLAGS: [u32; 5] = [0, 1, 2, 3, u32::MAX];
-const DEVICES: [i32; 5] = [-1, 0, 1, 7, 1024];
+/// Device ids valid or invalid on every installation: how many devices exist is a fact of the
+/// machine (the vendor runtime asks its driver), not of the runtime's rules, and a sequence
+/// that switches to a device one side lacks would compare nothing after it.
+const DEVICES: [i32; 4] = [-1, 0, 64, 1024];
 
 fn pick<T: Copy>(rng: &mut XorShiftRng, pool: &[T]) -> T {
     pool[rng.random_range(0..pool.len())]
@@ -177,15 +181,16 @@ fn redraw_one(call: &mut Call, rng: &mut XorShiftRng) {
             1 => *model = pick(rng, &[Mdl::Null, Mdl::Live]),
             _ => *flag = pick(rng, &SMALL_FLAGS),
         },
-        MdlEndTask { model, stream }
-        | MdlExecuteAsync { model, stream }
-        | MdlUnbindStream { model, stream } => match which {
+        MdlEndTask { model, stream } | MdlExecuteAsync { model, stream } => match which {
             0 => *stream = strm(rng),
             _ => *model = pick(rng, &[Mdl::Null, Mdl::Live]),
         },
-        MdlBuildEnd { model, .. } | MdlDestroy { model } => {
-            *model = pick(rng, &[Mdl::Null, Mdl::Live])
-        }
+        // The live model is never destroyed nor its stream unbound: the vendor runtime with
+        // its driver stubbed never returns from a task submitted to a stream whose model is
+        // gone, so no comparison could follow (docs/validation/vendor-oracle.md).
+        MdlUnbindStream { stream, .. } => *stream = strm(rng),
+        MdlDestroy { .. } => {}
+        MdlBuildEnd { model, .. } => *model = pick(rng, &[Mdl::Null, Mdl::Live]),
         MdlExecute { model, timeout } => match which {
             0 => *model = pick(rng, &[Mdl::Null, Mdl::Live]),
             _ => *timeout = pick(rng, &TIMEOUTS),
