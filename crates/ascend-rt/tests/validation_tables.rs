@@ -2025,6 +2025,56 @@ fn t7_4_synchronize_of_a_persistent_stream_returns_at_once() {
     ok(r.value_wait(p, 1, wait_flag::EQ, b));
     ok(r.synchronize_stream(b));
     ok(r.synchronize_stream_with_timeout(b, 10));
+    // Before the context check: a thread without a context gets the same success.
+    let unbound = persistent(&r);
+    on_fresh_thread(|| {
+        ok(r.synchronize_stream(b));
+        ok(r.synchronize_stream(unbound));
+    });
+}
+
+#[test]
+fn t7_3_synchronous_copies_and_fills_need_a_current_context() {
+    let r = rt0(A2);
+    let p = malloc(&r, 64);
+    let q = malloc(&r, 64);
+    on_fresh_thread(|| {
+        assert_err(
+            r.memcpy(MemDst::Addr(p), 64, MemSrc::Addr(q), 64, 3),
+            107002,
+            Some(MsgCode::EE1018),
+        );
+        let host = [0u8; 64];
+        assert_err(
+            r.memcpy(MemDst::Addr(p), 64, MemSrc::Host(&host), 64, 1),
+            107002,
+            Some(MsgCode::EE1018),
+        );
+        assert_err(r.memset(p, 64, 0, 64), 107002, Some(MsgCode::EE1018));
+        // The fill's bound is the driver's, after the context.
+        assert_err(r.memset(p, 32, 0, 64), 107002, Some(MsgCode::EE1018));
+    });
+}
+
+#[test]
+fn t7_6_build_end_end_task_bind_unbind_and_execute_need_a_current_context() {
+    let r = rt0(A2);
+    let (m, b) = bound(&r);
+    let spare = persistent(&r);
+    on_fresh_thread(|| {
+        assert_err(
+            r.mdl_ri_bind_stream(m, spare, 0),
+            107002,
+            Some(MsgCode::EE1018),
+        );
+        assert_err(r.mdl_ri_end_task(m, b), 107002, Some(MsgCode::EE1018));
+        assert_err(r.mdl_ri_unbind_stream(m, b), 107002, Some(MsgCode::EE1018));
+        assert_err(r.mdl_ri_build_end(m, None), 107002, Some(MsgCode::EE1018));
+        assert_err(r.mdl_ri_execute(m, -1), 107002, Some(MsgCode::EE1018));
+    });
+    ok(r.mdl_ri_end_task(m, b));
+    ok(r.mdl_ri_build_end(m, None));
+    ok(r.mdl_ri_execute(m, -1));
 }
 
 #[test]

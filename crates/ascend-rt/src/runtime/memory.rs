@@ -432,6 +432,8 @@ impl Runtime {
             if !Self::memcpy_rows(api, dst_null, src_null, dest_max, count, kind)? {
                 return Ok(());
             }
+            // The runtime's synchronous copy runs in the current context.
+            self.require_context(api)?;
             if let (MemDst::Addr(d), MemSrc::Addr(s)) = (&dst, &src) {
                 if d == s {
                     return Ok(());
@@ -580,6 +582,9 @@ impl Runtime {
             if dev_ptr.is_null() {
                 return Err(fail::acl_null(api, "devPtr"));
             }
+            // The runtime's synchronous fill runs in the current context; the bound is checked
+            // after it, by the driver's fill.
+            self.require_context(api)?;
             count_within(api, count, max_count, "maxCount")?;
             let byte = value as u32 as u8;
             match self.dst_side(api, MemDst::Addr(dev_ptr), count as u64)? {

@@ -298,6 +298,12 @@ impl Runtime {
         ))
     }
 
+    /// The runtime's impl step of a call that needs a current context: 107002 (EE1018)
+    /// without one.
+    fn require_context(&self, api: &str) -> AclResult<()> {
+        Self::current_device(&self.lock(), api).map(|_| ())
+    }
+
     /// The current context's device, or 107002.
     fn current_device(st: &State, api: &str) -> AclResult<(u64, u32)> {
         let ctx = st

@@ -102,6 +102,7 @@ impl Runtime {
                     format!("{api} failed: value {:#x} for stream is invalid, reason: ACL_STREAM_FAST_LAUNCH streams cannot be bound", stream.0),
                 ));
             }
+            self.require_context(api)?;
             // Reserve the binding under the lock first, so that two threads binding the same
             // stream cannot both pass the "already bound" row; undo it if the backend fails.
             {
@@ -152,6 +153,7 @@ impl Runtime {
         if stream.0 == 0 {
             return Err(fail::rt_null(api, "stream"));
         }
+        Self::current_device(&st, api)?;
         let rec = &st.streams[&stream.0];
         if rec.model != Some(model.0) {
             return Err(fail::plain(
@@ -203,6 +205,7 @@ impl Runtime {
                 return Err(fail::acl_reserved(api, "reserve"));
             }
             let mdl = self.check_model(api, model)?;
+            self.require_context(api)?;
             self.backend.build_end(mdl.backend)?;
             if let Some(m) = self.lock().models.get_mut(&model.0) {
                 m.built = true;
@@ -225,6 +228,7 @@ impl Runtime {
                     "-1 or a positive number of ms",
                 ));
             }
+            self.require_context(api)?;
             let limit = if timeout == -1 {
                 None
             } else {

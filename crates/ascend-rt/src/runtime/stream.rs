@@ -182,13 +182,20 @@ impl Runtime {
     }
 
     /// `aclrtSynchronizeStream(stream)`: blocks until the stream's tasks complete. NULL is the
-    /// default stream; a persistent stream returns success at once.
+    /// default stream; a persistent stream returns success at once, even on a thread without a
+    /// context.
     pub fn synchronize_stream(&self, stream: RawStream) -> AclResult<()> {
         self.call(|| {
-            let rec = self.task_stream("aclrtSynchronizeStream", stream)?;
-            if rec.flags & stream_flag::PERSISTENT != 0 {
-                return Ok(());
+            let api = "aclrtSynchronizeStream";
+            // A persistent stream returns success at once, before the context check.
+            if stream.0 != 0 {
+                let st = self.lock();
+                Self::check_stream_handle(&st, api, stream)?;
+                if st.streams[&stream.0].flags & stream_flag::PERSISTENT != 0 {
+                    return Ok(());
+                }
             }
+            let rec = self.task_stream(api, stream)?;
             self.backend
                 .synchronize_stream(rec.backend, None)
                 .map_err(AclError::from)
