@@ -93,6 +93,7 @@ enum Op {
     SyncDevice,
     ModelBegin,
     Bind(H, H),
+    EndTask(H, H),
     BuildEnd(H),
     Execute(H),
 }
@@ -191,6 +192,8 @@ struct RModel {
     live: bool,
     streams: BTreeSet<usize>,
     barrier_ids: BTreeSet<u32>,
+    /// aclmdlRIEndTask succeeded on one of its streams.
+    end_marked: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -864,8 +867,29 @@ fn apply_ref(mut st: RefState, op: &Op) -> RefState {
                 st.streams[s].recorded.clear();
                 st.models[m].streams.insert(s);
             }
+            Op::EndTask(m, s) => {
+                if matches!(m, H::Null) {
+                    return Err(INVALID_PARAM);
+                }
+                let m = st.model(*m)?;
+                let s = st.stream(*s)?;
+                if s == 0 {
+                    return Err(RT_PARAM);
+                }
+                if st.streams[s].model != Some(m) {
+                    return Err(RT_STREAM_MODEL);
+                }
+                st.models[m].end_marked = true;
+            }
             Op::BuildEnd(m) => {
-                st.model(*m)?;
+                let m = st.model(*m)?;
+                // The model load needs a stream, then the end mark.
+                if st.models[m].streams.is_empty() {
+                    return Err(RT_STREAM_MODEL);
+                }
+                if !st.models[m].end_marked {
+                    return Err(RT_MODEL_EXECUTE);
+                }
             }
             Op::Execute(m) => {
                 let m = st.model(*m)?;
@@ -1006,7 +1030,8 @@ impl ReferenceStateMachine for RefMachine {
             4 => s.clone().prop_map(Op::Sync),
             1 => Just(Op::SyncDevice),
             1 => Just(Op::ModelBegin),
-            1 => (m.clone(), s).prop_map(|(m, s)| Op::Bind(m, s)),
+            1 => (m.clone(), s.clone()).prop_map(|(m, s)| Op::Bind(m, s)),
+            1 => (m.clone(), s).prop_map(|(m, s)| Op::EndTask(m, s)),
             1 => m.clone().prop_map(Op::BuildEnd),
             1 => m.prop_map(Op::Execute),
         ]
@@ -1039,7 +1064,7 @@ impl ReferenceStateMachine for RefMachine {
             }
             Op::Memset { w, .. } | Op::WriteWord { w, .. } => w_ok(w),
             Op::CopyAsync { dst, src, s } => w_ok(dst) && w_ok(src) && n_ok(s, ns),
-            Op::Bind(m, s) => n_ok(m, nm) && n_ok(s, ns),
+            Op::Bind(m, s) | Op::EndTask(m, s) => n_ok(m, nm) && n_ok(s, ns),
             Op::BuildEnd(m) | Op::Execute(m) => n_ok(m, nm),
             _ => true,
         }
@@ -1255,6 +1280,7 @@ impl StateMachineTest for SimTest {
                 c
             }
             Op::Bind(m, s) => code(rt.mdl_ri_bind_stream(sut.model(*m), sut.stream(*s), 0)),
+            Op::EndTask(m, s) => code(rt.mdl_ri_end_task(sut.model(*m), sut.stream(*s))),
             Op::BuildEnd(m) => code(rt.mdl_ri_build_end(sut.model(*m), None)),
             Op::Execute(m) => code(rt.mdl_ri_execute(sut.model(*m), -1)),
         };

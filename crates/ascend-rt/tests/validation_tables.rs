@@ -2034,22 +2034,10 @@ fn t7_4_synchronize_of_a_persistent_stream_returns_at_once() {
 }
 
 #[test]
-fn t7_3_synchronous_copies_and_fills_need_a_current_context() {
+fn t7_3_a_synchronous_fill_needs_a_current_context() {
     let r = rt0(A2);
     let p = malloc(&r, 64);
-    let q = malloc(&r, 64);
     on_fresh_thread(|| {
-        assert_err(
-            r.memcpy(MemDst::Addr(p), 64, MemSrc::Addr(q), 64, 3),
-            107002,
-            Some(MsgCode::EE1018),
-        );
-        let host = [0u8; 64];
-        assert_err(
-            r.memcpy(MemDst::Addr(p), 64, MemSrc::Host(&host), 64, 1),
-            107002,
-            Some(MsgCode::EE1018),
-        );
         assert_err(r.memset(p, 64, 0, 64), 107002, Some(MsgCode::EE1018));
         // The fill's bound is the driver's, after the context.
         assert_err(r.memset(p, 32, 0, 64), 107002, Some(MsgCode::EE1018));
@@ -2275,7 +2263,7 @@ fn t7_6_bind_fast_launch_persistent_stream_is_207000_ee1011() {
 }
 
 #[test]
-fn t7_6_build_end_reserve_not_null_is_100000_eh0012() {
+fn t7_6_build_end_reserve_not_null_is_100000_eh0012_then_it_needs_a_stream_and_its_end_mark() {
     let r = rt0(A2);
     let m = model(&r);
     assert_err(
@@ -2288,6 +2276,16 @@ fn t7_6_build_end_reserve_not_null_is_100000_eh0012() {
         100000,
         Some(MsgCode::EH0008),
     );
+    // A model with no stream, then one whose stream has no end mark, is not loaded.
+    assert_err(
+        r.mdl_ri_build_end(m, Some(0)),
+        107005,
+        Some(MsgCode::EE1018),
+    );
+    let s = persistent(&r);
+    ok(r.mdl_ri_bind_stream(m, s, 0));
+    assert_err(r.mdl_ri_build_end(m, None), 507011, Some(MsgCode::EE1018));
+    ok(r.mdl_ri_end_task(m, s));
     ok(r.mdl_ri_build_end(m, Some(0)));
 }
 
@@ -2308,7 +2306,8 @@ fn t7_6_execute_async_unsupported_on_310b_and_910() {
     // The docs give product support only (N on 200I/500 A2 and 910), not the code.
     for soc in [MINI_V3, CLOUD] {
         let r = rt0(soc);
-        let m = model(&r);
+        let (m, s) = bound(&r);
+        ok(r.mdl_ri_end_task(m, s));
         ok(r.mdl_ri_build_end(m, None));
         assert!(r.mdl_ri_execute_async(m, RawStream::NULL).is_err(), "{soc}");
     }

@@ -432,8 +432,6 @@ impl Runtime {
             if !Self::memcpy_rows(api, dst_null, src_null, dest_max, count, kind)? {
                 return Ok(());
             }
-            // The runtime's synchronous copy runs in the current context.
-            self.require_context(api)?;
             if let (MemDst::Addr(d), MemSrc::Addr(s)) = (&dst, &src) {
                 if d == s {
                     return Ok(());

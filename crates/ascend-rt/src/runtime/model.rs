@@ -31,6 +31,7 @@ impl Runtime {
                     streams: BTreeSet::new(),
                     barrier_ids: BTreeSet::new(),
                     built: false,
+                    end_marked: false,
                 },
             );
             *out = RawModel(handle);
@@ -190,7 +191,11 @@ impl Runtime {
             let (mdl, backend) = self.bound_stream("aclmdlRIEndTask", model, stream)?;
             self.backend
                 .end_task(mdl.backend, backend)
-                .map_err(AclError::from)
+                .map_err(AclError::from)?;
+            if let Some(m) = self.lock().models.get_mut(&model.0) {
+                m.end_marked = true;
+            }
+            Ok(())
         })
     }
 
@@ -206,6 +211,22 @@ impl Runtime {
             }
             let mdl = self.check_model(api, model)?;
             self.require_context(api)?;
+            // The runtime's load of the model: it needs a stream, then the end mark of
+            // aclmdlRIEndTask (the core's model load, EE1018 both).
+            if mdl.streams.is_empty() {
+                return Err(AclError::new(
+                    ErrorCode::RtStreamModel,
+                    Some(MsgCode::EE1018),
+                    format!("{api} failed: model {:#x} has no stream; bind one with aclmdlRIBindStream", model.0),
+                ));
+            }
+            if !mdl.end_marked {
+                return Err(AclError::new(
+                    ErrorCode::RtModelExecute,
+                    Some(MsgCode::EE1018),
+                    format!("{api} failed: call aclmdlRIEndTask on the model's stream to mark the end of its tasks before aclmdlRIBuildEnd"),
+                ));
+            }
             self.backend.build_end(mdl.backend)?;
             if let Some(m) = self.lock().models.get_mut(&model.0) {
                 m.built = true;

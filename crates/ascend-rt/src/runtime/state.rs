@@ -81,6 +81,8 @@ pub(crate) struct ModelRec {
     /// Logical barrier ids used by `aclrtCmoAsyncWithBarrier` on this model's streams.
     pub barrier_ids: BTreeSet<u32>,
     pub built: bool,
+    /// `aclmdlRIEndTask` has marked the end of a bound stream's tasks at least once.
+    pub end_marked: bool,
 }
 
 /// What an allocation is.
