@@ -2230,12 +2230,16 @@ fn t7_6_bind_non_persistent_stream_is_107000_ee1017() {
 }
 
 #[test]
-fn t7_6_bind_null_stream_is_107000() {
-    // The docs give EE1004 on chips without a device control SQ and leave the others open
-    // (docs/validation/models.md); only the code is checked.
+fn t7_6_bind_null_stream_is_the_default_stream_which_stops_on_failure_207000() {
     let r = rt0(A2);
     let m = model(&r);
-    assert_code(r.mdl_ri_bind_stream(m, RawStream::NULL, 0), 107000);
+    assert_err(
+        r.mdl_ri_bind_stream(m, RawStream::NULL, 0),
+        207000,
+        Some(MsgCode::EE1016),
+    );
+    // Without a context there is no default stream: NULL stays NULL.
+    on_fresh_thread(|| assert_code(r.mdl_ri_bind_stream(m, RawStream::NULL, 0), 107000));
 }
 
 #[test]

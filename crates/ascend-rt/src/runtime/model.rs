@@ -71,7 +71,16 @@ impl Runtime {
                 let st = self.lock();
                 Self::check_stream_handle(&st, api, stream)?;
                 if stream.0 == 0 {
-                    return Err(fail::rt_null(api, "stream"));
+                    // NULL is the current context's default stream, which stops on failure: a
+                    // mode a model stream does not support. Without a context there is none.
+                    if Self::current_device(&st, api).is_err() {
+                        return Err(fail::rt_null(api, "stream"));
+                    }
+                    return Err(AclError::new(
+                        ErrorCode::RtFeatureNotSupport,
+                        Some(MsgCode::EE1016),
+                        format!("{api} failed: the default stream (NULL) stops on failure, which a model's stream does not support; bind a stream created with ACL_STREAM_PERSISTENT"),
+                    ));
                 }
                 st.streams[&stream.0].clone()
             };
