@@ -24,6 +24,23 @@ fn rounds_or_pairs(arg: Option<&String>) -> u64 {
     arg.and_then(|r| r.parse().ok()).unwrap_or(1).max(1)
 }
 
+/// Round `k` of a ping-pong between streams `a` and `b` on the words at `x` and `x + 8`:
+/// `a` waits for `x` and writes `x + 8`; `b` writes `x` and waits for `x + 8`.
+fn round(sim: &Sim, a: ascend_sim::StreamId, b: ascend_sim::StreamId, x: u64, k: u64) {
+    let y = x + 8;
+    let wait = |addr| Task::ValueWait {
+        addr,
+        value: k,
+        mode: WaitMode::Geq,
+    };
+    sim.submit(a, wait(x)).unwrap();
+    sim.submit(a, Task::ValueWrite { addr: y, value: k })
+        .unwrap();
+    sim.submit(b, Task::ValueWrite { addr: x, value: k })
+        .unwrap();
+    sim.submit(b, wait(y)).unwrap();
+}
+
 /// `pairs` pairs of streams on the simulator directly, each pair ping-ponging `rounds` times on
 /// its own two words, the pairs' tasks interleaved (4 × pairs × rounds tasks), the device
 /// synchronized every `sync_every` rounds.
@@ -35,20 +52,8 @@ fn sim_rounds(pairs: u64, rounds: u64, sync_every: u64) {
         .collect();
     for k in 1..=rounds {
         for p in 0..pairs as usize {
-            let (a, b) = (streams[2 * p], streams[2 * p + 1]);
             let x = words + 16 * p as u64;
-            let y = x + 8;
-            let wait = |addr| Task::ValueWait {
-                addr,
-                value: k,
-                mode: WaitMode::Geq,
-            };
-            sim.submit(a, wait(x)).unwrap();
-            sim.submit(a, Task::ValueWrite { addr: y, value: k })
-                .unwrap();
-            sim.submit(b, Task::ValueWrite { addr: x, value: k })
-                .unwrap();
-            sim.submit(b, wait(y)).unwrap();
+            round(&sim, streams[2 * p], streams[2 * p + 1], x, k);
         }
         if k % sync_every == 0 {
             sim.synchronize_device(0, None).unwrap();
@@ -72,19 +77,8 @@ fn threads_rounds(threads: u64, rounds: u64) {
                 let a = sim.create_stream(0, 0, false).unwrap();
                 let b = sim.create_stream(0, 0, false).unwrap();
                 let x = words + 16 * p;
-                let y = x + 8;
                 for k in 1..=rounds {
-                    let wait = |addr| Task::ValueWait {
-                        addr,
-                        value: k,
-                        mode: WaitMode::Geq,
-                    };
-                    sim.submit(a, wait(x)).unwrap();
-                    sim.submit(a, Task::ValueWrite { addr: y, value: k })
-                        .unwrap();
-                    sim.submit(b, Task::ValueWrite { addr: x, value: k })
-                        .unwrap();
-                    sim.submit(b, wait(y)).unwrap();
+                    round(&sim, a, b, x, k);
                     if k % 256 == 0 {
                         sim.synchronize_stream(a, None).unwrap();
                         sim.synchronize_stream(b, None).unwrap();

@@ -55,6 +55,19 @@ const NO_CMO_ID: &str = "follows from the stub's missing CMO ids: no INVALID wit
     hardware id, so the wait finds none (src/runtime/feature/model/model.cc:2138-2141, \
     107005)";
 
+/// A value call on host memory: the front end's 107000 against whatever the oracle answers.
+const fn location(api: &'static str, ptr: &'static [&'static str]) -> Known {
+    Known {
+        api,
+        args_contain: ptr,
+        socs: &[],
+        vendor: None,
+        ours: Some(107000),
+        reason: Reason::StubArtefact,
+        why: LOCATION,
+    }
+}
+
 /// Every explained difference.
 pub const KNOWN: &[Known] = &[
     Known {
@@ -66,42 +79,10 @@ pub const KNOWN: &[Known] = &[
         reason: Reason::StubArtefact,
         why: MEMSET_BOUND,
     },
-    Known {
-        api: "aclrtValueWrite",
-        args_contain: &["devAddr=Pinned"],
-        socs: &[],
-        vendor: None,
-        ours: Some(107000),
-        reason: Reason::StubArtefact,
-        why: LOCATION,
-    },
-    Known {
-        api: "aclrtValueWrite",
-        args_contain: &["devAddr=Pageable"],
-        socs: &[],
-        vendor: None,
-        ours: Some(107000),
-        reason: Reason::StubArtefact,
-        why: LOCATION,
-    },
-    Known {
-        api: "aclrtValueWait",
-        args_contain: &["devAddr=Pinned"],
-        socs: &[],
-        vendor: None,
-        ours: Some(107000),
-        reason: Reason::StubArtefact,
-        why: LOCATION,
-    },
-    Known {
-        api: "aclrtValueWait",
-        args_contain: &["devAddr=Pageable"],
-        socs: &[],
-        vendor: None,
-        ours: Some(107000),
-        reason: Reason::StubArtefact,
-        why: LOCATION,
-    },
+    location("aclrtValueWrite", &["devAddr=Pinned"]),
+    location("aclrtValueWrite", &["devAddr=Pageable"]),
+    location("aclrtValueWait", &["devAddr=Pinned"]),
+    location("aclrtValueWait", &["devAddr=Pageable"]),
     Known {
         api: "aclrtCmoAsyncWithBarrier",
         args_contain: &["stream=Bound"],
