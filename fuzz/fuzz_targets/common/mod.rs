@@ -5,6 +5,10 @@
 pub const INVALID_PARAM: i32 = 100000;
 /// `ACL_ERROR_RT_PARAM_INVALID`: sizes, and an address in no live allocation.
 pub const RT_PARAM_INVALID: i32 = 107000;
+/// `ACL_ERROR_RT_CONTEXT_NULL`: a call that needs a current context made without one.
+pub const RT_CONTEXT_NULL: i32 = 107002;
+/// `ACL_ERROR_RT_INVALID_HANDLE`: a handle that is not live.
+pub const RT_INVALID_HANDLE: i32 = 107017;
 
 /// Sizes no memory has, and their neighbours.
 pub const HUGE: [usize; 5] = [
