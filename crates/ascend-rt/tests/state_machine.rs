@@ -851,8 +851,9 @@ fn apply_ref(mut st: RefState, op: &Op) -> RefState {
                 }
                 let m = st.model(*m)?;
                 let s = st.stream(*s)?;
+                // NULL is the context's default stream, which stops on failure.
                 if s == 0 {
-                    return Err(RT_PARAM);
+                    return Err(RT_NOT_SUPPORTED);
                 }
                 if !st.streams[s].persistent {
                     return Err(RT_PARAM);
