@@ -62,8 +62,8 @@ pub enum End {
 
 /// The code a copy with a stale end must return, where the earlier rows decide it: NULL ends
 /// and a bad kind (100000), then the count rows (107000), then, for `aclrtMemcpy`, the stale
-/// end (107000). `None`: any error will do (`aclrtMemcpyAsync`, whose stream rows come first,
-/// unless `stream_ok`), or, for `aclrtMemcpy` onto itself, success: CANN answers a copy with
+/// end (107000). `None`: any error will do (`aclrtMemcpyAsync`, whose stream handle is
+/// checked before the count and whose stream rows come first, unless `stream_ok`), or, for `aclrtMemcpy` onto itself, success: CANN answers a copy with
 /// `dst == src` before it resolves the ends, stale or not, so that case is recorded, not
 /// asserted.
 pub fn stale_copy_code(
@@ -78,6 +78,11 @@ pub fn stale_copy_code(
     const LAST_KIND: u32 = 5; // ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE
     if matches!(dst, End::Addr(0)) || matches!(src, End::Addr(0)) || kind > LAST_KIND {
         return Some(INVALID_PARAM);
+    }
+    // `aclrtMemcpyAsync` checks its stream handle before the count: a stream that is not
+    // known to be good may answer first.
+    if count > dest_max && !sync && !stream_ok {
+        return None;
     }
     if count > dest_max || (sync && dest_max == 0) {
         return Some(RT_PARAM_INVALID);
