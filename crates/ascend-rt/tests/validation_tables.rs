@@ -2314,6 +2314,12 @@ fn t7_6_execute_async_unsupported_on_310b_and_910() {
         ok(r.mdl_ri_end_task(m, s));
         ok(r.mdl_ri_build_end(m, None));
         assert!(r.mdl_ri_execute_async(m, RawStream::NULL).is_err(), "{soc}");
+        // The stream handle is validated before the chip's gate.
+        assert_err(
+            r.mdl_ri_execute_async(m, destroyed_stream(&r)),
+            107017,
+            Some(MsgCode::EE1017),
+        );
     }
 }
 

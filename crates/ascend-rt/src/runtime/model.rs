@@ -275,6 +275,8 @@ impl Runtime {
         self.call(|| {
             let api = "aclmdlRIExecuteAsync";
             let mdl = self.check_model(api, model)?;
+            // The runtime's entry validates both handles before the chip's gate.
+            self.require_stream_handle(api, stream)?;
             if !self.chip.features.model_execute_async {
                 return Err(fail::not_supported(
                     api,
