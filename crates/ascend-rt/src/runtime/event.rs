@@ -89,18 +89,18 @@ impl Runtime {
         // nothing to wait for, and the runtime refuses it (the core's event wait, EE1018);
         // the Ex mode waits for nothing and succeeds, and so do the sync and external flags.
         let exempt = event_flag::SYNC | event_flag::EXTERNAL;
-        let waits = matches!(task(ev.backend), Task::EventWait(_));
+        let task = task(ev.backend);
+        let waits = matches!(task, Task::EventWait(_));
         if waits && !ev.ex_mode && !ev.recorded && ev.flags & exempt == 0 {
             return Err(AclError::new(
                 ErrorCode::RtParamInvalid,
                 Some(MsgCode::EE1018),
                 format!(
-                    "{api} failed: event {:#x} has not been recorded; record it on a stream                      (aclrtRecordEvent) before a stream waits for it",
+                    "{api} failed: event {:#x} has not been recorded; record it on a stream (aclrtRecordEvent) before a stream waits for it",
                     event.0
                 ),
             ));
         }
-        let task = task(ev.backend);
         let records = matches!(task, Task::EventRecord(_));
         self.backend.launch(rec.backend, task)?;
         if records {

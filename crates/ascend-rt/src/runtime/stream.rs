@@ -135,7 +135,7 @@ impl Runtime {
                 return Err(fail::plain(
                     ErrorCode::RtStreamModel,
                     format!(
-                        "{api} failed: stream {:#x} is bound to model {m:#x}; unbind it first                          (aclmdlRIUnbindStream)",
+                        "{api} failed: stream {:#x} is bound to model {m:#x}; unbind it first (aclmdlRIUnbindStream)",
                         stream.0
                     ),
                 ));
@@ -181,19 +181,24 @@ impl Runtime {
         result
     }
 
+    /// Whether `stream` (a live handle, or NULL: the default stream) is persistent: a
+    /// synchronize of one returns success at once, before the context check.
+    fn is_persistent(&self, stream: RawStream) -> bool {
+        self.lock()
+            .streams
+            .get(&stream.0)
+            .is_some_and(|r| r.flags & stream_flag::PERSISTENT != 0)
+    }
+
     /// `aclrtSynchronizeStream(stream)`: blocks until the stream's tasks complete. NULL is the
     /// default stream; a persistent stream returns success at once, even on a thread without a
     /// context.
     pub fn synchronize_stream(&self, stream: RawStream) -> AclResult<()> {
         self.call(|| {
             let api = "aclrtSynchronizeStream";
-            // A persistent stream returns success at once, before the context check.
-            if stream.0 != 0 {
-                let st = self.lock();
-                Self::check_stream_handle(&st, api, stream)?;
-                if st.streams[&stream.0].flags & stream_flag::PERSISTENT != 0 {
-                    return Ok(());
-                }
+            self.require_stream_handle(api, stream)?;
+            if self.is_persistent(stream) {
+                return Ok(());
             }
             let rec = self.task_stream(api, stream)?;
             self.backend
@@ -228,18 +233,10 @@ impl Runtime {
             }
             self.require_stream_handle(api, stream)?;
             let check_once = self.zero_timeout(api, timeout)?;
-            let persistent = self
-                .lock()
-                .streams
-                .get(&stream.0)
-                .is_some_and(|r| r.flags & stream_flag::PERSISTENT != 0);
-            if persistent {
+            if self.is_persistent(stream) {
                 return Ok(());
             }
             let rec = self.task_stream(api, stream)?;
-            if rec.flags & stream_flag::PERSISTENT != 0 {
-                return Ok(());
-            }
             if check_once {
                 return match self.backend.stream_idle(rec.backend)? {
                     true => Ok(()),
