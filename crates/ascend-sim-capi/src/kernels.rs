@@ -257,3 +257,23 @@ pub unsafe extern "C" fn aclsimSpin(ctx: *mut aclsimKernelCtx, cycles: u64) {
     // SAFETY: forwarded contract.
     unsafe { with_ops(ctx, (), |o| o.spin(cycles)) }
 }
+
+/// `aclsimTrap(ctx, reason)`: ends the block with a fault, as a trap instruction does; the
+/// kernel's stream reports the fault (with `reason`, or a default) at its next synchronize.
+/// The call does not return to the kernel.
+///
+/// # Safety
+/// As [`with_ops`]; `reason` is NULL or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn aclsimTrap(ctx: *mut aclsimKernelCtx, reason: *const std::ffi::c_char) {
+    let reason = if reason.is_null() {
+        "a trap instruction".to_string()
+    } else {
+        // SAFETY: NUL-terminated by the caller's contract.
+        unsafe { std::ffi::CStr::from_ptr(reason) }
+            .to_string_lossy()
+            .into_owned()
+    };
+    // SAFETY: forwarded contract.
+    unsafe { with_ops(ctx, (), |o| o.trap(&reason)) }
+}

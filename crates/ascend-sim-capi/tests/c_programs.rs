@@ -40,6 +40,12 @@ fn compiler(name: &str) -> Option<String> {
 /// Builds `tests/c/<src>` into a fresh directory; `None` (with a printed reason) if no
 /// compiler is installed.
 fn build(src: &str, cxx: bool) -> Option<PathBuf> {
+    build_with(src, cxx, &[])
+}
+
+/// As [`build`], compiling the crate-relative sources `extra` (and their folders as include
+/// paths) into the program too.
+fn build_with(src: &str, cxx: bool, extra: &[&str]) -> Option<PathBuf> {
     let cc = if cxx {
         compiler("c++").or_else(|| compiler("g++"))
     } else {
@@ -75,8 +81,14 @@ fn build(src: &str, cxx: bool) -> Option<PathBuf> {
         ])
         .arg("-I")
         .arg(manifest.join("include"))
-        .arg(manifest.join("tests/c").join(src))
-        .arg("-o")
+        .arg(manifest.join("tests/c").join(src));
+    for e in extra {
+        let path = manifest.join(e);
+        cmd.arg("-I")
+            .arg(path.parent().expect("a file in a folder"))
+            .arg(path);
+    }
+    cmd.arg("-o")
         .arg(&exe)
         .arg("-L")
         .arg(&lib)
@@ -461,6 +473,33 @@ fn the_developer_guide_kernels_synchronise_with_stream_tasks_and_each_missing_dc
         assert!(recent.contains(part), "{part} in {}", ran.stdout);
     }
     assert!(ran.stderr.contains("watchdog"), "{}", ran.stderr);
+}
+
+#[test]
+fn the_sample_kernels_compute_take_their_time_and_trap_as_the_vendor_samples_expect() {
+    const KERNELS: [&str; 8] = [
+        "easy_OP.cpp",
+        "error_OP.cpp",
+        "long_OP.cpp",
+        "short_OP.cpp",
+        "write_read_value.cpp",
+        "kernel_print.cpp",
+        "kernel_add.cpp",
+        "vector_add_kernel.cpp",
+    ];
+    let extra: Vec<String> = KERNELS
+        .iter()
+        .map(|k| format!("sample-kernels/{k}"))
+        .collect();
+    let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
+    let Some(exe) = build_with("sample_kernels.cpp", true, &extra) else {
+        return;
+    };
+    let out = run(&exe, &[]);
+    assert!(out.contains("Destination data: 123"), "{out}");
+    assert_eq!(out.matches("Hello World").count(), 2, "{out}");
+    let recent = out.split_once("recent:").map_or("", |(_, r)| r);
+    assert!(recent.contains("trap"), "{out}");
 }
 
 #[test]

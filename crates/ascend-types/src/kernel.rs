@@ -36,6 +36,9 @@ pub trait KernelOps {
     fn copy_local_to_gm(&mut self, gm: DevAddr, local: &[u8]);
     /// Spends `cycles` core cycles.
     fn spin(&mut self, cycles: u64);
+    /// Ends the block with a fault, as a trap instruction does on the hardware: the kernel's
+    /// task faults with `reason`, and the call does not return to the kernel.
+    fn trap(&mut self, reason: &str);
 }
 
 /// The body of a kernel: run once per block.

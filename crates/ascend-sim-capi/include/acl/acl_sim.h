@@ -83,6 +83,10 @@ ACL_FUNC_VISIBILITY void aclsimCopyLocalToGm(aclsimKernelCtx *ctx, void *gm, con
 /* Spends `cycles` core cycles. */
 ACL_FUNC_VISIBILITY void aclsimSpin(aclsimKernelCtx *ctx, uint64_t cycles);
 
+/* Ends the block with a fault, as a trap instruction does: the kernel's stream reports it,
+ * with `reason` (NULL: a default text), at its next synchronize. Does not return. */
+ACL_FUNC_VISIBILITY void aclsimTrap(aclsimKernelCtx *ctx, const char *reason);
+
 #ifdef __cplusplus
 }
 #endif

@@ -159,6 +159,7 @@ impl Engine {
             Request::Panicked(m) => {
                 self.block_end(dev, core, Some(format!("the kernel panicked: {m}")))
             }
+            Request::Trap(m) => self.block_end(dev, core, Some(format!("the kernel trapped: {m}"))),
             op => {
                 let said = describe(&op);
                 let load = match op {
@@ -336,7 +337,7 @@ impl Engine {
                 let ns = cycles.saturating_mul(1000).div_ceil(mhz);
                 Ok((Reply::Go, ns))
             }
-            Request::Done | Request::Panicked(_) => Ok((Reply::Go, 0)),
+            Request::Done | Request::Panicked(_) | Request::Trap(_) => Ok((Reply::Go, 0)),
         }
     }
 
@@ -651,5 +652,6 @@ fn describe(op: &Request) -> String {
         Request::Spin { cycles } => format!("a spin of {cycles} cycles"),
         Request::Done => "its return".into(),
         Request::Panicked(_) => "a panic".into(),
+        Request::Trap(_) => "a trap".into(),
     }
 }

@@ -43,6 +43,8 @@ pub enum Request {
     LocalToGm { gm: DevAddr, data: Vec<u8> },
     /// Spend cycles.
     Spin { cycles: u64 },
+    /// The body executed a trap: the block ends with this fault.
+    Trap(String),
     /// The body returned.
     Done,
     /// The body panicked, with this message.
@@ -256,5 +258,11 @@ impl KernelOps for BlockCtx {
 
     fn spin(&mut self, cycles: u64) {
         self.ask(Request::Spin { cycles });
+    }
+
+    fn trap(&mut self, reason: &str) {
+        self.ask(Request::Trap(reason.to_string()));
+        // The engine ends the block on a trap; a reply other than Stop cannot come.
+        resume_unwind(Box::new(BlockStopped));
     }
 }
