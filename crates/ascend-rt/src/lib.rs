@@ -26,6 +26,7 @@
 
 mod backend;
 pub mod cmo_desc;
+pub mod data_types;
 pub mod error;
 pub mod raw_types;
 mod runtime;

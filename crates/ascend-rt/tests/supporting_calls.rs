@@ -856,6 +856,59 @@ fn sys_get_version_str_rows() {
 }
 
 #[test]
+fn sys_get_version_num_checks_the_number_then_the_name_then_the_package() {
+    let r = rt(A2);
+    let mut n = 0;
+    assert_err(
+        r.sys_get_version_num(None, None),
+        100000,
+        Some(MsgCode::EH0008),
+    );
+    assert_err(
+        r.sys_get_version_num(None, Some(&mut n)),
+        100000,
+        Some(MsgCode::EH0008),
+    );
+    assert_err(
+        r.sys_get_version_num(Some("nope"), Some(&mut n)),
+        100003,
+        None,
+    );
+    ok(r.sys_get_version_num(Some("bisheng_compiler"), Some(&mut n)));
+    assert_eq!(n, 80_500_000);
+}
+
+#[test]
+fn data_type_sizes_and_half_precision_follow_the_vendor_table() {
+    use ascend_rt::data_types::*;
+    let sizes = [
+        (data_type::STRING, 0),
+        (data_type::UNDEFINED, 0),
+        (data_type::INT4, 1),
+        (data_type::BOOL, 1),
+        (data_type::FLOAT8_E8M0, 1),
+        (data_type::BF16, 2),
+        (data_type::COMPLEX32, 4),
+        (data_type::COMPLEX64, 8),
+        (data_type::COMPLEX128, 16),
+        (38, 8),
+        (-7, 8),
+    ];
+    for (dt, size) in sizes {
+        assert_eq!(data_type_size(dt), size, "data type {dt}");
+    }
+    assert_eq!(float_to_float16(1.625), 0x3e80);
+    assert_eq!(float_to_float16(65520.0), 0x7c00, "rounds up to infinity");
+    assert_eq!(
+        float_to_float16(1.0 + 1.0 / 2048.0),
+        0x3c00,
+        "a tie goes to even"
+    );
+    assert_eq!(float16_to_float(0x0001), 2f32.powi(-24));
+    assert!(float16_to_float(0x7e00).is_nan());
+}
+
+#[test]
 fn sys_get_cann_version_rows() {
     let r = rt(A2);
     let mut v = CannPackageVersion::default();

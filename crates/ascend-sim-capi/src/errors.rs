@@ -1,5 +1,7 @@
 //! Exports: error and version queries (`aclrtGetLastError`, `aclrtPeekAtLastError`,
-//! `aclrtGetErrorVerbose`, `aclrtGetVersion`, `aclsysGetVersionStr`, `aclsysGetCANNVersion`).
+//! `aclrtGetErrorVerbose`, `aclrtGetVersion`, `aclsysGetVersionStr`, `aclsysGetVersionNum`,
+//! `aclsysGetCANNVersion`) and the data-type helpers (`aclDataTypeSize`, `aclFloatToFloat16`,
+//! `aclFloat16ToFloat`).
 #![allow(non_snake_case)]
 
 use std::ffi::{c_char, CStr};
@@ -172,4 +174,48 @@ pub unsafe extern "C" fn aclsysGetCANNVersion(name: u32, version: *mut CannVersi
         }
         Ok(())
     })
+}
+
+/// `aclsysGetVersionNum(pkgName, &versionNum)`.
+///
+/// # Safety
+/// `pkgName` is NULL or NUL-terminated; `versionNum` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn aclsysGetVersionNum(
+    pkgName: *mut c_char,
+    versionNum: *mut i32,
+) -> aclError {
+    guard("aclsysGetVersionNum", |rt| {
+        let name = if pkgName.is_null() {
+            None
+        } else {
+            // SAFETY: non-NULL and NUL-terminated by the caller's contract.
+            Some(
+                unsafe { CStr::from_ptr(pkgName) }
+                    .to_string_lossy()
+                    .into_owned(),
+            )
+        };
+        // SAFETY: NULL or writable by the caller's contract.
+        let out = unsafe { out_ref(versionNum) };
+        rt.sys_get_version_num(name.as_deref(), out)
+    })
+}
+
+/// `aclDataTypeSize(dataType)`.
+#[no_mangle]
+pub extern "C" fn aclDataTypeSize(dataType: i32) -> usize {
+    ascend_rt::data_types::data_type_size(dataType)
+}
+
+/// `aclFloatToFloat16(value)`.
+#[no_mangle]
+pub extern "C" fn aclFloatToFloat16(value: f32) -> u16 {
+    ascend_rt::data_types::float_to_float16(value)
+}
+
+/// `aclFloat16ToFloat(value)`.
+#[no_mangle]
+pub extern "C" fn aclFloat16ToFloat(value: u16) -> f32 {
+    ascend_rt::data_types::float16_to_float(value)
 }

@@ -263,6 +263,14 @@ fn supporting_calls_from_c() {
 }
 
 #[test]
+fn the_api_families_of_the_vendor_samples_answer_from_c() {
+    let Some(exe) = build("api_breadth.c", false) else {
+        return;
+    };
+    run(&exe, &[]);
+}
+
+#[test]
 fn headers_compile_as_cxx() {
     let Some(exe) = build("cxx_compile.cpp", true) else {
         return;

@@ -1,4 +1,5 @@
-//! Version queries: `aclrtGetVersion`, `aclsysGetVersionStr`, `aclsysGetCANNVersion`.
+//! Version queries: `aclrtGetVersion`, `aclsysGetVersionStr`, `aclsysGetVersionNum`,
+//! `aclsysGetCANNVersion`.
 //!
 //! Behaviour from the vendor's runtime: `src/acl/aclrt_impl/acl_rt_impl_base.cpp`
 //! (`aclrtGetVersionImpl`), `src/acl/aclrt_impl/acl.cpp` (`aclsysGetVersionStrImpl`,
@@ -76,14 +77,27 @@ impl Runtime {
             let api = "aclsysGetVersionStr";
             let out = version.ok_or_else(|| fail::acl_null(api, "versionStr"))?;
             let name = pkg_name.ok_or_else(|| fail::acl_null(api, "pkgName"))?;
-            let norm = name.replace('_', "-");
-            if !PACKAGES.contains(&norm.as_str()) {
-                return Err(fail::plain(
-                    ErrorCode::InvalidFile,
-                    format!("{api}: no version information for package {name:?}"),
-                ));
-            }
-            *out = SIM_PACKAGE_VERSION.to_string();
+            *out = package_version(api, name)?.to_string();
+            Ok(())
+        })
+    }
+
+    /// `aclsysGetVersionNum(pkgName, &versionNum)`: the package version as one number, major ×
+    /// 10,000,000 + minor × 100,000 + patch × 1,000 (8.5.0 is 80,500,000). Order: versionNum
+    /// NULL, then pkgName NULL (100000, EH0008); an unknown package (100003), as for
+    /// [`Runtime::sys_get_version_str`]. The vendor lowers the number by 300, 200 or 100 for an
+    /// alpha, beta or rc suffix; the simulator's tag after `-` names the simulator, not a
+    /// pre-release, so its number is that of the base version.
+    pub fn sys_get_version_num(
+        &self,
+        pkg_name: Option<&str>,
+        version_num: Option<&mut i32>,
+    ) -> AclResult<()> {
+        self.call(|| {
+            let api = "aclsysGetVersionNum";
+            let out = version_num.ok_or_else(|| fail::acl_null(api, "versionNum"))?;
+            let name = pkg_name.ok_or_else(|| fail::acl_null(api, "pkgName"))?;
+            *out = version_number(package_version(api, name)?);
             Ok(())
         })
     }
@@ -117,5 +131,42 @@ impl Runtime {
             };
             Ok(())
         })
+    }
+}
+
+/// The version string of package `name` (`-` and `_` interchangeable); 100003 for a package
+/// the runtime has no version information for.
+fn package_version(api: &str, name: &str) -> AclResult<&'static str> {
+    let norm = name.replace('_', "-");
+    if !PACKAGES.contains(&norm.as_str()) {
+        return Err(fail::plain(
+            ErrorCode::InvalidFile,
+            format!("{api}: no version information for package {name:?}"),
+        ));
+    }
+    Ok(SIM_PACKAGE_VERSION)
+}
+
+/// The number of a `major.minor.patch[-tag]` version string, as `aclsysGetVersionNum` gives it.
+fn version_number(text: &str) -> i32 {
+    let base = text.split_once('-').map_or(text, |(b, _)| b);
+    let mut parts = base.split('.').map(|p| p.parse::<i32>().unwrap_or(0));
+    let (major, minor, patch) = (
+        parts.next().unwrap_or(0),
+        parts.next().unwrap_or(0),
+        parts.next().unwrap_or(0),
+    );
+    major * 10_000_000 + minor * 100_000 + patch * 1_000
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_version_number_weighs_major_minor_and_patch() {
+        assert_eq!(
+            super::version_number("8.5.0-ascend-twin-simulator"),
+            80_500_000
+        );
+        assert_eq!(super::version_number("7.1.3"), 70_103_000);
     }
 }

@@ -24,6 +24,8 @@ ACL_FUNC_VISIBILITY const char *aclGetRecentErrMsg(void);
 /* CANN package versions: the simulator reports one version string for every package. */
 ACL_FUNC_VISIBILITY aclError aclsysGetCANNVersion(aclCANNPackageName name, aclCANNPackageVersion *version);
 ACL_FUNC_VISIBILITY aclError aclsysGetVersionStr(char *pkgName, char *versionStr);
+/* The package's version as a number: major * 10000000 + minor * 100000 + patch * 1000. */
+ACL_FUNC_VISIBILITY aclError aclsysGetVersionNum(char *pkgName, int32_t *versionNum);
 
 /* The calling thread's last runtime error code: Get clears it, Peek keeps it. */
 ACL_FUNC_VISIBILITY aclError aclrtPeekAtLastError(aclrtLastErrLevel level);
