@@ -162,6 +162,7 @@ impl Engine {
                 format!("run of model {m}: {rem} task(s) of the instance outstanding")
             }
             (Head::Kernel, _) => self.describe_kernel(task.id),
+            (Head::HostCall(call), _) => self.describe_host_call(*call),
             (h, _) => format!("head in state {h:?}"),
         }
     }

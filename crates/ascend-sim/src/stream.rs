@@ -91,6 +91,8 @@ pub enum Head {
     WaitNotify,
     /// A kernel whose blocks run on AI cores (or wait for them).
     Kernel,
+    /// A blocking host call, due: the stream waits for a host thread to run it.
+    HostCall(u64),
 }
 
 /// One stream.
@@ -195,5 +197,6 @@ pub fn task_name(k: &Task) -> &'static str {
         Task::NotifyRecord(_) => "NotifyRecord",
         Task::NotifyWait { .. } => "NotifyWait",
         Task::Kernel { .. } => "Kernel",
+        Task::HostCall { .. } => "HostCall",
     }
 }

@@ -253,6 +253,9 @@ pub enum HostWait {
         /// The stream.
         stream: u64,
     },
+    /// A host thread waiting for a host call to run (`aclrtProcessReport`, or the runtime's
+    /// host-function thread when the channel is 0).
+    HostCalls(u64),
 }
 
 impl std::fmt::Display for HostWait {
@@ -274,6 +277,14 @@ impl std::fmt::Display for HostWait {
             HostWait::ExecuteModelAsync { model, stream } => write!(
                 f,
                 "an asynchronous run of model {model} on stream {stream}, whose queue is full"
+            ),
+            HostWait::HostCalls(0) => write!(
+                f,
+                "the runtime's host-function thread, waiting for a host function to run"
+            ),
+            HostWait::HostCalls(t) => write!(
+                f,
+                "a wait of host thread {t} for a callback or host function to run                  (aclrtProcessReport / aclrtProcessHostFunc)"
             ),
         }
     }

@@ -61,11 +61,6 @@ impl EventQueue {
     pub fn pop(&mut self) -> Option<(u64, Ev)> {
         self.heap.pop().map(|s| ((s.key >> 64) as u64, s.ev))
     }
-
-    /// True when nothing is scheduled.
-    pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
-    }
 }
 
 #[cfg(test)]
@@ -88,6 +83,6 @@ mod tests {
             })
             .collect();
         assert_eq!(order, [(3, 1), (3, 4), (5, 0), (5, 2), (u64::MAX >> 2, 3)]);
-        assert!(q.is_empty());
+        assert!(q.next_time().is_none());
     }
 }

@@ -11,6 +11,7 @@
 
 mod agent_access;
 mod event_queue;
+mod host_calls;
 mod registry;
 mod stream_table;
 mod submit;
@@ -23,6 +24,8 @@ pub use watchers::Watchers;
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
 use ascend_chips::{ChipProfile, ChipType};
+
+pub use host_calls::{DueHostCall, HostCalls};
 
 use crate::cache::L2;
 use crate::copy::Pool;
@@ -200,6 +203,8 @@ pub struct Engine {
     /// The latest stores a `dci` or a kernel's tail dropped (line, what was dropped), for the
     /// watchdog's explanation of a wait they would have released.
     pub dropped_stores: VecDeque<(u64, String)>,
+    /// Host calls that streams have reached and no host thread has finished yet.
+    pub host_calls: HostCalls,
 }
 
 impl Engine {
@@ -226,6 +231,7 @@ impl Engine {
         Engine {
             config,
             now: 0,
+            host_calls: HostCalls::default(),
             events_due: EventQueue::default(),
             mem,
             desc_blocks: HashMap::new(),
@@ -345,13 +351,21 @@ impl Engine {
     }
 
     /// Time of the next scheduled event.
+    /// The time of the next event the clock may reach: none while a blocking host call that
+    /// became due earlier is outstanding (the clock stops at a due host call until a host
+    /// thread returns from it, so that its return time, and so the whole timeline, does not
+    /// depend on host scheduling).
     pub fn next_time(&self) -> Option<u64> {
-        self.events_due.next_time()
+        let next = self.events_due.next_time()?;
+        match self.host_calls.clock_stop() {
+            Some(stop) if next > stop => None,
+            _ => Some(next),
+        }
     }
 
-    /// True when some event is scheduled.
+    /// True when some event is scheduled that the clock may reach.
     pub fn has_pending(&self) -> bool {
-        !self.events_due.is_empty()
+        self.next_time().is_some()
     }
 
     /// Processes the next event; false when none is scheduled.
@@ -369,6 +383,10 @@ impl Engine {
     /// to [`HORIZON_NS`].
     pub fn run_until(&mut self, t: u64) {
         let t = t.min(HORIZON_NS);
+        let t = self
+            .host_calls
+            .clock_stop()
+            .map_or(t, |stop| t.min(stop.max(self.now)));
         while self.next_time().is_some_and(|n| n <= t) {
             self.step();
         }

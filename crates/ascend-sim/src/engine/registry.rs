@@ -118,6 +118,7 @@ impl Engine {
             self.cancel_kernel(t.id);
         }
         self.cancel_copy(&st);
+        self.host_calls.drop_stream(s);
         self.forget_waiter(s, &st.head);
         for (i, t) in st.queue.iter().enumerate() {
             if let Work::User(Task::CmoWithBarrier {

@@ -10,6 +10,7 @@
 mod cmo;
 mod copy;
 mod core_hazards;
+mod host_call;
 mod kernel;
 mod sync_objects;
 mod value;
@@ -153,6 +154,11 @@ impl Engine {
             } => self.dispatch_cmo(s, id, op, addr, len, Some((model, barrier_id))),
             Task::CmoWithDesc { desc, op } => self.dispatch_cmo_desc(s, id, desc, op),
             Task::Kernel { kernel, blocks } => self.dispatch_kernel(s, id, kernel, blocks),
+            Task::HostCall {
+                call,
+                channel,
+                blocking,
+            } => self.dispatch_host_call(s, call, channel, blocking),
         }
     }
 

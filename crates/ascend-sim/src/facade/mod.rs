@@ -12,6 +12,7 @@
 //! `events`, on models in `models`, and the reports in `reports`.
 
 mod events;
+mod host_calls;
 mod memory;
 mod models;
 mod reports;
@@ -168,6 +169,11 @@ impl Sim {
                 }
                 let effects = g.effects;
                 g.step();
+                if g.host_calls.newly_due {
+                    // A host call became due: wake the threads that wait to run it.
+                    g.host_calls.newly_due = false;
+                    self.changed.notify_all();
+                }
                 stall = None;
                 if g.effects != effects || g.kernel_runs.is_empty() {
                     spinning = None;
@@ -196,6 +202,11 @@ impl Sim {
             // Nothing scheduled: only another host thread can change anything.
             if record.is_none() {
                 *record = Some(g.begin_host_wait(what));
+            }
+            // A host thread running a host call is progress the engine cannot see: the
+            // watchdog waits for it to return.
+            if g.host_calls.any_running() {
+                stall = None;
             }
             let progress = g.progress;
             let since = match stall {

@@ -49,6 +49,13 @@ impl HwBackend {
                     kernel.name()
                 ),
             )),
+            // Host calls carry the function, not a task number, on a real device: they go
+            // through `launch_host_call`.
+            Task::HostCall { call, .. } => Err(crate::error::AclError::new(
+                crate::error::ErrorCode::RtFeatureNotSupport,
+                None,
+                format!("host call {call} has no function to give the device's runtime"),
+            )),
             // SAFETY (all value and CMO tasks): addresses are device addresses the front end
             // validated; the library does not dereference them on the host.
             Task::ValueWrite { addr, value } => acl!(self, aclrtValueWrite(ptr(addr), value, 0, s)),

@@ -1,0 +1,90 @@
+//! Host calls that streams have reached (`aclrtLaunchHostFunc`, `aclrtLaunchCallback`): which
+//! are due, which host thread each waits for, and where the clock must stop for them.
+//!
+//! A blocking call holds its stream until a host thread reports it done. While one is
+//! outstanding the clock does not pass the time it became due: the host thread's return is then
+//! always at that time (plus the round trip to the host), whatever the host's own scheduling,
+//! and every run of a program gives the same timeline.
+
+use std::collections::BTreeMap;
+
+/// One host call a stream has reached.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DueHostCall {
+    /// The call's number (the task's).
+    pub call: u64,
+    /// The stream it is on.
+    pub stream: u64,
+    /// Which host thread runs it (0: the runtime's own thread).
+    pub channel: u64,
+    /// The stream waits for it.
+    pub blocking: bool,
+    /// When the stream reached it (ns).
+    pub due_ns: u64,
+    /// A host thread has taken it and is running it.
+    pub taken: bool,
+}
+
+/// The outstanding host calls, by number.
+#[derive(Debug, Default)]
+pub struct HostCalls {
+    calls: BTreeMap<u64, DueHostCall>,
+    /// A call became due since the flag was last cleared: host threads waiting for one must be
+    /// woken.
+    pub newly_due: bool,
+}
+
+impl HostCalls {
+    /// A stream reached a call.
+    pub fn insert(&mut self, due: DueHostCall) {
+        self.calls.insert(due.call, due);
+        self.newly_due = true;
+    }
+
+    /// The earliest due call for `channel` that no thread has taken yet; it is taken.
+    pub fn take(&mut self, channel: u64) -> Option<DueHostCall> {
+        let c = self
+            .calls
+            .values_mut()
+            .filter(|c| c.channel == channel && !c.taken)
+            .min_by_key(|c| (c.due_ns, c.call))?;
+        c.taken = true;
+        Some(c.clone())
+    }
+
+    /// True when a call for `channel` is due and not taken.
+    pub fn has_due(&self, channel: u64) -> bool {
+        self.calls
+            .values()
+            .any(|c| c.channel == channel && !c.taken)
+    }
+
+    /// A host thread returned from a call: it is no longer outstanding.
+    pub fn finish(&mut self, call: u64) -> Option<DueHostCall> {
+        self.calls.remove(&call)
+    }
+
+    /// The time the clock may not pass: the earliest due time of a blocking call.
+    pub fn clock_stop(&self) -> Option<u64> {
+        self.calls
+            .values()
+            .filter(|c| c.blocking)
+            .map(|c| c.due_ns)
+            .min()
+    }
+
+    /// True when a host thread is running a call now.
+    pub fn any_running(&self) -> bool {
+        self.calls.values().any(|c| c.taken)
+    }
+
+    /// Forgets the calls of a stream that is gone.
+    pub fn drop_stream(&mut self, stream: u64) {
+        self.calls.retain(|_, c| c.stream != stream);
+    }
+
+    /// Every outstanding call, earliest first.
+    pub fn outstanding(&self) -> impl Iterator<Item = &DueHostCall> {
+        self.calls.values()
+    }
+}

@@ -1,0 +1,81 @@
+//! Host calls on a stream: the stream reaches one, a host thread runs it, the stream goes on.
+
+use crate::engine::{DueHostCall, Engine};
+use crate::stream::Head;
+
+impl Engine {
+    /// The stream `s` reached host call `call`: it becomes due for `channel`'s thread. A
+    /// blocking call holds the stream (and stops the clock) until [`Engine::finish_host_call`];
+    /// a non-blocking one completes at once.
+    pub(super) fn dispatch_host_call(&mut self, s: u64, call: u64, channel: u64, blocking: bool) {
+        self.host_calls.insert(DueHostCall {
+            call,
+            stream: s,
+            channel,
+            blocking,
+            due_ns: self.now,
+            taken: false,
+        });
+        self.effects += 1;
+        if blocking {
+            self.streams.get_mut(&s).expect("stream").head = Head::HostCall(call);
+        } else {
+            let ns = self.chip.timing.event_ns;
+            self.run_for(s, ns);
+        }
+    }
+
+    /// A host thread returned from `call`: a blocking call's stream goes on after the round
+    /// trip to the host and back (twice the chip's host synchronisation time). False when the
+    /// call is not outstanding (its stream was destroyed meanwhile, or it was finished).
+    pub fn finish_host_call(&mut self, call: u64) -> bool {
+        let Some(due) = self.host_calls.finish(call) else {
+            return false;
+        };
+        self.effects += 1;
+        self.progress += 1;
+        if due.blocking {
+            let held = self
+                .streams
+                .get(&due.stream)
+                .is_some_and(|st| matches!(st.head, Head::HostCall(c) if c == call));
+            if held {
+                let ns = self.chip.timing.host_sync_ns.saturating_mul(2);
+                self.run_for(due.stream, ns);
+            }
+        }
+        true
+    }
+}
+
+impl Engine {
+    /// What a stream held at host call `call` waits for, for the watchdog.
+    pub(crate) fn describe_host_call(&self, call: u64) -> String {
+        let Some(c) = self.host_calls.outstanding().find(|c| c.call == call) else {
+            return format!("host call {call}, finished");
+        };
+        let who = if c.channel == 0 {
+            "the runtime's host-function thread".to_string()
+        } else {
+            format!(
+                "host thread {} (subscribed to the stream: it runs the call when it calls \
+                 aclrtProcessReport or aclrtProcessHostFunc)",
+                c.channel
+            )
+        };
+        if c.taken {
+            format!(
+                "host call {call}, due at {} ns: {who} is running it and has not returned; \
+                 the device clock stays at {} ns until it does (a host function must not wait \
+                 for the device)",
+                c.due_ns, c.due_ns
+            )
+        } else {
+            format!(
+                "host call {call}, due at {} ns: waiting for {who} to take it; the device \
+                 clock stays at {} ns until the call has run",
+                c.due_ns, c.due_ns
+            )
+        }
+    }
+}

@@ -1,0 +1,58 @@
+//! Host calls seen from the host: taking a due call to run it, and reporting it done.
+
+use std::time::Duration;
+
+use super::Sim;
+use crate::engine::DueHostCall;
+use crate::sync::{timed_wait, WallClock};
+use crate::types::{HostWait, SimError};
+
+impl Sim {
+    /// Takes the earliest due host call of `channel`, driving the device until one is due or
+    /// `timeout_ms` of simulated time passes (`Ok(None)`); `None` waits forever. For a thread
+    /// that processes reports (`aclrtProcessReport`): it runs the device as a synchronize does.
+    pub fn next_host_call(
+        &self,
+        channel: u64,
+        timeout_ms: Option<u64>,
+    ) -> Result<Option<DueHostCall>, SimError> {
+        let g = self.lock();
+        let what = HostWait::HostCalls(channel);
+        let (mut g, r) = self.block_until(g, what, timeout_ms, |e| e.host_calls.has_due(channel));
+        let taken = match r {
+            Ok(()) => Ok(g.host_calls.take(channel)),
+            Err(SimError::Timeout(_)) => Ok(None),
+            Err(e) => Err(e),
+        };
+        self.release(g);
+        taken
+    }
+
+    /// Takes the earliest due host call of `channel` without driving the device, waiting at most
+    /// `wall` of wall time (`None` if none became due): for the runtime's own host-function
+    /// thread, which must not run the device on the program's behalf.
+    pub fn wait_host_call(&self, channel: u64, wall: Duration) -> Option<DueHostCall> {
+        let mut g = self.lock();
+        if let Some(c) = g.host_calls.take(channel) {
+            return Some(c);
+        }
+        let id = g.begin_host_wait(HostWait::HostCalls(channel));
+        let mut clock = WallClock::start();
+        g = timed_wait(&self.engine, &self.changed, g, wall, &mut clock);
+        g.end_host_wait(id);
+        let c = g.host_calls.take(channel);
+        drop(g);
+        c
+    }
+
+    /// A host thread returned from `call`: its stream goes on. False when the call was not
+    /// outstanding (its stream was destroyed meanwhile).
+    pub fn finish_host_call(&self, call: u64) -> bool {
+        let mut g = self.lock();
+        let done = g.finish_host_call(call);
+        drop(g);
+        // Threads sleeping on a stalled device may now go on.
+        self.changed.notify_all();
+        done
+    }
+}
