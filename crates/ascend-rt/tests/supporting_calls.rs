@@ -898,14 +898,48 @@ fn data_type_sizes_and_half_precision_follow_the_vendor_table() {
         assert_eq!(data_type_size(dt), size, "data type {dt}");
     }
     assert_eq!(float_to_float16(1.625), 0x3e80);
-    assert_eq!(float_to_float16(65520.0), 0x7c00, "rounds up to infinity");
+    assert_eq!(float_to_float16(-0.0), 0x8000);
+    assert_eq!(
+        float_to_float16(65520.0),
+        0x7bff,
+        "saturates instead of infinity"
+    );
+    assert_eq!(float_to_float16(f32::NAN), 0x7bff);
+    assert_eq!(float_to_float16(f32::NEG_INFINITY), 0xfbff);
     assert_eq!(
         float_to_float16(1.0 + 1.0 / 2048.0),
         0x3c00,
         "a tie goes to even"
     );
+    assert_eq!(
+        float_to_float16(1.0 + 3.0 / 2048.0),
+        0x3c02,
+        "a tie goes to even, up"
+    );
+    assert_eq!(float_to_float16(2f32.powi(-24)), 0x0001);
+    assert_eq!(
+        float_to_float16(2f32.powi(-25)),
+        0x0000,
+        "half the least subnormal ties to 0"
+    );
+    assert_eq!(float_to_float16(1.5 * 2f32.powi(-25)), 0x0001);
+    assert_eq!(float_to_float16(3.0 * 2f32.powi(-24)), 0x0003);
+    assert_eq!(float_to_float16(2f32.powi(-14)), 0x0400, "the least normal");
     assert_eq!(float16_to_float(0x0001), 2f32.powi(-24));
-    assert!(float16_to_float(0x7e00).is_nan());
+    assert_eq!(
+        float16_to_float(0x7c00),
+        65536.0,
+        "exponent 31 is read as a number"
+    );
+    assert_eq!(float16_to_float(0x7e00), 98304.0);
+    assert!(float16_to_float(0x8000).is_sign_negative());
+    for h in 0..0x7c00u16 {
+        assert_eq!(
+            float_to_float16(float16_to_float(h)),
+            h,
+            "round trip of {h:#x}"
+        );
+    }
 }
 
 #[test]

@@ -63,3 +63,19 @@ pub unsafe fn out_ref<'a, T>(p: *mut T) -> Option<&'a mut T> {
     // SAFETY: upheld by the caller (the ACL contract on out-parameters).
     unsafe { p.as_mut() }
 }
+
+/// A C string argument: `None` for NULL.
+///
+/// # Safety
+/// `p` is NULL or NUL-terminated.
+pub unsafe fn opt_str(p: *const std::ffi::c_char) -> Option<String> {
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: non-NULL and NUL-terminated by the caller's contract.
+    Some(
+        unsafe { std::ffi::CStr::from_ptr(p) }
+            .to_string_lossy()
+            .into_owned(),
+    )
+}

@@ -28,6 +28,7 @@
 
 mod abi_check;
 mod api_errors;
+mod compat;
 mod context;
 mod device;
 mod errors;

@@ -7,6 +7,7 @@
 mod addresses;
 mod backend_errors;
 mod chip_caps;
+mod compat;
 mod context;
 mod copy_staging;
 mod device;
@@ -38,6 +39,7 @@ use crate::error::{fail, AclError, AclResult};
 use crate::raw_types::RawStream;
 
 pub use addresses::AddressClass;
+pub use compat::{cann_attr, dev_feature, npu_arch};
 pub use errmsg::RecentError;
 pub use kernels::MAX_KERNEL_ARGS_BYTES;
 pub use memory::{HostBuffer, MemDst, MemSrc};

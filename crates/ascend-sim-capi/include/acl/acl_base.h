@@ -119,6 +119,19 @@ ACL_FUNC_VISIBILITY size_t aclDataTypeSize(aclDataType dataType);
 ACL_FUNC_VISIBILITY aclFloat16 aclFloatToFloat16(float value);
 ACL_FUNC_VISIBILITY float aclFloat16ToFloat(aclFloat16 value);
 
+/* CANN attributes (aclGetCannAttributeList / aclGetCannAttribute). */
+typedef enum {
+    ACL_CANN_ATTR_UNDEFINED = -1,
+    ACL_CANN_ATTR_INF_NAN = 0,
+    ACL_CANN_ATTR_BF16 = 1,
+    ACL_CANN_ATTR_JIT_COMPILE = 2
+} aclCannAttr;
+
+/* The attributes this SoC has; the list belongs to the library. */
+ACL_FUNC_VISIBILITY aclError aclGetCannAttributeList(const aclCannAttr **cannAttrList, size_t *num);
+/* 1 when the SoC has the attribute, else 0. */
+ACL_FUNC_VISIBILITY aclError aclGetCannAttribute(aclCannAttr cannAttr, int32_t *value);
+
 /* The SoC version string of the (simulated) device, or NULL. */
 ACL_FUNC_VISIBILITY const char *aclrtGetSocName(void);
 

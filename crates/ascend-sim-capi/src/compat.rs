@@ -1,0 +1,71 @@
+//! Exports: compatibility queries (`aclGetCannAttributeList`, `aclGetCannAttribute`,
+//! `aclrtCheckArchCompatibility`, `aclrtGetDeviceCapability`).
+#![allow(non_snake_case)]
+
+use std::ffi::c_char;
+
+use crate::ffi::{aclError, guard, opt_str, out_ref};
+
+/// `aclGetCannAttributeList(&cannAttrList, &num)`: the list is the library's own.
+///
+/// # Safety
+/// Each pointer is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn aclGetCannAttributeList(
+    cannAttrList: *mut *const i32,
+    num: *mut usize,
+) -> aclError {
+    guard("aclGetCannAttributeList", |rt| {
+        let list = rt.get_cann_attribute_list(!cannAttrList.is_null(), !num.is_null())?;
+        // SAFETY: both non-NULL here, writable by the caller's contract.
+        unsafe {
+            *cannAttrList = list.as_ptr();
+            *num = list.len();
+        }
+        Ok(())
+    })
+}
+
+/// `aclGetCannAttribute(cannAttr, &value)`.
+///
+/// # Safety
+/// `value` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn aclGetCannAttribute(cannAttr: i32, value: *mut i32) -> aclError {
+    // SAFETY: NULL or writable by the caller's contract.
+    guard("aclGetCannAttribute", |rt| {
+        rt.get_cann_attribute(cannAttr, unsafe { out_ref(value) })
+    })
+}
+
+/// `aclrtCheckArchCompatibility(socVersion, &canCompatible)`.
+///
+/// # Safety
+/// `socVersion` is NULL or NUL-terminated; `canCompatible` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtCheckArchCompatibility(
+    socVersion: *const c_char,
+    canCompatible: *mut i32,
+) -> aclError {
+    guard("aclrtCheckArchCompatibility", |rt| {
+        // SAFETY: as the caller's contract says.
+        let (soc, out) = unsafe { (opt_str(socVersion), out_ref(canCompatible)) };
+        rt.check_arch_compatibility(soc.as_deref(), out)
+    })
+}
+
+/// `aclrtGetDeviceCapability(deviceId, devFeatureType, &value)`.
+///
+/// # Safety
+/// `value` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtGetDeviceCapability(
+    deviceId: i32,
+    devFeatureType: i32,
+    value: *mut i32,
+) -> aclError {
+    guard("aclrtGetDeviceCapability", |rt| {
+        // SAFETY: NULL or writable by the caller's contract.
+        rt.get_device_capability(deviceId, devFeatureType, unsafe { out_ref(value) })
+    })
+}
