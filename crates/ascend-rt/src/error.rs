@@ -138,6 +138,8 @@ pub enum MsgCode {
     EH0007,
     /// ACL: a parameter must not be NULL.
     EH0008,
+    /// ACL: a parameter is invalid, with the reason.
+    EH0009,
     /// ACL: a reserved parameter must be NULL.
     EH0012,
     /// ACL: aclInit configuration differs from the first one.
@@ -241,7 +243,13 @@ impl AclError {
             matches!(self.code(), 107_000..=107_999 | 207_000..=207_999 | 507_000..=507_999);
         let acl_layer = matches!(
             self.msg_code,
-            Some(MsgCode::EH0004 | MsgCode::EH0007 | MsgCode::EH0008 | MsgCode::EH0012)
+            Some(
+                MsgCode::EH0004
+                    | MsgCode::EH0007
+                    | MsgCode::EH0008
+                    | MsgCode::EH0009
+                    | MsgCode::EH0012
+            )
         );
         rt_code && !acl_layer && !self.skips_last_error
     }

@@ -40,6 +40,8 @@ pub use raw_types::RawStream;
 #[cfg(feature = "sim")]
 pub use runtime::SimView;
 pub use runtime::MAX_KERNEL_ARGS_BYTES;
-pub use runtime::{cann_attr, dev_feature, npu_arch};
+pub use runtime::{
+    cann_attr, dev_attr, dev_feature, npu_arch, DEVICE_STATUS_NORMAL, RES_LIMIT_TYPES,
+};
 pub use runtime::{AddressClass, HostBuffer, MemDst, MemSrc, RecentError, Runtime, RuntimeOptions};
 pub use runtime::{CannPackageVersion, ACL_VERSION, SIM_PACKAGE_VERSION};

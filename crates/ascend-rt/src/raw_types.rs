@@ -318,3 +318,16 @@ pub struct RawErrorInfo {
     /// `detail.aicoreErrType` (`aclrtAicoreErrorType`).
     pub aicore_err_type: u32,
 }
+
+/// `aclrtUtilizationInfo`, raw: percentages, or -1 where the query failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RawUtilization {
+    /// `cubeUtilization`.
+    pub cube: i32,
+    /// `vectorUtilization`.
+    pub vector: i32,
+    /// `aicpuUtilization`.
+    pub aicpu: i32,
+    /// `memoryUtilization` (always -1: the runtime does not query it).
+    pub memory: i32,
+}

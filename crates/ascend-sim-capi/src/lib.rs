@@ -31,6 +31,7 @@ mod api_errors;
 mod compat;
 mod context;
 mod device;
+mod device_ext;
 mod errors;
 mod event;
 mod event_ext;

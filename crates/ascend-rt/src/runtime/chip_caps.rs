@@ -28,3 +28,40 @@ pub(super) fn max_notifies(chip: &ChipProfile) -> usize {
         _ => 1024,
     }
 }
+
+/// Core counts of a SoC as `aclrtGetDeviceInfo` reports them: AI cores and vector cores from
+/// the chip file (its platform file's `ai_core_cnt` / `vector_core_cnt`); AI CPUs and whether
+/// the platform file has a `cube_core_cnt` (310P and 910A do not) by chip type
+/// (`src/platform/platform_config/*.ini`: `ai_cpu_cnt` 6 on the A2/A3 and 950 families, 7 on
+/// 310P3, 4 on 310B1 and 910A).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct CoreCounts {
+    pub aicpu: u32,
+    pub aicore: u32,
+    pub cube: Option<u32>,
+    pub vector: u32,
+}
+
+/// [`CoreCounts`] of the chip.
+pub(super) fn core_counts(chip: &ChipProfile) -> CoreCounts {
+    let (aicore, vector) = (chip.cache.aic_cores, chip.cache.aiv_cores);
+    let (aicpu, has_cube) = match chip.chip_type {
+        ChipType::Cloud910B93 | ChipType::David | ChipType::Ascend350 => (6, true),
+        ChipType::Dc => (7, false),
+        ChipType::MiniV3 => (4, true),
+        _ => (4, false),
+    };
+    CoreCounts {
+        aicpu,
+        aicore,
+        cube: has_cube.then_some(aicore),
+        vector,
+    }
+}
+
+/// The SIMT properties `aclrtGetDeviceInfo` reports (warp size … block dimensions): the 950
+/// and 350 families have them (`src/runtime/config/950/dev_info_reg.cc`), every other chip type
+/// reports 0.
+pub(super) fn simt(chip: &ChipProfile) -> bool {
+    matches!(chip.chip_type, ChipType::David | ChipType::Ascend350)
+}

@@ -181,6 +181,8 @@ impl Runtime {
         // of the device remains.
         let device_released = !st.contexts.values().any(|c| c.device == dev);
         let (allocs, notifies) = if device_released {
+            st.res_limits.remove(&dev);
+            st.peer_access.retain(|&(d, _)| d != dev);
             st.take_device_objects(dev)
         } else {
             Default::default()

@@ -54,7 +54,7 @@ impl ErrorLog {
         // The RT entry adds a generic "execution failed" trailer after a parameter failure.
         let rt_layer = !matches!(
             msg_code,
-            MsgCode::EH0004 | MsgCode::EH0007 | MsgCode::EH0008 | MsgCode::EH0012
+            MsgCode::EH0004 | MsgCode::EH0007 | MsgCode::EH0008 | MsgCode::EH0009 | MsgCode::EH0012
         );
         if rt_layer && matches!(err.code(), 107000 | 107002) {
             list.push(RecentError {

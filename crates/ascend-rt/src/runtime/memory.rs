@@ -440,6 +440,9 @@ impl Runtime {
             let n = count as u64;
             let src = self.src_side(api, src, n)?;
             let dst = self.dst_side(api, dst, n)?;
+            if let (DSide::Device(d), Side::Device(s)) = (&dst, &src) {
+                self.check_peer_copy(api, *d, *s)?;
+            }
             self.copy_now(dst, src, count)
         })
     }
@@ -499,6 +502,9 @@ impl Runtime {
             let n = count as u64;
             let src = self.src_side(api, src, n)?;
             let dst = self.dst_side(api, dst, n)?;
+            if let (DSide::Device(d), Side::Device(s)) = (&dst, &src) {
+                self.check_peer_copy(api, *d, *s)?;
+            }
             let src = match src {
                 Side::Device(a) => Ok(Loc::Device(a)),
                 Side::Pinned(b, o) => Ok(Loc::Host { buf: b, offset: o }),

@@ -11,6 +11,7 @@ mod compat;
 mod context;
 mod copy_staging;
 mod device;
+mod device_info;
 mod errmsg;
 mod errors;
 mod event;
@@ -20,6 +21,7 @@ mod memory;
 mod model;
 mod notify;
 mod options;
+mod peer;
 #[cfg(feature = "sim")]
 mod sim_view;
 mod state;
@@ -40,6 +42,7 @@ use crate::raw_types::RawStream;
 
 pub use addresses::AddressClass;
 pub use compat::{cann_attr, dev_feature, npu_arch};
+pub use device_info::{dev_attr, DEVICE_STATUS_NORMAL, RES_LIMIT_TYPES};
 pub use errmsg::RecentError;
 pub use kernels::MAX_KERNEL_ARGS_BYTES;
 pub use memory::{HostBuffer, MemDst, MemSrc};

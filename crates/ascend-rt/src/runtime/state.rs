@@ -144,6 +144,10 @@ pub(crate) struct State {
     pub failure_modes: HashMap<u64, u64>,
     pub models: HashMap<u64, ModelRec>,
     pub allocs: BTreeMap<u64, Alloc>,
+    /// Resource limits set per device (cube, vector cores), until the device is released.
+    pub res_limits: HashMap<u32, [u32; 2]>,
+    /// Peer access enabled, as (device, peer): `device` may reach `peer`'s memory.
+    pub peer_access: std::collections::HashSet<(u32, u32)>,
     next_serial: u64,
 }
 

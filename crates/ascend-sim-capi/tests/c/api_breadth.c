@@ -62,6 +62,43 @@ static void compatibility(void) {
     EXPECT_EQ(aclrtResetDevice(0), ACL_SUCCESS);
 }
 
+static void device_queries(void) {
+    int64_t v = 0;
+    int32_t least = -1, greatest = -1, can = -1;
+    uint32_t limit = 0;
+    aclrtDeviceStatus status = ACL_RT_DEVICE_STATUS_END;
+    aclrtUtilizationInfo util;
+    memset(&util, 0, sizeof util);
+    EXPECT_EQ(aclrtGetDeviceInfo(0, ACL_DEV_ATTR_VECTOR_CORE_NUM, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtGetDeviceInfo(0, ACL_DEV_ATTR_VECTOR_CORE_NUM, &v), ACL_SUCCESS);
+    EXPECT_EQ(v, 48);
+    EXPECT_EQ(aclrtGetDeviceInfo(0, (aclrtDevAttr)999, &v), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_EQ(aclrtDeviceGetStreamPriorityRange(&least, &greatest), ACL_SUCCESS);
+    EXPECT_EQ(least, 7);
+    EXPECT_EQ(greatest, 0);
+    EXPECT_EQ(aclrtQueryDeviceStatus(0, &status), ACL_SUCCESS);
+    EXPECT_EQ(status, ACL_RT_DEVICE_STATUS_NORMAL);
+    EXPECT_EQ(aclrtGetDeviceUtilizationRate(0, &util), ACL_SUCCESS);
+    EXPECT_EQ(util.memoryUtilization, -1);
+    util.utilizationExtend = (aclrtUtilizationExtendInfo *)&util;
+    EXPECT_EQ(aclrtGetDeviceUtilizationRate(0, &util), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtGetDeviceResLimit(0, ACL_RT_DEV_RES_VECTOR_CORE, &limit), ACL_ERROR_RT_DEV_SETUP_ERROR);
+    EXPECT_EQ(aclrtSetDevice(0), ACL_SUCCESS);
+    EXPECT_EQ(aclrtSetDeviceResLimit(0, ACL_RT_DEV_RES_VECTOR_CORE, 3), ACL_SUCCESS);
+    EXPECT_EQ(aclrtGetDeviceResLimit(0, ACL_RT_DEV_RES_VECTOR_CORE, &limit), ACL_SUCCESS);
+    EXPECT_EQ(limit, 3);
+    EXPECT_EQ(aclrtResetDeviceResLimit(0), ACL_SUCCESS);
+    EXPECT_EQ(aclrtGetDeviceResLimit(0, ACL_RT_DEV_RES_VECTOR_CORE, &limit), ACL_SUCCESS);
+    EXPECT_EQ(limit, 48);
+    EXPECT_EQ(aclrtDeviceCanAccessPeer(&can, 0, 0), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtDeviceCanAccessPeer(&can, 0, 1), ACL_SUCCESS);
+    EXPECT_EQ(can, 1);
+    EXPECT_EQ(aclrtDeviceEnablePeerAccess(1, 1), ACL_ERROR_FEATURE_UNSUPPORTED);
+    EXPECT_EQ(aclrtDeviceEnablePeerAccess(1, 0), ACL_SUCCESS);
+    EXPECT_EQ(aclrtDeviceDisablePeerAccess(1), ACL_SUCCESS);
+    EXPECT_EQ(aclrtResetDevice(0), ACL_SUCCESS);
+}
+
 int main(void) {
     if (aclInit(NULL) != ACL_SUCCESS) {
         printf("FAILED: aclInit\n");
@@ -69,6 +106,7 @@ int main(void) {
     }
     system_info();
     compatibility();
+    device_queries();
     aclFinalize();
     if (failures) {
         printf("%d failures\n", failures);

@@ -1,0 +1,148 @@
+//! Exports: device queries and settings (`aclrtGetDeviceInfo`,
+//! `aclrtDeviceGetStreamPriorityRange`, `aclrtQueryDeviceStatus`,
+//! `aclrtGetDeviceUtilizationRate`, the resource limits) and peer access
+//! (`aclrtDeviceCanAccessPeer`, `aclrtDeviceEnablePeerAccess`, `aclrtDeviceDisablePeerAccess`).
+#![allow(non_snake_case)]
+
+use std::ffi::c_void;
+
+use ascend_rt::raw_types::RawUtilization;
+
+use crate::ffi::{aclError, guard, out_ref};
+
+/// `aclrtGetDeviceInfo(deviceId, attr, &value)`.
+///
+/// # Safety
+/// `value` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtGetDeviceInfo(deviceId: u32, attr: i32, value: *mut i64) -> aclError {
+    // SAFETY: NULL or writable by the caller's contract.
+    guard("aclrtGetDeviceInfo", |rt| {
+        rt.get_device_info(deviceId, attr, unsafe { out_ref(value) })
+    })
+}
+
+/// `aclrtDeviceGetStreamPriorityRange(&leastPriority, &greatestPriority)`.
+///
+/// # Safety
+/// Each pointer is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtDeviceGetStreamPriorityRange(
+    leastPriority: *mut i32,
+    greatestPriority: *mut i32,
+) -> aclError {
+    guard("aclrtDeviceGetStreamPriorityRange", |rt| {
+        // SAFETY: NULL or writable by the caller's contract.
+        let (l, g) = unsafe { (out_ref(leastPriority), out_ref(greatestPriority)) };
+        rt.device_stream_priority_range(l, g)
+    })
+}
+
+/// `aclrtQueryDeviceStatus(deviceId, &deviceStatus)`; `aclrtDeviceStatus` is a 32-bit enum.
+///
+/// # Safety
+/// `deviceStatus` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtQueryDeviceStatus(deviceId: i32, deviceStatus: *mut u32) -> aclError {
+    guard("aclrtQueryDeviceStatus", |rt| {
+        // SAFETY: NULL or writable by the caller's contract.
+        rt.query_device_status(deviceId, unsafe { out_ref(deviceStatus) })
+    })
+}
+
+/// `aclrtUtilizationInfo`.
+#[repr(C)]
+pub struct UtilizationInfoC {
+    cube: i32,
+    vector: i32,
+    aicpu: i32,
+    memory: i32,
+    extend: *mut c_void,
+}
+
+/// `aclrtGetDeviceUtilizationRate(deviceId, &utilizationInfo)`.
+///
+/// # Safety
+/// `utilizationInfo` is NULL or points to a readable and writable `aclrtUtilizationInfo`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtGetDeviceUtilizationRate(
+    deviceId: i32,
+    utilizationInfo: *mut UtilizationInfoC,
+) -> aclError {
+    guard("aclrtGetDeviceUtilizationRate", |rt| {
+        // SAFETY: NULL or a valid aclrtUtilizationInfo by the caller's contract.
+        let info = unsafe { utilizationInfo.as_mut() };
+        let ext_null = info.as_ref().is_none_or(|i| i.extend.is_null());
+        let mut u = RawUtilization::default();
+        let want = info.is_some();
+        rt.get_device_utilization_rate(deviceId, want.then_some(&mut u), ext_null)?;
+        if let Some(i) = info {
+            (i.cube, i.vector, i.aicpu, i.memory) = (u.cube, u.vector, u.aicpu, u.memory);
+        }
+        Ok(())
+    })
+}
+
+/// `aclrtSetDeviceResLimit(deviceId, type, value)`.
+#[no_mangle]
+pub extern "C" fn aclrtSetDeviceResLimit(deviceId: i32, r#type: u32, value: u32) -> aclError {
+    guard("aclrtSetDeviceResLimit", |rt| {
+        rt.set_device_res_limit(deviceId, r#type, value)
+    })
+}
+
+/// `aclrtGetDeviceResLimit(deviceId, type, &value)`.
+///
+/// # Safety
+/// `value` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtGetDeviceResLimit(
+    deviceId: i32,
+    r#type: u32,
+    value: *mut u32,
+) -> aclError {
+    guard("aclrtGetDeviceResLimit", |rt| {
+        // SAFETY: NULL or writable by the caller's contract.
+        rt.get_device_res_limit(deviceId, r#type, unsafe { out_ref(value) })
+    })
+}
+
+/// `aclrtResetDeviceResLimit(deviceId)`.
+#[no_mangle]
+pub extern "C" fn aclrtResetDeviceResLimit(deviceId: i32) -> aclError {
+    guard("aclrtResetDeviceResLimit", |rt| {
+        rt.reset_device_res_limit(deviceId)
+    })
+}
+
+/// `aclrtDeviceCanAccessPeer(&canAccessPeer, deviceId, peerDeviceId)`.
+///
+/// # Safety
+/// `canAccessPeer` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtDeviceCanAccessPeer(
+    canAccessPeer: *mut i32,
+    deviceId: i32,
+    peerDeviceId: i32,
+) -> aclError {
+    guard("aclrtDeviceCanAccessPeer", |rt| {
+        // SAFETY: NULL or writable by the caller's contract.
+        rt.device_can_access_peer(unsafe { out_ref(canAccessPeer) }, deviceId, peerDeviceId)
+    })
+}
+
+/// `aclrtDeviceEnablePeerAccess(peerDeviceId, flags)`.
+#[no_mangle]
+pub extern "C" fn aclrtDeviceEnablePeerAccess(peerDeviceId: i32, flags: u32) -> aclError {
+    guard("aclrtDeviceEnablePeerAccess", |rt| {
+        rt.device_enable_peer_access(peerDeviceId, flags)
+    })
+}
+
+/// `aclrtDeviceDisablePeerAccess(peerDeviceId)`.
+#[no_mangle]
+pub extern "C" fn aclrtDeviceDisablePeerAccess(peerDeviceId: i32) -> aclError {
+    guard("aclrtDeviceDisablePeerAccess", |rt| {
+        rt.device_disable_peer_access(peerDeviceId)
+    })
+}
