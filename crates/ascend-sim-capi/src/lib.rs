@@ -41,6 +41,7 @@ mod kernels;
 mod memory;
 mod model;
 mod notify;
+mod overflow;
 mod progress_file;
 mod settings;
 mod stream;

@@ -21,6 +21,7 @@ mod memory;
 mod model;
 mod notify;
 mod options;
+mod overflow;
 mod peer;
 #[cfg(feature = "sim")]
 mod sim_view;
@@ -47,6 +48,7 @@ pub use errmsg::RecentError;
 pub use kernels::MAX_KERNEL_ARGS_BYTES;
 pub use memory::{HostBuffer, MemDst, MemSrc};
 pub use options::RuntimeOptions;
+pub use overflow::{overflow_mode, OVERFLOW_STATUS_BYTES};
 #[cfg(feature = "sim")]
 pub use sim_view::SimView;
 pub(crate) use state::{State, StreamRec};

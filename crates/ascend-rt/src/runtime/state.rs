@@ -144,6 +144,10 @@ pub(crate) struct State {
     pub failure_modes: HashMap<u64, u64>,
     pub models: HashMap<u64, ModelRec>,
     pub allocs: BTreeMap<u64, Alloc>,
+    /// The process's float overflow mode, once set (`aclrtSetDeviceSatMode`).
+    pub sat_mode: Option<u32>,
+    /// Per-stream overflow switches set (`aclrtSetStreamOverflowSwitch`).
+    pub overflow_switches: HashMap<u64, u32>,
     /// Resource limits set per device (cube, vector cores), until the device is released.
     pub res_limits: HashMap<u32, [u32; 2]>,
     /// Peer access enabled, as (device, peer): `device` may reach `peer`'s memory.
@@ -233,6 +237,7 @@ impl State {
         for h in streams {
             if let Some(rec) = self.streams.remove(&h) {
                 self.failure_modes.remove(&h);
+                self.overflow_switches.remove(&h);
                 if rec.is_default {
                     objs.default_stream = Some(rec.backend);
                 } else {

@@ -99,6 +99,35 @@ static void device_queries(void) {
     EXPECT_EQ(aclrtResetDevice(0), ACL_SUCCESS);
 }
 
+static void overflow(void) {
+    aclrtFloatOverflowMode mode = ACL_RT_OVERFLOW_MODE_UNDEF;
+    aclrtStream s = NULL;
+    uint32_t flag = 9;
+    void *status = NULL;
+    unsigned char host[64];
+    EXPECT_EQ(aclrtGetDeviceSatMode(&mode), ACL_SUCCESS);
+    EXPECT_EQ(mode, ACL_RT_OVERFLOW_MODE_INFNAN);
+    EXPECT_EQ(aclrtSetDeviceSatMode(ACL_RT_OVERFLOW_MODE_UNDEF), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_EQ(aclrtSetDeviceSatMode(ACL_RT_OVERFLOW_MODE_SATURATION), ACL_SUCCESS);
+    EXPECT_EQ(aclrtSetDevice(0), ACL_SUCCESS);
+    EXPECT_EQ(aclrtCreateStream(&s), ACL_SUCCESS);
+    EXPECT_EQ(aclrtSetStreamOverflowSwitch(s, 2), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtSetStreamOverflowSwitch(s, 1), ACL_SUCCESS);
+    EXPECT_EQ(aclrtGetStreamOverflowSwitch(s, &flag), ACL_SUCCESS);
+    EXPECT_EQ(flag, 1);
+    EXPECT_EQ(aclrtMalloc(&status, 64, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+    EXPECT_EQ(aclrtGetOverflowStatus(status, 32, s), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_EQ(aclrtGetOverflowStatus(status, 64, s), ACL_SUCCESS);
+    EXPECT_EQ(aclrtResetOverflowStatus(s), ACL_SUCCESS);
+    EXPECT_EQ(aclrtSynchronizeStream(s), ACL_SUCCESS);
+    memset(host, 0xaa, sizeof host);
+    EXPECT_EQ(aclrtMemcpy(host, 64, status, 64, ACL_MEMCPY_DEVICE_TO_HOST), ACL_SUCCESS);
+    EXPECT_EQ(host[0] | host[63], 0);
+    EXPECT_EQ(aclrtFree(status), ACL_SUCCESS);
+    EXPECT_EQ(aclrtDestroyStream(s), ACL_SUCCESS);
+    EXPECT_EQ(aclrtResetDevice(0), ACL_SUCCESS);
+}
+
 int main(void) {
     if (aclInit(NULL) != ACL_SUCCESS) {
         printf("FAILED: aclInit\n");
@@ -107,6 +136,7 @@ int main(void) {
     system_info();
     compatibility();
     device_queries();
+    overflow();
     aclFinalize();
     if (failures) {
         printf("%d failures\n", failures);
