@@ -15,6 +15,11 @@ macro_rules! acl_functions {
         $callback! {
             aclInit,
             aclFinalize,
+            aclrtLaunchHostFunc,
+            aclrtLaunchCallback,
+            aclrtSubscribeReport,
+            aclrtUnSubscribeReport,
+            aclrtProcessReport,
             aclGetRecentErrMsg,
             aclrtGetSocName,
             aclrtSetDevice,

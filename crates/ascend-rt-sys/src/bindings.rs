@@ -47,6 +47,7 @@ pub const ACL_STREAM_WAIT_VALUE_AND: u32 = 2;
 pub const ACL_STREAM_WAIT_VALUE_NOR: u32 = 3;
 pub const ACL_RT_CMO_MAX_BARRIER_NUM: u32 = 6;
 pub const ACL_RT_MEM_UCE_INFO_MAX_NUM: u32 = 20;
+pub const ACL_ERROR_INVALID_EXCEPTION_INFO: u32 = 4294967295;
 pub type aclrtStream = *mut ::std::os::raw::c_void;
 pub type aclrtEvent = *mut ::std::os::raw::c_void;
 pub type aclrtContext = *mut ::std::os::raw::c_void;
@@ -74,6 +75,9 @@ pub const ACL_ERROR_RT_MODEL_CONTEXT: ::std::os::raw::c_int = 107004;
 pub const ACL_ERROR_RT_STREAM_MODEL: ::std::os::raw::c_int = 107005;
 pub const ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID: ::std::os::raw::c_int = 107006;
 pub const ACL_ERROR_RT_ADDR_UNALIGNED: ::std::os::raw::c_int = 107008;
+pub const ACL_ERROR_RT_STREAM_SUBSCRIBE: ::std::os::raw::c_int = 107011;
+pub const ACL_ERROR_RT_THREAD_SUBSCRIBE: ::std::os::raw::c_int = 107012;
+pub const ACL_ERROR_RT_STREAM_NO_CB_REG: ::std::os::raw::c_int = 107015;
 pub const ACL_ERROR_RT_INVALID_HANDLE: ::std::os::raw::c_int = 107017;
 pub const ACL_ERROR_RT_WAIT_TIMEOUT: ::std::os::raw::c_int = 107019;
 pub const ACL_ERROR_RT_TASK_TIMEOUT: ::std::os::raw::c_int = 107020;
@@ -95,6 +99,7 @@ pub const ACL_ERROR_RT_END_OF_SEQUENCE: ::std::os::raw::c_int = 507005;
 pub const ACL_ERROR_RT_EVENT_NOT_COMPLETE: ::std::os::raw::c_int = 507006;
 pub const ACL_ERROR_RT_CONTEXT_RELEASE_ERROR: ::std::os::raw::c_int = 507007;
 pub const ACL_ERROR_RT_MODEL_EXECUTE: ::std::os::raw::c_int = 507011;
+pub const ACL_ERROR_RT_REPORT_TIMEOUT: ::std::os::raw::c_int = 507012;
 pub const ACL_ERROR_RT_DEV_SETUP_ERROR: ::std::os::raw::c_int = 507033;
 pub const ACL_ERROR_RT_STREAM_SYNC_TIMEOUT: ::std::os::raw::c_int = 507046;
 pub const ACL_ERROR_RT_EVENT_SYNC_TIMEOUT: ::std::os::raw::c_int = 507047;
@@ -193,6 +198,15 @@ impl Default for aclrtBarrierTaskInfo {
         }
     }
 }
+pub const aclrtCallbackBlockType_ACL_CALLBACK_NO_BLOCK: aclrtCallbackBlockType = 0;
+pub const aclrtCallbackBlockType_ACL_CALLBACK_BLOCK: aclrtCallbackBlockType = 1;
+pub type aclrtCallbackBlockType = ::std::os::raw::c_uint;
+pub type aclrtCallback = ::std::option::Option<
+    unsafe extern "C" fn(userData: *mut ::std::os::raw::c_void),
+>;
+pub type aclrtHostFunc = ::std::option::Option<
+    unsafe extern "C" fn(args: *mut ::std::os::raw::c_void),
+>;
 pub struct AscendCl {
     __library: ::libloading::Library,
     pub aclrtGetSocName: Result<
@@ -517,6 +531,35 @@ pub struct AscendCl {
         ) -> aclError,
         ::libloading::Error,
     >,
+    pub aclrtLaunchHostFunc: Result<
+        unsafe extern "C" fn(
+            stream: aclrtStream,
+            fn_: aclrtHostFunc,
+            args: *mut ::std::os::raw::c_void,
+        ) -> aclError,
+        ::libloading::Error,
+    >,
+    pub aclrtSubscribeReport: Result<
+        unsafe extern "C" fn(threadId: u64, stream: aclrtStream) -> aclError,
+        ::libloading::Error,
+    >,
+    pub aclrtLaunchCallback: Result<
+        unsafe extern "C" fn(
+            fn_: aclrtCallback,
+            userData: *mut ::std::os::raw::c_void,
+            blockType: aclrtCallbackBlockType,
+            stream: aclrtStream,
+        ) -> aclError,
+        ::libloading::Error,
+    >,
+    pub aclrtProcessReport: Result<
+        unsafe extern "C" fn(timeout: i32) -> aclError,
+        ::libloading::Error,
+    >,
+    pub aclrtUnSubscribeReport: Result<
+        unsafe extern "C" fn(threadId: u64, stream: aclrtStream) -> aclError,
+        ::libloading::Error,
+    >,
     pub aclInit: Result<
         unsafe extern "C" fn(configPath: *const ::std::os::raw::c_char) -> aclError,
         ::libloading::Error,
@@ -648,6 +691,19 @@ impl AscendCl {
             .map(|sym| *sym);
         let aclrtValueWrite = __library.get(b"aclrtValueWrite\0").map(|sym| *sym);
         let aclrtValueWait = __library.get(b"aclrtValueWait\0").map(|sym| *sym);
+        let aclrtLaunchHostFunc = __library
+            .get(b"aclrtLaunchHostFunc\0")
+            .map(|sym| *sym);
+        let aclrtSubscribeReport = __library
+            .get(b"aclrtSubscribeReport\0")
+            .map(|sym| *sym);
+        let aclrtLaunchCallback = __library
+            .get(b"aclrtLaunchCallback\0")
+            .map(|sym| *sym);
+        let aclrtProcessReport = __library.get(b"aclrtProcessReport\0").map(|sym| *sym);
+        let aclrtUnSubscribeReport = __library
+            .get(b"aclrtUnSubscribeReport\0")
+            .map(|sym| *sym);
         let aclInit = __library.get(b"aclInit\0").map(|sym| *sym);
         let aclFinalize = __library.get(b"aclFinalize\0").map(|sym| *sym);
         let aclGetRecentErrMsg = __library.get(b"aclGetRecentErrMsg\0").map(|sym| *sym);
@@ -711,6 +767,11 @@ impl AscendCl {
             aclrtCmoAsyncWithDesc,
             aclrtValueWrite,
             aclrtValueWait,
+            aclrtLaunchHostFunc,
+            aclrtSubscribeReport,
+            aclrtLaunchCallback,
+            aclrtProcessReport,
+            aclrtUnSubscribeReport,
             aclInit,
             aclFinalize,
             aclGetRecentErrMsg,
@@ -1209,6 +1270,55 @@ impl AscendCl {
             .aclrtValueWait
             .as_ref()
             .expect("Expected function, got error."))(devAddr, value, flag, stream)
+    }
+    pub unsafe fn aclrtLaunchHostFunc(
+        &self,
+        stream: aclrtStream,
+        fn_: aclrtHostFunc,
+        args: *mut ::std::os::raw::c_void,
+    ) -> aclError {
+        (self
+            .aclrtLaunchHostFunc
+            .as_ref()
+            .expect("Expected function, got error."))(stream, fn_, args)
+    }
+    pub unsafe fn aclrtSubscribeReport(
+        &self,
+        threadId: u64,
+        stream: aclrtStream,
+    ) -> aclError {
+        (self
+            .aclrtSubscribeReport
+            .as_ref()
+            .expect("Expected function, got error."))(threadId, stream)
+    }
+    pub unsafe fn aclrtLaunchCallback(
+        &self,
+        fn_: aclrtCallback,
+        userData: *mut ::std::os::raw::c_void,
+        blockType: aclrtCallbackBlockType,
+        stream: aclrtStream,
+    ) -> aclError {
+        (self
+            .aclrtLaunchCallback
+            .as_ref()
+            .expect("Expected function, got error."))(fn_, userData, blockType, stream)
+    }
+    pub unsafe fn aclrtProcessReport(&self, timeout: i32) -> aclError {
+        (self
+            .aclrtProcessReport
+            .as_ref()
+            .expect("Expected function, got error."))(timeout)
+    }
+    pub unsafe fn aclrtUnSubscribeReport(
+        &self,
+        threadId: u64,
+        stream: aclrtStream,
+    ) -> aclError {
+        (self
+            .aclrtUnSubscribeReport
+            .as_ref()
+            .expect("Expected function, got error."))(threadId, stream)
     }
     pub unsafe fn aclInit(&self, configPath: *const ::std::os::raw::c_char) -> aclError {
         (self.aclInit.as_ref().expect("Expected function, got error."))(configPath)

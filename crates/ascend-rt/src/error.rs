@@ -78,6 +78,12 @@ error_codes! {
     RtEventTimestampInvalid = 107006, "ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID";
     /// `ACL_ERROR_RT_ADDR_UNALIGNED`.
     RtAddrUnaligned = 107008, "ACL_ERROR_RT_ADDR_UNALIGNED";
+    /// `ACL_ERROR_RT_STREAM_SUBSCRIBE`: the stream's subscription is wrong for the call.
+    RtStreamSubscribe = 107011, "ACL_ERROR_RT_STREAM_SUBSCRIBE";
+    /// `ACL_ERROR_RT_THREAD_SUBSCRIBE`: the thread is not (or differently) subscribed.
+    RtThreadSubscribe = 107012, "ACL_ERROR_RT_THREAD_SUBSCRIBE";
+    /// `ACL_ERROR_RT_STREAM_NO_CB_REG`: a callback on a stream no thread processes reports for.
+    RtStreamNoCbReg = 107015, "ACL_ERROR_RT_STREAM_NO_CB_REG";
     /// `ACL_ERROR_RT_INVALID_HANDLE`: destroyed or wrong-type handle.
     RtInvalidHandle = 107017, "ACL_ERROR_RT_INVALID_HANDLE";
     /// `ACL_ERROR_RT_WAIT_TIMEOUT`.
@@ -120,6 +126,8 @@ error_codes! {
     RtContextReleaseError = 507007, "ACL_ERROR_RT_CONTEXT_RELEASE_ERROR";
     /// `ACL_ERROR_RT_MODEL_EXECUTE`.
     RtModelExecute = 507011, "ACL_ERROR_RT_MODEL_EXECUTE";
+    /// `ACL_ERROR_RT_REPORT_TIMEOUT`: no report came within the timeout.
+    RtReportTimeout = 507012, "ACL_ERROR_RT_REPORT_TIMEOUT";
     /// `ACL_ERROR_RT_DEV_SETUP_ERROR`.
     RtDevSetupError = 507033, "ACL_ERROR_RT_DEV_SETUP_ERROR";
     /// `ACL_ERROR_RT_STREAM_SYNC_TIMEOUT`.

@@ -35,11 +35,13 @@ pub mod safe;
 pub use ascend_types::{Kernel, KernelOps};
 #[cfg(feature = "hw")]
 pub use backend::hw::HwError;
+pub use backend::HostFn;
 pub use error::{AclError, AclResult, ErrorCode, MsgCode};
 pub use raw_types::RawStream;
 #[cfg(feature = "sim")]
 pub use runtime::SimView;
 pub use runtime::MAX_KERNEL_ARGS_BYTES;
+pub use runtime::{callback_block, ExceptionCallback, ExceptionInfo};
 pub use runtime::{
     cann_attr, dev_attr, dev_feature, npu_arch, DEVICE_STATUS_NORMAL, RES_LIMIT_TYPES,
 };

@@ -12,8 +12,8 @@ use ascend_rt_sys::AscendCl;
 
 #[allow(clippy::wildcard_imports)]
 use crate::{
-    context::*, device::*, event::*, event_ext::*, memory::*, model::*, notify::*, stream::*,
-    tasks::*,
+    context::*, device::*, event::*, event_ext::*, host_calls::*, memory::*, model::*, notify::*,
+    stream::*, tasks::*,
 };
 
 /// Type-checks only: `export` coerces to `F`, the function pointer type in the bindings' field

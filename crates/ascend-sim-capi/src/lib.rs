@@ -37,6 +37,7 @@ mod event;
 mod event_ext;
 mod ffi;
 mod global;
+mod host_calls;
 mod kernels;
 mod memory;
 mod model;

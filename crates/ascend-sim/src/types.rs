@@ -348,3 +348,18 @@ pub enum SimError {
         id: u64,
     },
 }
+
+/// A task that faulted, as the host's exception callback learns of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskFault {
+    /// The task.
+    pub task: u64,
+    /// Its stream.
+    pub stream: u64,
+    /// Its device.
+    pub device: u32,
+    /// What happened.
+    pub message: String,
+    /// When (ns).
+    pub at_ns: u64,
+}

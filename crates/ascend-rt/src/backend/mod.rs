@@ -45,6 +45,35 @@ pub enum SyncDst<'a> {
     Host(&'a mut [u8]),
 }
 
+/// A host function or callback: run once, on a host thread, when its stream reaches it.
+pub type HostFn = Box<dyn FnOnce() + Send + 'static>;
+
+/// Which host thread runs a host call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HostCallThread {
+    /// The runtime's own host-function thread (`aclrtLaunchHostFunc`).
+    Runtime,
+    /// The thread with this id, when it processes reports (`aclrtLaunchCallback` on a stream
+    /// subscribed with `aclrtSubscribeReport`).
+    Reports(u64),
+    /// The thread with this id, when it processes host functions (`aclrtLaunchHostFunc` on a
+    /// stream subscribed with `aclrtSubscribeHostFunc`).
+    HostFuncs(u64),
+}
+
+/// A task fault the device reported, for the exception callback.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskFaultInfo {
+    /// The backend's task id.
+    pub task: u64,
+    /// The backend's stream.
+    pub stream: StreamId,
+    /// The device.
+    pub device: u32,
+    /// What happened.
+    pub message: String,
+}
+
 /// What a backend does. Every method is called on the host thread that made the ACL call,
 /// after validation.
 pub trait Backend: Send + Sync + Debug {
@@ -81,6 +110,29 @@ pub trait Backend: Send + Sync + Debug {
     /// already forgotten it; clones of the buffer may still be alive).
     fn free_host(&self, buf: &HostBuf) -> BResult<()>;
 
+    /// Puts a host call on a stream: `f` runs on the host thread `thread` names when the
+    /// stream reaches it; a blocking call holds the stream until `f` returns.
+    fn launch_host_call(
+        &self,
+        stream: StreamId,
+        f: HostFn,
+        thread: HostCallThread,
+        blocking: bool,
+    ) -> BResult<()>;
+
+    /// Runs, on the calling thread, the host calls due for `thread` (a `Reports` or
+    /// `HostFuncs` thread), waiting up to `timeout_ms` (`None`: forever) for the first.
+    /// False when none came in time.
+    fn process_host_calls(&self, thread: HostCallThread, timeout_ms: Option<u64>) -> BResult<bool>;
+
+    /// `aclrtSubscribeReport` / `aclrtUnSubscribeReport` as the backend must know them (a real
+    /// runtime keeps its own subscriptions; the simulator needs none).
+    fn subscribe_reports(&self, thread: u64, stream: StreamId, subscribe: bool) -> BResult<()>;
+
+    /// The task faults reported since the last call, oldest first (for the exception
+    /// callback; a real runtime calls it itself and reports none here).
+    fn take_task_faults(&self) -> Vec<TaskFaultInfo>;
+
     /// Synchronous copy of `count` bytes.
     fn memcpy(&self, dst: SyncDst<'_>, src: SyncSrc<'_>, count: u64) -> BResult<()>;
 
@@ -93,8 +145,9 @@ pub trait Backend: Send + Sync + Debug {
     /// Destroys a stream; without `force`, waits for its tasks first.
     fn destroy_stream(&self, stream: StreamId, force: bool) -> BResult<()>;
 
-    /// Enqueues a task on a stream.
-    fn launch(&self, stream: StreamId, task: Task) -> BResult<()>;
+    /// Enqueues a task on a stream; returns the backend's id of the task (0 where the backend
+    /// has none to give).
+    fn launch(&self, stream: StreamId, task: Task) -> BResult<u64>;
 
     /// Blocks until the stream's tasks complete; `timeout_ms` `None` = forever.
     fn synchronize_stream(&self, stream: StreamId, timeout_ms: Option<u64>) -> BResult<()>;

@@ -12,8 +12,8 @@ use std::sync::{Arc, Mutex};
 use ascend_chips::ChipProfile;
 
 use super::{
-    BResult, Backend, BackendError, EventId, HostBuf, ModelId, NotifyId, StreamId, SyncDst,
-    SyncSrc, Task,
+    BResult, Backend, BackendError, EventId, HostBuf, HostCallThread, HostFn, ModelId, NotifyId,
+    StreamId, SyncDst, SyncSrc, Task, TaskFaultInfo,
 };
 
 /// Where the null backend's device addresses start (far from any host mapping).
@@ -120,8 +120,37 @@ impl Backend for NullBackend {
         Ok(())
     }
 
-    fn launch(&self, _stream: StreamId, _task: Task) -> BResult<()> {
+    fn launch(&self, _stream: StreamId, _task: Task) -> BResult<u64> {
+        Ok(0)
+    }
+
+    /// Nothing runs on this backend's streams, but a host function is the program's own
+    /// code: it runs at once, on the launching thread.
+    fn launch_host_call(
+        &self,
+        _stream: StreamId,
+        f: HostFn,
+        _thread: HostCallThread,
+        _blocking: bool,
+    ) -> BResult<()> {
+        f();
         Ok(())
+    }
+
+    fn process_host_calls(
+        &self,
+        _thread: HostCallThread,
+        _timeout_ms: Option<u64>,
+    ) -> BResult<bool> {
+        Ok(false)
+    }
+
+    fn subscribe_reports(&self, _thread: u64, _stream: StreamId, _subscribe: bool) -> BResult<()> {
+        Ok(())
+    }
+
+    fn take_task_faults(&self) -> Vec<TaskFaultInfo> {
+        Vec::new()
     }
 
     fn synchronize_stream(&self, _stream: StreamId, _timeout_ms: Option<u64>) -> BResult<()> {

@@ -5,14 +5,16 @@
 
 use std::collections::HashMap;
 use std::ops::Range;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use ascend_chips::ChipProfile;
 use ascend_sim::{Sim, SimConfig, SimError};
 
 use super::{
-    BResult, Backend, BackendError, EventId, HostBuf, ModelId, NotifyId, StreamId, SyncDst,
-    SyncSrc, Task,
+    BResult, Backend, BackendError, EventId, HostBuf, HostCallThread, HostFn, ModelId, NotifyId,
+    StreamId, SyncDst, SyncSrc, Task, TaskFaultInfo,
 };
 
 /// The simulator backend.
@@ -22,6 +24,61 @@ pub struct SimBackend {
     chip: ChipProfile,
     /// The default stream of each open device, released with the device.
     default_streams: Mutex<HashMap<u32, StreamId>>,
+    /// The host calls launched and not yet run, by call number.
+    host_calls: Arc<HostCallTable>,
+    /// The runtime's host-function thread, once a host function was launched.
+    host_thread: Mutex<Option<Arc<AtomicBool>>>,
+}
+
+/// The functions of the host calls launched and not yet run, with their streams.
+#[derive(Default)]
+struct HostCallTable {
+    next: AtomicU64,
+    fns: Mutex<HashMap<u64, (StreamId, HostFn)>>,
+}
+
+impl std::fmt::Debug for HostCallTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let n = self.fns.lock().map_or(0, |m| m.len());
+        write!(f, "HostCallTable({n} pending)")
+    }
+}
+
+impl HostCallTable {
+    fn take(&self, call: u64) -> Option<HostFn> {
+        self.fns
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&call)
+            .map(|(_, f)| f)
+    }
+
+    fn forget_stream(&self, stream: StreamId) {
+        self.fns
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .retain(|_, (s, _)| *s != stream);
+    }
+}
+
+/// The channel number the simulator tags a host call with.
+fn channel(thread: HostCallThread) -> u64 {
+    match thread {
+        HostCallThread::Runtime => 0,
+        HostCallThread::Reports(t) => t & !(1 << 63),
+        HostCallThread::HostFuncs(t) => t | (1 << 63),
+    }
+}
+
+/// Runs host call `call` (a panic in it is caught and logged: it must not take the host thread
+/// down) and tells the simulator it returned.
+fn run_host_call(sim: &Sim, table: &HostCallTable, call: u64) {
+    if let Some(f) = table.take(call) {
+        if std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).is_err() {
+            tracing::error!("host call {call} panicked; its stream goes on");
+        }
+    }
+    sim.finish_host_call(call);
 }
 
 impl SimBackend {
@@ -31,6 +88,46 @@ impl SimBackend {
             sim: Arc::new(Sim::new(chip.clone(), config)),
             chip,
             default_streams: Mutex::new(HashMap::new()),
+            host_calls: Arc::default(),
+            host_thread: Mutex::new(None),
+        }
+    }
+
+    /// Starts the runtime's host-function thread if it is not running: it runs the host
+    /// functions of channel 0 as their streams reach them, until the backend is dropped.
+    fn ensure_host_thread(&self) -> BResult<()> {
+        let mut slot = self.host_thread.lock().unwrap_or_else(|p| p.into_inner());
+        if slot.is_some() {
+            return Ok(());
+        }
+        let stop = Arc::new(AtomicBool::new(false));
+        let (sim, table, flag) = (self.sim.clone(), self.host_calls.clone(), stop.clone());
+        std::thread::Builder::new()
+            .name("acl host functions".into())
+            .spawn(move || {
+                while !flag.load(Ordering::Acquire) {
+                    if let Some(c) = sim.wait_host_call(0, Duration::from_millis(50)) {
+                        run_host_call(&sim, &table, c.call);
+                    }
+                }
+            })
+            .map_err(|e| {
+                BackendError::OutOfMemory(format!("cannot start the host-function thread: {e}"))
+            })?;
+        *slot = Some(stop);
+        Ok(())
+    }
+}
+
+impl Drop for SimBackend {
+    fn drop(&mut self) {
+        if let Some(stop) = self
+            .host_thread
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+        {
+            stop.store(true, Ordering::Release);
         }
     }
 }
@@ -140,14 +237,74 @@ impl Backend for SimBackend {
     }
 
     fn destroy_stream(&self, stream: StreamId, force: bool) -> BResult<()> {
-        self.sim.destroy_stream(stream, force).map_err(m)
+        self.sim.destroy_stream(stream, force).map_err(m)?;
+        self.host_calls.forget_stream(stream);
+        Ok(())
     }
 
-    fn launch(&self, stream: StreamId, task: Task) -> BResult<()> {
+    fn launch_host_call(
+        &self,
+        stream: StreamId,
+        f: HostFn,
+        thread: HostCallThread,
+        blocking: bool,
+    ) -> BResult<()> {
+        if thread == HostCallThread::Runtime {
+            self.ensure_host_thread()?;
+        }
+        let call = self.host_calls.next.fetch_add(1, Ordering::Relaxed) + 1;
+        self.host_calls
+            .fns
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(call, (stream, f));
+        let task = Task::HostCall {
+            call,
+            channel: channel(thread),
+            blocking,
+        };
+        if let Err(e) = self.launch(stream, task) {
+            self.host_calls.take(call);
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    fn process_host_calls(&self, thread: HostCallThread, timeout_ms: Option<u64>) -> BResult<bool> {
+        let ch = channel(thread);
+        let Some(first) = self.sim.next_host_call(ch, timeout_ms).map_err(m)? else {
+            return Ok(false);
+        };
+        run_host_call(&self.sim, &self.host_calls, first.call);
+        // Then every other call already due for this thread, without waiting.
+        while let Some(c) = self.sim.next_host_call(ch, Some(0)).map_err(m)? {
+            run_host_call(&self.sim, &self.host_calls, c.call);
+        }
+        Ok(true)
+    }
+
+    fn subscribe_reports(&self, _thread: u64, _stream: StreamId, _subscribe: bool) -> BResult<()> {
+        Ok(())
+    }
+
+    fn take_task_faults(&self) -> Vec<TaskFaultInfo> {
+        self.sim
+            .take_task_faults()
+            .into_iter()
+            .map(|f| TaskFaultInfo {
+                task: f.task,
+                stream: StreamId(f.stream),
+                device: f.device,
+                message: f.message,
+            })
+            .collect()
+    }
+
+    fn launch(&self, stream: StreamId, task: Task) -> BResult<u64> {
         // The host pays the launch cost before the task reaches the queue.
         self.sim
             .submit_after(stream, task, self.chip.timing.host_launch_ns)
-            .map(|_| ())
+            .map(|t| t.0)
             .map_err(m)
     }
 

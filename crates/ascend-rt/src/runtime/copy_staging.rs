@@ -171,14 +171,14 @@ impl Runtime {
         };
         match ends {
             AsyncEnds::Locs { dst, src } => {
-                return Ok(self.backend.launch(stream, copy(dst, src, len))?);
+                return Ok(self.launch_task(stream, copy(dst, src, len))?);
             }
             AsyncEnds::FromPageable { dst, src } => {
                 let staged = Loc::Host {
                     buf: staged_copy(src)?,
                     offset: 0,
                 };
-                return Ok(self.backend.launch(stream, copy(dst, staged, len))?);
+                return Ok(self.launch_task(stream, copy(dst, staged, len))?);
             }
             _ => {}
         }
@@ -213,7 +213,7 @@ impl Runtime {
                     unreachable!("launched above")
                 }
             };
-            self.backend.launch(stream, copy(into_staging, src, n))?;
+            self.launch_task(stream, copy(into_staging, src, n))?;
             self.backend.synchronize_stream(stream, None)?;
             out.copy_from_slice(&locked(&staging)[..n]);
         }

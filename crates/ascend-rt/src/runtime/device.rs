@@ -222,9 +222,9 @@ impl Runtime {
                 let st = self.lock();
                 Self::current_device(&st, "aclrtSynchronizeDevice")?.1
             };
-            self.backend
-                .synchronize_device(dev, None)
-                .map_err(AclError::from)
+            let r = self.backend.synchronize_device(dev, None);
+            self.report_task_faults();
+            r.map_err(AclError::from)
         })
     }
 }

@@ -102,7 +102,7 @@ impl Runtime {
             ));
         }
         let records = matches!(task, Task::EventRecord(_));
-        self.backend.launch(rec.backend, task)?;
+        self.launch_task(rec.backend, task)?;
         if records {
             if let Some(e) = self.lock().events.get_mut(&event.0) {
                 e.recorded = true;
@@ -130,9 +130,9 @@ impl Runtime {
     pub fn synchronize_event(&self, event: RawEvent) -> AclResult<()> {
         self.call(|| {
             let ev = self.check_event("aclrtSynchronizeEvent", event)?;
-            self.backend
-                .synchronize_event(ev.backend, None)
-                .map_err(|e| e.into_acl(WaitOf::Event))
+            let r = self.backend.synchronize_event(ev.backend, None);
+            self.report_task_faults();
+            r.map_err(|e| e.into_acl(WaitOf::Event))
         })
     }
 
@@ -169,9 +169,9 @@ impl Runtime {
             } else {
                 Some(timeout as u64)
             };
-            self.backend
-                .synchronize_event(ev.backend, limit)
-                .map_err(|e| e.into_acl(WaitOf::Event))
+            let r = self.backend.synchronize_event(ev.backend, limit);
+            self.report_task_faults();
+            r.map_err(|e| e.into_acl(WaitOf::Event))
         })
     }
 

@@ -51,8 +51,7 @@ impl Runtime {
                 let st = self.lock();
                 Self::impl_stream(&st, api, stream)?.1
             };
-            self.backend
-                .launch(rec.backend, Task::Kernel { kernel, blocks })
+            self.launch_task(rec.backend, Task::Kernel { kernel, blocks })
                 .map_err(AclError::from)
         })
     }

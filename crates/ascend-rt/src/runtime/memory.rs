@@ -649,14 +649,13 @@ impl Runtime {
                             },
                             len: r.len() as u64,
                         };
-                        self.backend.launch(backend_stream, piece)?;
+                        self.launch_task(backend_stream, piece)?;
                     }
                     return Ok(());
                 }
                 DSide::Slice(_) => unreachable!("an address never resolves to a slice"),
             };
-            self.backend
-                .launch(backend_stream, task)
+            self.launch_task(backend_stream, task)
                 .map_err(crate::AclError::from)
         })
     }

@@ -16,6 +16,7 @@ mod errmsg;
 mod errors;
 mod event;
 mod event_flags;
+mod host_calls;
 mod kernels;
 mod memory;
 mod model;
@@ -45,6 +46,7 @@ pub use addresses::AddressClass;
 pub use compat::{cann_attr, dev_feature, npu_arch};
 pub use device_info::{dev_attr, DEVICE_STATUS_NORMAL, RES_LIMIT_TYPES};
 pub use errmsg::RecentError;
+pub use host_calls::{callback_block, ExceptionCallback, ExceptionInfo};
 pub use kernels::MAX_KERNEL_ARGS_BYTES;
 pub use memory::{HostBuffer, MemDst, MemSrc};
 pub use options::RuntimeOptions;
@@ -83,6 +85,8 @@ pub struct Runtime {
     device_lifecycle: Mutex<()>,
     errors: errmsg::ErrorLog,
     options: RuntimeOptions,
+    /// The process's exception callback (`aclrtSetExceptionInfoCallback`).
+    exception_cb: host_calls::ExceptionSlot,
 }
 
 impl Runtime {
@@ -96,6 +100,7 @@ impl Runtime {
             device_lifecycle: Mutex::new(()),
             errors: errmsg::ErrorLog::default(),
             options: RuntimeOptions::default(),
+            exception_cb: host_calls::ExceptionSlot::default(),
         }
     }
 

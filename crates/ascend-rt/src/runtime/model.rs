@@ -264,9 +264,9 @@ impl Runtime {
             } else {
                 Some(timeout as u64)
             };
-            self.backend
-                .execute_model(mdl.backend, limit)
-                .map_err(|e| e.into_acl(WaitOf::Model))
+            let r = self.backend.execute_model(mdl.backend, limit);
+            self.report_task_faults();
+            r.map_err(|e| e.into_acl(WaitOf::Model))
         })
     }
 

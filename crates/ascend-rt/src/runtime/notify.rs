@@ -116,8 +116,7 @@ impl Runtime {
             Self::check_stream_handle(&st, api, stream)?;
             Self::impl_stream(&st, api, stream)?.1
         };
-        self.backend
-            .launch(stream_rec.backend, task(rec.backend))
+        self.launch_task(stream_rec.backend, task(rec.backend))
             .map_err(crate::AclError::from)
     }
 

@@ -171,16 +171,15 @@ impl Runtime {
             }
             let rec = self.task_stream(api, stream)?;
             self.require_device_range(api, "outputAddr", output, OVERFLOW_STATUS_BYTES as u64)?;
-            self.backend
-                .launch(
-                    rec.backend,
-                    Task::Memset {
-                        addr: output.0,
-                        value: 0,
-                        len: OVERFLOW_STATUS_BYTES as u64,
-                    },
-                )
-                .map_err(AclError::from)
+            self.launch_task(
+                rec.backend,
+                Task::Memset {
+                    addr: output.0,
+                    value: 0,
+                    len: OVERFLOW_STATUS_BYTES as u64,
+                },
+            )
+            .map_err(AclError::from)
         })
     }
 

@@ -117,6 +117,15 @@ pub(crate) enum Location {
     Unregistered,
 }
 
+/// How a stream's host calls are run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Subscription {
+    /// Callbacks run on this thread's `aclrtProcessReport` (`aclrtSubscribeReport`).
+    Reports(u64),
+    /// The stream took a host function: the runtime's own thread runs it.
+    Runtime,
+}
+
 /// Per-device state.
 #[derive(Debug, Clone)]
 pub(crate) struct DeviceRec {
@@ -144,6 +153,15 @@ pub(crate) struct State {
     pub failure_modes: HashMap<u64, u64>,
     pub models: HashMap<u64, ModelRec>,
     pub allocs: BTreeMap<u64, Alloc>,
+    /// Streams subscribed for host calls, by handle.
+    pub subscriptions: HashMap<u64, Subscription>,
+    /// Threads that process reports (`aclrtSubscribeReport`), with the device they serve.
+    pub report_threads: HashMap<u64, u32>,
+    /// Streams whose host functions a subscribed thread runs (`aclrtSubscribeHostFunc`).
+    pub hostfunc_threads: HashMap<u64, u64>,
+    /// The operating-system thread that last launched on each backend stream, kept while an
+    /// exception callback is registered.
+    pub launchers: HashMap<StreamId, u32>,
     /// The process's float overflow mode, once set (`aclrtSetDeviceSatMode`).
     pub sat_mode: Option<u32>,
     /// Per-stream overflow switches set (`aclrtSetStreamOverflowSwitch`).
@@ -156,6 +174,17 @@ pub(crate) struct State {
 }
 
 impl State {
+    /// Forgets `thread` as a report thread once no stream is subscribed to it.
+    pub fn forget_idle_report_thread(&mut self, thread: u64) {
+        let busy = self
+            .subscriptions
+            .values()
+            .any(|s| *s == Subscription::Reports(thread));
+        if !busy {
+            self.report_threads.remove(&thread);
+        }
+    }
+
     pub fn new_handle(&mut self, kind: HandleKind) -> u64 {
         self.next_serial += 1;
         make_handle(kind, self.next_serial)
@@ -238,6 +267,8 @@ impl State {
             if let Some(rec) = self.streams.remove(&h) {
                 self.failure_modes.remove(&h);
                 self.overflow_switches.remove(&h);
+                self.subscriptions.remove(&h);
+                self.hostfunc_threads.remove(&h);
                 if rec.is_default {
                     objs.default_stream = Some(rec.backend);
                 } else {

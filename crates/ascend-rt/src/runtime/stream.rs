@@ -201,9 +201,9 @@ impl Runtime {
                 return Ok(());
             }
             let rec = self.task_stream(api, stream)?;
-            self.backend
-                .synchronize_stream(rec.backend, None)
-                .map_err(AclError::from)
+            let r = self.backend.synchronize_stream(rec.backend, None);
+            self.report_task_faults();
+            r.map_err(AclError::from)
         })
     }
 
@@ -247,7 +247,9 @@ impl Runtime {
                 };
             }
             let limit = if timeout == -1 { None } else { Some(timeout as u64) };
-            self.backend.synchronize_stream(rec.backend, limit).map_err(AclError::from)
+            let r = self.backend.synchronize_stream(rec.backend, limit);
+            self.report_task_faults();
+            r.map_err(AclError::from)
         })
     }
 

@@ -80,9 +80,7 @@ impl Runtime {
             Self::impl_stream(&st, api, stream)?.1
         };
         // 9. core: submit.
-        self.backend
-            .launch(rec.backend, task)
-            .map_err(AclError::from)
+        self.launch_task(rec.backend, task).map_err(AclError::from)
     }
 
     /// `aclrtValueWrite(devAddr, value, flag, stream)`: stores the 64-bit `value` when the
@@ -182,16 +180,15 @@ impl Runtime {
                     "CMO tasks are not supported on a model-bound stream",
                 ));
             }
-            self.backend
-                .launch(
-                    rec.backend,
-                    Task::Cmo {
-                        op,
-                        addr: src.0,
-                        len: size as u64,
-                    },
-                )
-                .map_err(AclError::from)
+            self.launch_task(
+                rec.backend,
+                Task::Cmo {
+                    op,
+                    addr: src.0,
+                    len: size as u64,
+                },
+            )
+            .map_err(AclError::from)
         })
     }
 
@@ -262,7 +259,7 @@ impl Runtime {
             let Some(model) = rec.model else {
                 return Err(fail::not_in_model(api, stream.0));
             };
-            self.backend.launch(
+            self.launch_task(
                 rec.backend,
                 Task::CmoWithBarrier {
                     op,
@@ -332,7 +329,7 @@ impl Runtime {
                     ));
                 }
             }
-            self.backend.launch(rec.backend, Task::CmoWaitBarrier { barrier_ids: ids }).map_err(AclError::from)
+            self.launch_task(rec.backend, Task::CmoWaitBarrier { barrier_ids: ids }).map_err(AclError::from)
         })
     }
 
@@ -455,15 +452,14 @@ impl Runtime {
             }
             // 9. core: the descriptor head is written in device memory.
             self.require_desc_memory(api, cmo_desc)?;
-            self.backend
-                .launch(
-                    rec.backend,
-                    Task::CmoWithDesc {
-                        desc: cmo_desc.0,
-                        op,
-                    },
-                )
-                .map_err(AclError::from)
+            self.launch_task(
+                rec.backend,
+                Task::CmoWithDesc {
+                    desc: cmo_desc.0,
+                    op,
+                },
+            )
+            .map_err(AclError::from)
         })
     }
 }

@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <pthread.h>
+
 #include "acl/acl.h"
 
 static int failures = 0;
@@ -128,6 +130,48 @@ static void overflow(void) {
     EXPECT_EQ(aclrtResetDevice(0), ACL_SUCCESS);
 }
 
+static int host_runs = 0;
+static void count_host_run(void *arg) { host_runs += *(int *)arg; }
+static unsigned exception_task = 0, exception_code = 0;
+static void on_exception(aclrtExceptionInfo *info) {
+    exception_task = aclrtGetTaskIdFromExceptionInfo(info);
+    exception_code = aclrtGetErrorCodeFromExceptionInfo(info);
+}
+
+static void host_calls(void) {
+    aclrtStream s = NULL, cb = NULL;
+    int one = 1, ten = 10;
+    uint32_t last = 0;
+    uint64_t me = (uint64_t)pthread_self();
+    EXPECT_EQ(aclrtGetThreadLastTaskId(NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtSetDevice(0), ACL_SUCCESS);
+    EXPECT_EQ(aclrtCreateStream(&s), ACL_SUCCESS);
+    EXPECT_EQ(aclrtCreateStream(&cb), ACL_SUCCESS);
+    EXPECT_EQ(aclrtLaunchHostFunc(s, NULL, &one), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_EQ(aclrtLaunchHostFunc(s, count_host_run, &one), ACL_SUCCESS);
+    EXPECT_EQ(aclrtSynchronizeStream(s), ACL_SUCCESS);
+    EXPECT_EQ(host_runs, 1);
+    EXPECT_EQ(aclrtSubscribeReport(me, s), ACL_ERROR_RT_STREAM_SUBSCRIBE);
+    EXPECT_EQ(aclrtLaunchCallback(count_host_run, &ten, ACL_CALLBACK_BLOCK, cb), ACL_ERROR_RT_STREAM_NO_CB_REG);
+    EXPECT_EQ(aclrtProcessReport(10), ACL_ERROR_RT_THREAD_SUBSCRIBE);
+    EXPECT_EQ(aclrtSubscribeReport(me, cb), ACL_SUCCESS);
+    EXPECT_EQ(aclrtLaunchCallback(count_host_run, &ten, ACL_CALLBACK_NO_BLOCK, cb), ACL_SUCCESS);
+    EXPECT_EQ(aclrtProcessReport(0), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtProcessReport(1000), ACL_SUCCESS);
+    EXPECT_EQ(host_runs, 11);
+    EXPECT_EQ(aclrtProcessReport(10), ACL_ERROR_RT_REPORT_TIMEOUT);
+    EXPECT_EQ(aclrtUnSubscribeReport(me, cb), ACL_SUCCESS);
+    EXPECT_EQ(aclrtSetExceptionInfoCallback(on_exception), ACL_SUCCESS);
+    EXPECT_EQ(aclrtGetTaskIdFromExceptionInfo(NULL), 0xFFFFFFFFu);
+    EXPECT_EQ(aclrtGetThreadLastTaskId(&last), ACL_SUCCESS);
+    EXPECT_EQ(aclrtSetExceptionInfoCallback(NULL), ACL_SUCCESS);
+    EXPECT_EQ(aclrtDestroyStream(cb), ACL_SUCCESS);
+    EXPECT_EQ(aclrtDestroyStream(s), ACL_SUCCESS);
+    EXPECT_EQ(aclrtResetDevice(0), ACL_SUCCESS);
+    (void)exception_task;
+    (void)exception_code;
+}
+
 int main(void) {
     if (aclInit(NULL) != ACL_SUCCESS) {
         printf("FAILED: aclInit\n");
@@ -137,6 +181,7 @@ int main(void) {
     compatibility();
     device_queries();
     overflow();
+    host_calls();
     aclFinalize();
     if (failures) {
         printf("%d failures\n", failures);

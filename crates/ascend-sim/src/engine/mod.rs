@@ -205,7 +205,13 @@ pub struct Engine {
     pub dropped_stores: VecDeque<(u64, String)>,
     /// Host calls that streams have reached and no host thread has finished yet.
     pub host_calls: HostCalls,
+    /// Task faults not yet taken by the host (for its exception callback), oldest first; at
+    /// most [`FAULT_LOG_LIMIT`] are kept.
+    pub fault_log: VecDeque<crate::types::TaskFault>,
 }
+
+/// The most task faults [`Engine::fault_log`] keeps for the host.
+pub const FAULT_LOG_LIMIT: usize = 1024;
 
 impl Engine {
     /// A fresh device side.
@@ -232,6 +238,7 @@ impl Engine {
             config,
             now: 0,
             host_calls: HostCalls::default(),
+            fault_log: VecDeque::new(),
             events_due: EventQueue::default(),
             mem,
             desc_blocks: HashMap::new(),

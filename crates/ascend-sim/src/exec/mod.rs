@@ -270,6 +270,16 @@ impl Engine {
                 }
             }
             self.report.push_fault(f.clone(), limit);
+            if self.fault_log.len() == crate::engine::FAULT_LOG_LIMIT {
+                self.fault_log.pop_front();
+            }
+            self.fault_log.push_back(crate::types::TaskFault {
+                task: task.id,
+                stream: s,
+                device: st.device,
+                message: f.clone(),
+                at_ns: now,
+            });
         }
         let span = Span {
             task: task.id,

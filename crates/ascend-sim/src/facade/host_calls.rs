@@ -45,6 +45,11 @@ impl Sim {
         c
     }
 
+    /// The task faults since the last call, oldest first (at most the latest 1,024).
+    pub fn take_task_faults(&self) -> Vec<crate::types::TaskFault> {
+        self.with(|e| e.fault_log.drain(..).collect())
+    }
+
     /// A host thread returned from `call`: its stream goes on. False when the call was not
     /// outstanding (its stream was destroyed meanwhile).
     pub fn finish_host_call(&self, call: u64) -> bool {

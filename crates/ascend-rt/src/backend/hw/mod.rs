@@ -67,8 +67,8 @@ use ascend_chips::ChipProfile;
 use ascend_rt_sys::Library;
 
 use super::{
-    BResult, Backend, BackendError, EventId, HostBuf, ModelId, NotifyId, StreamId, SyncDst,
-    SyncSrc, Task,
+    BResult, Backend, BackendError, EventId, HostBuf, HostCallThread, HostFn, ModelId, NotifyId,
+    StreamId, SyncDst, SyncSrc, Task, TaskFaultInfo,
 };
 
 /// A handle value of the library (a pointer as an integer), or a tagged value for a default
@@ -94,6 +94,7 @@ mod devices;
 mod errors;
 mod events;
 mod handles;
+mod host_calls;
 mod host_staging;
 mod library;
 mod memory;
@@ -194,8 +195,40 @@ impl Backend for HwBackend {
         HwBackend::destroy_stream(self, stream.0, force).map_err(BackendError::Library)
     }
 
-    fn launch(&self, stream: StreamId, task: Task) -> BResult<()> {
-        HwBackend::launch(self, stream.0, task).map_err(BackendError::Library)
+    fn launch(&self, stream: StreamId, task: Task) -> BResult<u64> {
+        // The library keeps its own task ids (aclrtGetThreadLastTaskId).
+        HwBackend::launch(self, stream.0, task)
+            .map(|()| 0)
+            .map_err(BackendError::Library)
+    }
+
+    fn launch_host_call(
+        &self,
+        stream: StreamId,
+        f: HostFn,
+        thread: HostCallThread,
+        blocking: bool,
+    ) -> BResult<()> {
+        HwBackend::launch_host_call(self, stream.0, f, thread, blocking)
+            .map_err(BackendError::Library)
+    }
+
+    fn process_host_calls(
+        &self,
+        _thread: HostCallThread,
+        timeout_ms: Option<u64>,
+    ) -> BResult<bool> {
+        HwBackend::process_host_calls(self, timeout_ms).map_err(BackendError::Library)
+    }
+
+    fn subscribe_reports(&self, thread: u64, stream: StreamId, subscribe: bool) -> BResult<()> {
+        HwBackend::subscribe_reports(self, thread, stream.0, subscribe)
+            .map_err(BackendError::Library)
+    }
+
+    fn take_task_faults(&self) -> Vec<TaskFaultInfo> {
+        // The library calls the program's exception callback itself.
+        Vec::new()
     }
 
     fn synchronize_stream(&self, stream: StreamId, timeout_ms: Option<u64>) -> BResult<()> {

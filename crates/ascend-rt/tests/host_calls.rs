@@ -1,0 +1,243 @@
+//! Host functions, callbacks and exception information: the rows of each call in the vendor's
+//! order, where and when the functions run, and the exception callback's report of a failed
+//! task.
+
+mod common;
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+
+use ascend_rt::raw_types::{memcpy_kind, RawStream};
+use ascend_rt::{
+    callback_block, ExceptionInfo, HostFn, Kernel, KernelOps, MemDst, MemSrc, MsgCode,
+};
+use common::*;
+
+fn counter() -> (Arc<AtomicU32>, impl Fn() -> HostFn) {
+    let n = Arc::new(AtomicU32::new(0));
+    let m = n.clone();
+    (n, move || {
+        let m = m.clone();
+        Box::new(move || {
+            m.fetch_add(1, Ordering::SeqCst);
+        }) as HostFn
+    })
+}
+
+#[test]
+fn a_host_function_runs_on_the_runtime_thread_between_the_tasks_around_it() {
+    let r = rt0(A2);
+    let s = stream(&r);
+    let buf = malloc(&r, 8);
+    ok(r.memset(buf, 8, 0, 8));
+    ok(r.value_write(buf, 1, 0, s));
+    let seen = Arc::new(Mutex::new(None));
+    let (seen2, main) = (seen.clone(), std::thread::current().id());
+    let f: HostFn = Box::new(move || {
+        *seen2.lock().unwrap() = Some(std::thread::current().id() != main);
+    });
+    ok(r.launch_host_func(s, Some(f)));
+    ok(r.value_write(buf, 2, 0, s));
+    ok(r.synchronize_stream(s));
+    assert_eq!(*seen.lock().unwrap(), Some(true), "ran, on another thread");
+    let mut host = [0u8; 8];
+    ok(r.memcpy(
+        MemDst::Host(&mut host),
+        8,
+        MemSrc::Addr(buf),
+        8,
+        memcpy_kind::DEVICE_TO_HOST,
+    ));
+    assert_eq!(u64::from_le_bytes(host), 2);
+}
+
+#[test]
+fn launch_host_func_checks_handle_function_subscription_then_context() {
+    let r = rt0(A2);
+    let s = stream(&r);
+    let (_, f) = counter();
+    assert_err(
+        r.launch_host_func(GARBAGE, Some(f())),
+        107017,
+        Some(MsgCode::EE1017),
+    );
+    assert_err(r.launch_host_func(s, None), 107000, Some(MsgCode::EE1004));
+    ok(r.subscribe_report(77, s));
+    assert_err(
+        r.launch_host_func(s, Some(f())),
+        107011,
+        Some(MsgCode::EE1016),
+    );
+    assert_err(
+        r.launch_host_func(other_ctx_stream(&r), Some(f())),
+        107003,
+        Some(MsgCode::EE1010),
+    );
+    let r2 = rt(A2);
+    assert_err(
+        r2.launch_host_func(RawStream(0), Some(f())),
+        107002,
+        Some(MsgCode::EE1018),
+    );
+}
+
+#[test]
+fn callbacks_run_inside_process_report_on_the_subscribed_thread_only() {
+    let r = Arc::new(rt0(A2));
+    let s = stream(&r);
+    let (n, f) = counter();
+    assert_err(
+        r.launch_callback(Some(f()), 2, s),
+        100000,
+        Some(MsgCode::EH0007),
+    );
+    assert_err(
+        r.launch_callback(Some(f()), 1, s),
+        107015,
+        Some(MsgCode::EE1018),
+    );
+    assert_err(r.process_report(5, 100), 107012, None);
+    ok(r.subscribe_report(5, s));
+    assert_err(r.subscribe_report(5, s), 107011, Some(MsgCode::EE9999));
+    assert_err(r.launch_callback(None, 1, s), 107000, Some(MsgCode::EE1004));
+    assert_err(
+        r.launch_host_func(s, Some(f())),
+        107011,
+        Some(MsgCode::EE1016),
+    );
+    assert_err(r.process_report(5, 0), 100000, Some(MsgCode::EH0009));
+    assert_err(r.process_report(5, -2), 100000, Some(MsgCode::EH0009));
+    assert_code(r.process_report(5, 10), 507012);
+    ok(r.launch_callback(Some(f()), callback_block::BLOCK, s));
+    ok(r.launch_callback(Some(f()), callback_block::NO_BLOCK, s));
+    assert_eq!(
+        n.load(Ordering::SeqCst),
+        0,
+        "nothing runs before the report thread asks"
+    );
+    // A synchronize on another thread waits for the blocking callback, which only thread 5
+    // runs.
+    let r2 = r.clone();
+    let sync = std::thread::spawn(move || {
+        r2.set_device(0)?;
+        r2.synchronize_stream(s)
+    });
+    ok(r.process_report(5, -1));
+    while n.load(Ordering::SeqCst) < 2 {
+        ok(r.process_report(5, 100)
+            .or_else(|e| if e.code() == 507012 { Ok(()) } else { Err(e) }));
+    }
+    ok(sync.join().unwrap());
+    assert_err(r.unsubscribe_report(6, s), 107012, Some(MsgCode::EE9999));
+    ok(r.unsubscribe_report(5, s));
+    assert_err(r.unsubscribe_report(5, s), 107011, Some(MsgCode::EE9999));
+    assert_err(r.process_report(5, 10), 107012, None);
+}
+
+#[test]
+fn a_stream_given_host_functions_refuses_report_subscriptions() {
+    let r = rt0(A2);
+    let s = stream(&r);
+    let (n, f) = counter();
+    ok(r.launch_host_func(s, Some(f())));
+    assert_err(r.subscribe_report(3, s), 107011, Some(MsgCode::EE1016));
+    assert_err(
+        r.launch_callback(Some(f()), 1, s),
+        107011,
+        Some(MsgCode::EE1016),
+    );
+    assert_err(r.unsubscribe_report(3, s), 107011, Some(MsgCode::EE1016));
+    ok(r.synchronize_stream(s));
+    assert_eq!(n.load(Ordering::SeqCst), 1);
+}
+
+#[test]
+fn subscribed_host_functions_run_inside_process_host_func() {
+    let r = rt0(A2);
+    let s = stream(&r);
+    let (n, f) = counter();
+    assert_code(r.subscribe_host_func(9, RawStream(0)), 107000);
+    ok(r.subscribe_host_func(9, s));
+    assert_code(r.subscribe_host_func(9, s), 107011);
+    ok(r.launch_host_func(s, Some(f())));
+    assert_code(r.process_host_func(9, 0), 107000);
+    assert_code(r.process_host_func(8, 10), 107012);
+    ok(r.process_host_func(9, -1));
+    assert_eq!(n.load(Ordering::SeqCst), 1);
+    ok(r.synchronize_stream(s));
+    assert_code(r.unsubscribe_host_func(8, s), 107011);
+    ok(r.unsubscribe_host_func(9, s));
+}
+
+#[test]
+fn many_threads_launch_host_functions_and_every_one_runs_once() {
+    let r = Arc::new(rt0(A2));
+    let (n, f) = counter();
+    let f = Arc::new(f);
+    let threads: Vec<_> = (0..8)
+        .map(|_| {
+            let (r, f) = (r.clone(), f.clone());
+            std::thread::spawn(move || {
+                r.set_device(0).unwrap();
+                let s = stream(&r);
+                for _ in 0..25 {
+                    r.launch_host_func(s, Some(f())).unwrap();
+                }
+                r.synchronize_stream(s).unwrap();
+                r.destroy_stream(s).unwrap();
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    assert_eq!(n.load(Ordering::SeqCst), 200);
+}
+
+#[test]
+fn the_exception_callback_names_the_failed_task_its_stream_and_device() {
+    let r = rt0(A2);
+    let s = stream(&r);
+    let got = Arc::new(Mutex::new(Vec::<ExceptionInfo>::new()));
+    let g = got.clone();
+    ok(
+        r.set_exception_info_callback(Some(Arc::new(move |i: &ExceptionInfo| {
+            g.lock().unwrap().push(*i);
+        }))),
+    );
+    let trap = Kernel::new("trap", |ctx: &mut dyn KernelOps| ctx.trap("on purpose"));
+    ok(r.launch_kernel(trap, 1, s));
+    let mut last = 0;
+    ok(r.get_thread_last_task_id(Some(&mut last)));
+    assert_code(r.synchronize_stream(s), 507000);
+    let got = got.lock().unwrap().clone();
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!(got[0].task_id, last, "the id aclrtGetThreadLastTaskId gave");
+    assert_eq!(got[0].device_id, 0);
+    assert_eq!(got[0].error_code, 507000);
+    let mut sid = 0;
+    ok(r.stream_get_id(s, Some(&mut sid)));
+    assert_eq!(got[0].stream_id, sid as u32);
+    ok(r.set_exception_info_callback(None));
+}
+
+#[test]
+fn the_last_task_id_is_per_thread_and_all_ones_before_any() {
+    let r = rt0(A2);
+    let mut id = 0;
+    assert_err(
+        r.get_thread_last_task_id(None),
+        100000,
+        Some(MsgCode::EH0008),
+    );
+    let fresh = on_fresh_thread(|| {
+        let mut id = 0;
+        r.get_thread_last_task_id(Some(&mut id)).map(|_| id)
+    });
+    assert_eq!(fresh.unwrap(), u32::MAX);
+    let s = stream(&r);
+    let e = event(&r);
+    ok(r.record_event(e, s));
+    ok(r.get_thread_last_task_id(Some(&mut id)));
+    assert_ne!(id, u32::MAX);
+}
