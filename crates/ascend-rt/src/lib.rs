@@ -47,4 +47,5 @@ pub use runtime::{
 };
 pub use runtime::{overflow_mode, OVERFLOW_STATUS_BYTES};
 pub use runtime::{AddressClass, HostBuffer, MemDst, MemSrc, RecentError, Runtime, RuntimeOptions};
+pub use runtime::{AllocatorField, AllocatorFields};
 pub use runtime::{CannPackageVersion, ACL_VERSION, SIM_PACKAGE_VERSION};

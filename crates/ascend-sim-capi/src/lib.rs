@@ -27,6 +27,7 @@
 //! states what the ACL contract guarantees about the pointer.
 
 mod abi_check;
+mod allocator;
 mod api_errors;
 mod compat;
 mod context;

@@ -5,6 +5,7 @@
 //! the validation table of its API: one early return per row, in the table's order.
 
 mod addresses;
+mod allocator;
 mod backend_errors;
 mod chip_caps;
 mod compat;
@@ -43,6 +44,7 @@ use crate::error::{fail, AclError, AclResult};
 use crate::raw_types::RawStream;
 
 pub use addresses::AddressClass;
+pub use allocator::{AllocatorField, AllocatorFields};
 pub use compat::{cann_attr, dev_feature, npu_arch};
 pub use device_info::{dev_attr, DEVICE_STATUS_NORMAL, RES_LIMIT_TYPES};
 pub use errmsg::RecentError;

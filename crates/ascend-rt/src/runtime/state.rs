@@ -21,6 +21,7 @@ pub(crate) enum HandleKind {
     Event = 0xE7,
     Model = 0x3D,
     Notify = 0x4F,
+    AllocatorDesc = 0xA1,
 }
 
 pub(crate) const KIND_SHIFT: u32 = 40;
@@ -153,6 +154,11 @@ pub(crate) struct State {
     pub failure_modes: HashMap<u64, u64>,
     pub models: HashMap<u64, ModelRec>,
     pub allocs: BTreeMap<u64, Alloc>,
+    /// Custom allocator descriptors, by handle.
+    pub allocator_descs: HashMap<u64, super::allocator::AllocatorFields>,
+    /// Allocators registered per stream handle value: the descriptor and its fields as they
+    /// were at registration.
+    pub allocators: HashMap<u64, (u64, super::allocator::AllocatorFields)>,
     /// Streams subscribed for host calls, by handle.
     pub subscriptions: HashMap<u64, Subscription>,
     /// Threads that process reports (`aclrtSubscribeReport`), with the device they serve.

@@ -81,6 +81,12 @@ static const int ACL_ERROR_RT_STREAM_SYNC_TIMEOUT = 507046;
 static const int ACL_ERROR_RT_EVENT_SYNC_TIMEOUT = 507047;
 static const int ACL_ERROR_RT_DRV_INTERNAL_ERROR = 507899;
 
+/* The custom allocator's opaque types (acl_rt_allocator.h). */
+typedef void *aclrtAllocatorDesc;
+typedef void *aclrtAllocator;
+typedef void *aclrtAllocatorBlock;
+typedef void *aclrtAllocatorAddr;
+
 /* A half-precision value, as its bits. */
 typedef uint16_t aclFloat16;
 

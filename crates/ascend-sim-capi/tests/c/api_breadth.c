@@ -6,6 +6,7 @@
 #include <pthread.h>
 
 #include "acl/acl.h"
+#include "acl/acl_rt_allocator.h"
 
 static int failures = 0;
 
@@ -172,6 +173,33 @@ static void host_calls(void) {
     (void)exception_code;
 }
 
+static void *alloc_fn(aclrtAllocator a, size_t n) { (void)a; (void)n; return NULL; }
+static void free_fn(aclrtAllocator a, aclrtAllocatorBlock b) { (void)a; (void)b; }
+static void *addr_fn(aclrtAllocatorBlock b) { return b; }
+
+static void allocator(void) {
+    aclrtAllocatorDesc d = aclrtAllocatorCreateDesc(), out = NULL;
+    aclrtAllocatorFreeFunc f = NULL;
+    aclrtAllocatorAllocAdviseFunc advise = (aclrtAllocatorAllocAdviseFunc)0x1;
+    int obj = 0;
+    aclrtStream s = (aclrtStream)&obj;
+    EXPECT_EQ(d != NULL, 1);
+    EXPECT_EQ(aclrtAllocatorRegister(s, d), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtAllocatorSetObjToDesc(d, &obj), ACL_SUCCESS);
+    EXPECT_EQ(aclrtAllocatorSetAllocFuncToDesc(d, alloc_fn), ACL_SUCCESS);
+    EXPECT_EQ(aclrtAllocatorSetFreeFuncToDesc(d, free_fn), ACL_SUCCESS);
+    EXPECT_EQ(aclrtAllocatorSetGetAddrFromBlockFuncToDesc(d, addr_fn), ACL_SUCCESS);
+    EXPECT_EQ(aclrtAllocatorRegister(NULL, d), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtAllocatorRegister(s, d), ACL_SUCCESS);
+    EXPECT_EQ(aclrtAllocatorGetByStream(s, &out, NULL, NULL, &f, &advise, NULL), ACL_SUCCESS);
+    EXPECT_EQ(out == d, 1);
+    EXPECT_EQ(f == free_fn, 1);
+    EXPECT_EQ(advise == NULL, 1);
+    EXPECT_EQ(aclrtAllocatorUnregister(s), ACL_SUCCESS);
+    EXPECT_EQ(aclrtAllocatorGetByStream(s, &out, NULL, NULL, NULL, NULL, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtAllocatorDestroyDesc(d), ACL_SUCCESS);
+}
+
 int main(void) {
     if (aclInit(NULL) != ACL_SUCCESS) {
         printf("FAILED: aclInit\n");
@@ -182,6 +210,7 @@ int main(void) {
     device_queries();
     overflow();
     host_calls();
+    allocator();
     aclFinalize();
     if (failures) {
         printf("%d failures\n", failures);
