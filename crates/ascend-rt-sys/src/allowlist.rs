@@ -16,6 +16,7 @@ macro_rules! acl_functions {
             aclInit,
             aclFinalize,
             aclrtLaunchHostFunc,
+            aclrtReduceAsync,
             aclrtLaunchCallback,
             aclrtSubscribeReport,
             aclrtUnSubscribeReport,

@@ -104,6 +104,35 @@ pub const ACL_ERROR_RT_DEV_SETUP_ERROR: ::std::os::raw::c_int = 507033;
 pub const ACL_ERROR_RT_STREAM_SYNC_TIMEOUT: ::std::os::raw::c_int = 507046;
 pub const ACL_ERROR_RT_EVENT_SYNC_TIMEOUT: ::std::os::raw::c_int = 507047;
 pub const ACL_ERROR_RT_DRV_INTERNAL_ERROR: ::std::os::raw::c_int = 507899;
+pub const aclDataType_ACL_DT_UNDEFINED: aclDataType = -1;
+pub const aclDataType_ACL_FLOAT: aclDataType = 0;
+pub const aclDataType_ACL_FLOAT16: aclDataType = 1;
+pub const aclDataType_ACL_INT8: aclDataType = 2;
+pub const aclDataType_ACL_INT32: aclDataType = 3;
+pub const aclDataType_ACL_UINT8: aclDataType = 4;
+pub const aclDataType_ACL_INT16: aclDataType = 6;
+pub const aclDataType_ACL_UINT16: aclDataType = 7;
+pub const aclDataType_ACL_UINT32: aclDataType = 8;
+pub const aclDataType_ACL_INT64: aclDataType = 9;
+pub const aclDataType_ACL_UINT64: aclDataType = 10;
+pub const aclDataType_ACL_DOUBLE: aclDataType = 11;
+pub const aclDataType_ACL_BOOL: aclDataType = 12;
+pub const aclDataType_ACL_STRING: aclDataType = 13;
+pub const aclDataType_ACL_COMPLEX64: aclDataType = 16;
+pub const aclDataType_ACL_COMPLEX128: aclDataType = 17;
+pub const aclDataType_ACL_BF16: aclDataType = 27;
+pub const aclDataType_ACL_INT4: aclDataType = 29;
+pub const aclDataType_ACL_UINT1: aclDataType = 30;
+pub const aclDataType_ACL_COMPLEX32: aclDataType = 33;
+pub const aclDataType_ACL_HIFLOAT8: aclDataType = 34;
+pub const aclDataType_ACL_FLOAT8_E5M2: aclDataType = 35;
+pub const aclDataType_ACL_FLOAT8_E4M3FN: aclDataType = 36;
+pub const aclDataType_ACL_FLOAT8_E8M0: aclDataType = 37;
+pub const aclDataType_ACL_FLOAT6_E3M2: aclDataType = 38;
+pub const aclDataType_ACL_FLOAT6_E2M3: aclDataType = 39;
+pub const aclDataType_ACL_FLOAT4_E2M1: aclDataType = 40;
+pub const aclDataType_ACL_FLOAT4_E1M2: aclDataType = 41;
+pub type aclDataType = ::std::os::raw::c_int;
 pub type aclmdlRI = *mut ::std::os::raw::c_void;
 pub const aclrtMemcpyKind_ACL_MEMCPY_HOST_TO_HOST: aclrtMemcpyKind = 0;
 pub const aclrtMemcpyKind_ACL_MEMCPY_HOST_TO_DEVICE: aclrtMemcpyKind = 1;
@@ -207,6 +236,11 @@ pub type aclrtCallback = ::std::option::Option<
 pub type aclrtHostFunc = ::std::option::Option<
     unsafe extern "C" fn(args: *mut ::std::os::raw::c_void),
 >;
+pub const aclrtReduceKind_ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM: aclrtReduceKind = 10;
+pub const aclrtReduceKind_ACL_RT_MEMCPY_SDMA_AUTOMATIC_MAX: aclrtReduceKind = 11;
+pub const aclrtReduceKind_ACL_RT_MEMCPY_SDMA_AUTOMATIC_MIN: aclrtReduceKind = 12;
+pub const aclrtReduceKind_ACL_RT_MEMCPY_SDMA_AUTOMATIC_EQUAL: aclrtReduceKind = 13;
+pub type aclrtReduceKind = ::std::os::raw::c_uint;
 pub struct AscendCl {
     __library: ::libloading::Library,
     pub aclrtGetSocName: Result<
@@ -560,6 +594,18 @@ pub struct AscendCl {
         unsafe extern "C" fn(threadId: u64, stream: aclrtStream) -> aclError,
         ::libloading::Error,
     >,
+    pub aclrtReduceAsync: Result<
+        unsafe extern "C" fn(
+            dst: *mut ::std::os::raw::c_void,
+            src: *const ::std::os::raw::c_void,
+            count: u64,
+            kind: aclrtReduceKind,
+            type_: aclDataType,
+            stream: aclrtStream,
+            reserve: *mut ::std::os::raw::c_void,
+        ) -> aclError,
+        ::libloading::Error,
+    >,
     pub aclInit: Result<
         unsafe extern "C" fn(configPath: *const ::std::os::raw::c_char) -> aclError,
         ::libloading::Error,
@@ -704,6 +750,7 @@ impl AscendCl {
         let aclrtUnSubscribeReport = __library
             .get(b"aclrtUnSubscribeReport\0")
             .map(|sym| *sym);
+        let aclrtReduceAsync = __library.get(b"aclrtReduceAsync\0").map(|sym| *sym);
         let aclInit = __library.get(b"aclInit\0").map(|sym| *sym);
         let aclFinalize = __library.get(b"aclFinalize\0").map(|sym| *sym);
         let aclGetRecentErrMsg = __library.get(b"aclGetRecentErrMsg\0").map(|sym| *sym);
@@ -772,6 +819,7 @@ impl AscendCl {
             aclrtLaunchCallback,
             aclrtProcessReport,
             aclrtUnSubscribeReport,
+            aclrtReduceAsync,
             aclInit,
             aclFinalize,
             aclGetRecentErrMsg,
@@ -1319,6 +1367,23 @@ impl AscendCl {
             .aclrtUnSubscribeReport
             .as_ref()
             .expect("Expected function, got error."))(threadId, stream)
+    }
+    pub unsafe fn aclrtReduceAsync(
+        &self,
+        dst: *mut ::std::os::raw::c_void,
+        src: *const ::std::os::raw::c_void,
+        count: u64,
+        kind: aclrtReduceKind,
+        type_: aclDataType,
+        stream: aclrtStream,
+        reserve: *mut ::std::os::raw::c_void,
+    ) -> aclError {
+        (self
+            .aclrtReduceAsync
+            .as_ref()
+            .expect(
+                "Expected function, got error.",
+            ))(dst, src, count, kind, type_, stream, reserve)
     }
     pub unsafe fn aclInit(&self, configPath: *const ::std::os::raw::c_char) -> aclError {
         (self.aclInit.as_ref().expect("Expected function, got error."))(configPath)

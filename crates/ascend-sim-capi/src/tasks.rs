@@ -132,3 +132,28 @@ pub extern "C" fn aclrtCmoAsyncWithDesc(
         rt.cmo_async_with_desc(addr(cmoDesc), cmoType, s(stream), addr(reserve))
     })
 }
+
+/// `aclrtReduceAsync(dst, src, count, kind, type, stream, reserve)`: `dst` and `src` are
+/// device addresses, never dereferenced here.
+#[no_mangle]
+pub extern "C" fn aclrtReduceAsync(
+    dst: *mut c_void,
+    src: *const c_void,
+    count: u64,
+    kind: u32,
+    r#type: i32,
+    stream: *mut c_void,
+    reserve: *mut c_void,
+) -> aclError {
+    guard("aclrtReduceAsync", |rt| {
+        rt.reduce_async(
+            Addr(handle_in(dst)),
+            Addr(src as usize as u64),
+            count,
+            kind,
+            r#type,
+            RawStream(handle_in(stream)),
+            reserve.is_null(),
+        )
+    })
+}

@@ -187,6 +187,7 @@ pub fn task_name(k: &Task) -> &'static str {
         Task::ValueWait { .. } => "ValueWait",
         Task::Memcpy { .. } => "Memcpy",
         Task::Memset { .. } => "Memset",
+        Task::Reduce { .. } => "Reduce",
         Task::Cmo { .. } => "Cmo",
         Task::CmoWithBarrier { .. } => "CmoWithBarrier",
         Task::CmoWaitBarrier { .. } => "CmoWaitBarrier",

@@ -17,9 +17,11 @@
 mod enums;
 mod ids;
 mod kernel;
+mod reduce;
 mod task;
 
 pub use enums::{CmoType, MemcpyKind, WaitMode};
 pub use ids::{EventId, ModelId, NotifyId, StreamId, TaskId};
 pub use kernel::{Kernel, KernelBody, KernelOps};
+pub use reduce::{ReduceOp, ReduceType};
 pub use task::{DevAddr, HostBuf, Loc, Task};

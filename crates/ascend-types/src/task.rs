@@ -2,7 +2,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use crate::{CmoType, EventId, Kernel, NotifyId, WaitMode};
+use crate::{CmoType, EventId, Kernel, NotifyId, ReduceOp, ReduceType, WaitMode};
 
 /// A device address (in a simulator, its own address space: never a host pointer).
 pub type DevAddr = u64;
@@ -76,6 +76,20 @@ pub enum Task {
         value: u8,
         /// Bytes.
         len: u64,
+    },
+    /// A reduce-copy (`aclrtReduceAsync`): `dst[i] = op(dst[i], src[i])` over `len` bytes of
+    /// elements of `ty`, by the copy engine.
+    Reduce {
+        /// Destination (and first operand).
+        dst: DevAddr,
+        /// Source (second operand).
+        src: DevAddr,
+        /// Bytes.
+        len: u64,
+        /// The operation.
+        op: ReduceOp,
+        /// The element type.
+        ty: ReduceType,
     },
     /// A cache-maintenance operation on a range (`aclrtCmoAsync`).
     Cmo {

@@ -25,6 +25,7 @@ mod notify;
 mod options;
 mod overflow;
 mod peer;
+pub(crate) mod reduce;
 #[cfg(feature = "sim")]
 mod sim_view;
 mod state;

@@ -196,7 +196,13 @@ impl Runtime {
 
     /// `addr` is live device memory with at least `len` bytes to its allocation's end
     /// (107000, EE1003).
-    fn require_device_range(&self, api: &str, param: &str, addr: Addr, len: u64) -> AclResult<()> {
+    pub(super) fn require_device_range(
+        &self,
+        api: &str,
+        param: &str,
+        addr: Addr,
+        len: u64,
+    ) -> AclResult<()> {
         match self.lock().locate(addr.0) {
             super::state::Location::Device { room, .. } if room >= len => Ok(()),
             _ => Err(AclError::new(

@@ -200,6 +200,34 @@ static void allocator(void) {
     EXPECT_EQ(aclrtAllocatorDestroyDesc(d), ACL_SUCCESS);
 }
 
+static void built_in_tasks(void) {
+    aclrtStream s = NULL;
+    void *d = NULL, *src = NULL;
+    float a[4] = {1, 2, 3, 4}, out[4] = {0};
+    EXPECT_EQ(aclrtSetDevice(0), ACL_SUCCESS);
+    EXPECT_EQ(aclrtCreateStream(&s), ACL_SUCCESS);
+    EXPECT_EQ(aclrtMalloc(&d, sizeof a, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+    EXPECT_EQ(aclrtMalloc(&src, sizeof a, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+    EXPECT_EQ(aclrtMemcpy(d, sizeof a, a, sizeof a, ACL_MEMCPY_HOST_TO_DEVICE), ACL_SUCCESS);
+    EXPECT_EQ(aclrtMemcpy(src, sizeof a, a, sizeof a, ACL_MEMCPY_HOST_TO_DEVICE), ACL_SUCCESS);
+    EXPECT_EQ(aclrtReduceAsync(d, src, sizeof a, ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM, ACL_FLOAT, s, d),
+              ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtReduceAsync(d, src, sizeof a, ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM, ACL_INT64, s, NULL),
+              ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtReduceAsync(d, src, 0, ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM, ACL_FLOAT, s, NULL),
+              ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_EQ(aclrtReduceAsync(d, src, sizeof a, ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM, ACL_UINT8, s, NULL),
+              ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    EXPECT_EQ(aclrtReduceAsync(d, src, sizeof a, ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM, ACL_FLOAT, s, NULL), ACL_SUCCESS);
+    EXPECT_EQ(aclrtSynchronizeStream(s), ACL_SUCCESS);
+    EXPECT_EQ(aclrtMemcpy(out, sizeof out, d, sizeof out, ACL_MEMCPY_DEVICE_TO_HOST), ACL_SUCCESS);
+    EXPECT_EQ(out[3] == 8.0f, 1);
+    EXPECT_EQ(aclrtFree(d), ACL_SUCCESS);
+    EXPECT_EQ(aclrtFree(src), ACL_SUCCESS);
+    EXPECT_EQ(aclrtDestroyStream(s), ACL_SUCCESS);
+    EXPECT_EQ(aclrtResetDevice(0), ACL_SUCCESS);
+}
+
 int main(void) {
     if (aclInit(NULL) != ACL_SUCCESS) {
         printf("FAILED: aclInit\n");
@@ -211,6 +239,7 @@ int main(void) {
     overflow();
     host_calls();
     allocator();
+    built_in_tasks();
     aclFinalize();
     if (failures) {
         printf("%d failures\n", failures);

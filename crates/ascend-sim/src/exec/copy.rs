@@ -49,6 +49,20 @@ impl Engine {
         ((len as f64 - hit) + hit * ratio).ceil() as u64
     }
 
+    /// A reduce-copy reaches the scheduler: check both ranges, then start the copy-engine job,
+    /// which reads both operands and writes the destination.
+    pub(super) fn dispatch_reduce(&mut self, s: u64, id: u64, dst: u64, src: u64, len: u64) {
+        if let Err(e) = self
+            .check_loc(&Loc::Device(src), len)
+            .and_then(|()| self.check_loc(&Loc::Device(dst), len))
+        {
+            self.complete(s, Some(format!("task {id}: {e}")));
+            return;
+        }
+        let bytes = self.hbm_equivalent(src, len) + self.hbm_equivalent(dst, len);
+        self.start_copy(s, 0, Link::Hbm, bytes, self.chip.timing.dma_setup_ns);
+    }
+
     /// A memset reaches the scheduler: check its range, then start the copy-engine job.
     pub(super) fn dispatch_memset(&mut self, s: u64, id: u64, addr: u64, len: u64) {
         if let Err(e) = self.mem.check(addr, len) {
@@ -155,6 +169,13 @@ impl Engine {
         let result: Result<(), String> = match kind {
             Task::Memcpy { dst, src, len } => self.do_memcpy(&dst, &src, len, by),
             Task::Memset { addr, value, len } => self.do_memset(addr, value, len, by),
+            Task::Reduce {
+                dst,
+                src,
+                len,
+                op,
+                ty,
+            } => self.do_reduce(dst, src, len, op, ty, by),
             cmo @ (Task::Cmo { .. } | Task::CmoWithBarrier { .. } | Task::CmoWithDesc { .. }) => {
                 self.finish_cmo(s, id, model, cmo)
             }
@@ -177,7 +198,7 @@ impl Engine {
             return;
         };
         let bytes = match kind {
-            Task::Memcpy { len, .. } | Task::Memset { len, .. } => *len,
+            Task::Memcpy { len, .. } | Task::Memset { len, .. } | Task::Reduce { len, .. } => *len,
             Task::Cmo { len, .. } | Task::CmoWithBarrier { len, .. } => *len,
             _ => 0,
         };
@@ -195,6 +216,50 @@ impl Engine {
         };
         let limit = self.config.max_timeline_entries;
         self.report.push_engine_job(job, limit);
+    }
+
+    /// A reduce-copy's effect: both operands are read and the destination written, through
+    /// the copy engine's path to memory; the arithmetic is in [`crate::reduce`].
+    fn do_reduce(
+        &mut self,
+        dst: u64,
+        src: u64,
+        len: u64,
+        op: crate::types::ReduceOp,
+        ty: crate::types::ReduceType,
+        by: Writer,
+    ) -> Result<(), String> {
+        self.mem.check(src, len).map_err(|e| e.to_string())?;
+        self.mem.check(dst, len).map_err(|e| e.to_string())?;
+        let n = usize::try_from(len).map_err(|_| format!("a reduce of {len} bytes"))?;
+        let (done, fault) = self.agent_access(
+            L2Agent::CopyEngine,
+            &[(src, len), (dst, len)],
+            &[(dst, len)],
+            by,
+            |m| -> Result<(bool, bool), crate::types::SimError> {
+                let (mut a, mut b) = (vec![0u8; n], vec![0u8; n]);
+                let ra = m.read(dst, &mut a)?;
+                let rb = m.read(src, &mut b)?;
+                crate::reduce::reduce_into(op, ty, &mut a, &b);
+                m.write(dst, &a, by)?;
+                Ok((ra.never_written, rb.never_written))
+            },
+        );
+        let (dst_unwritten, src_unwritten) = done.map_err(|e| e.to_string())?;
+        self.on_mem_write(dst, len);
+        if let Some(fault) = fault {
+            return Err(fault);
+        }
+        for (addr, unwritten, what) in [
+            (src, src_unwritten, "reduce source"),
+            (dst, dst_unwritten, "reduce destination"),
+        ] {
+            if let Some(fault) = self.note_read(addr, len, unwritten, what) {
+                return Err(fault);
+            }
+        }
+        Ok(())
     }
 
     /// A memset's effect.

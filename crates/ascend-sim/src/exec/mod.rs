@@ -145,6 +145,7 @@ impl Engine {
             // ever sized by a length that no memory backs.
             Task::Memcpy { dst, src, len } => self.dispatch_memcpy(s, id, &dst, &src, len),
             Task::Memset { addr, len, .. } => self.dispatch_memset(s, id, addr, len),
+            Task::Reduce { dst, src, len, .. } => self.dispatch_reduce(s, id, dst, src, len),
             Task::Cmo { op, addr, len } => self.dispatch_cmo(s, id, op, addr, len, None),
             Task::CmoWithBarrier {
                 op,

@@ -56,6 +56,24 @@ impl HwBackend {
                 None,
                 format!("host call {call} has no function to give the device's runtime"),
             )),
+            Task::Reduce {
+                dst,
+                src,
+                len,
+                op,
+                ty,
+            } => acl!(
+                self,
+                aclrtReduceAsync(
+                    ptr(dst),
+                    ptr(src),
+                    len,
+                    crate::runtime::reduce::kind_of(op) as _,
+                    crate::runtime::reduce::data_type_of(ty) as _,
+                    s,
+                    std::ptr::null_mut()
+                )
+            ),
             // SAFETY (all value and CMO tasks): addresses are device addresses the front end
             // validated; the library does not dereference them on the host.
             Task::ValueWrite { addr, value } => acl!(self, aclrtValueWrite(ptr(addr), value, 0, s)),
