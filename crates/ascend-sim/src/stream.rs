@@ -131,6 +131,9 @@ pub struct Stream {
     pub busy_ns: u64,
     /// Completion time of the last task.
     pub end_ns: u64,
+    /// Stop on failure (`aclrtSetStreamFailureMode(ACL_STOP_ON_FAILURE)`): after a task
+    /// faults, the stream's later tasks are discarded instead of run.
+    pub stop_on_failure: bool,
 }
 
 impl Stream {
@@ -153,6 +156,7 @@ impl Stream {
             tasks_done: 0,
             busy_ns: 0,
             end_ns: 0,
+            stop_on_failure: false,
         }
     }
 

@@ -120,6 +120,17 @@ impl Engine {
         self.cancel_copy(&st);
         self.host_calls.drop_stream(s);
         self.forget_waiter(s, &st.head);
+        self.settle_dropped(&st, head_dispatched);
+        if let Some(m) = st.model.and_then(|m| self.models.get_mut(&m)) {
+            m.streams.retain(|&x| x != s);
+        }
+        self.progress += 1;
+    }
+
+    /// Settles the bookkeeping the queued tasks of a stream hold when they are dropped without
+    /// running: a dispatched INVALID's barrier count, event records (force-triggered, so that
+    /// waiters go on), model instances.
+    fn settle_dropped(&mut self, st: &Stream, head_dispatched: bool) {
         for (i, t) in st.queue.iter().enumerate() {
             if let Work::User(Task::CmoWithBarrier {
                 op: CmoType::Invalid,
@@ -139,9 +150,66 @@ impl Engine {
         for i in instances {
             self.instance_task_done(i);
         }
-        if let Some(m) = st.model.and_then(|m| self.models.get_mut(&m)) {
-            m.streams.retain(|&x| x != s);
+    }
+
+    /// Takes stream `s` out of its slot (a placeholder stays, so the table keeps its numbering)
+    /// for work that needs the stream and the engine at once; [`Engine::put_back`] returns it.
+    fn take_out(&mut self, s: u64) -> Option<Stream> {
+        let slot = self.streams.get_mut(&s)?;
+        let placeholder = Stream::new(slot.device, slot.priority, slot.persistent);
+        Some(std::mem::replace(slot, placeholder))
+    }
+
+    fn put_back(&mut self, s: u64, st: Stream) {
+        if let Some(slot) = self.streams.get_mut(&s) {
+            *slot = st;
         }
+    }
+
+    /// Cancels what the head of `st` (stream `s`, out of its slot) is doing.
+    fn cancel_head(&mut self, s: u64, st: &Stream) {
+        if let (Head::Kernel, Some(t)) = (&st.head, st.queue.front()) {
+            self.cancel_kernel(t.id);
+        }
+        self.cancel_copy(st);
+        self.host_calls.drop_stream(s);
+        self.forget_waiter(s, &st.head);
+    }
+
+    /// Cancels what the head task of `s` is doing and completes it with fault `why`; the
+    /// stream goes on with its next task.
+    pub fn stop_head(&mut self, s: u64, why: &str) {
+        let Some(mut st) = self.take_out(s) else {
+            return;
+        };
+        self.cancel_head(s, &st);
+        let id = st.queue.front().map_or(0, |t| t.id);
+        st.gen += 1;
+        self.put_back(s, st);
+        self.complete(s, Some(format!("task {id}: {why}")));
+    }
+
+    /// Discards every task of stream `s`, cancelling what its head is doing and settling their
+    /// bookkeeping; the stream stays, idle. For a stream aborted (`aclrtStreamAbort`) or
+    /// stopped after a failure.
+    pub fn discard_tasks(&mut self, s: u64) {
+        let Some(mut st) = self.take_out(s) else {
+            return;
+        };
+        let was_busy = !st.idle();
+        let head_dispatched = matches!(st.head, Head::CopySetup { .. } | Head::Copying { .. });
+        self.cancel_head(s, &st);
+        self.settle_dropped(&st, head_dispatched);
+        st.queue.clear();
+        st.slots_used = 0;
+        st.head = Head::Idle;
+        st.gen += 1;
+        let device = st.device;
+        self.put_back(s, st);
+        if was_busy {
+            self.note_stream_busy(device, false);
+        }
+        self.effects += 1;
         self.progress += 1;
     }
 }

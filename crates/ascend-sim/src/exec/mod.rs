@@ -300,13 +300,18 @@ impl Engine {
             "task complete"
         );
         let more = !st.queue.is_empty();
+        let stop = fault.is_some() && st.stop_on_failure && task.instance.is_none();
         let device = st.device;
         self.report.push_span(span, limit);
         if !more {
             self.note_stream_busy(device, false);
         }
         self.progress += 1;
-        if more {
+        if more && stop {
+            // Stop on failure: the stream's later tasks are discarded, not run.
+            tracing::warn!(stream = s, "stop on failure: the stream's later tasks are discarded");
+            self.discard_tasks(s);
+        } else if more {
             self.start_head(s);
         }
         if let Some(i) = task.instance {

@@ -166,3 +166,40 @@ fn narrow_cmo_length(task: Task) -> Task {
         other => other,
     }
 }
+
+impl Sim {
+    /// Stop on failure for `stream` (`aclrtSetStreamFailureMode(ACL_STOP_ON_FAILURE)`): after a
+    /// task of it faults, its later tasks are discarded.
+    pub fn set_stop_on_failure(&self, stream: StreamId) -> Result<(), SimError> {
+        self.with(|e| {
+            e.stream(stream.0)?;
+            if let Some(st) = e.streams.get_mut(&stream.0) {
+                st.stop_on_failure = true;
+            }
+            Ok(())
+        })
+    }
+
+    /// `aclrtStreamAbort`: the stream's running task is cancelled and its queued tasks
+    /// discarded (event records among them are force-triggered); the stream stays usable.
+    pub fn abort_stream(&self, stream: StreamId) -> Result<(), SimError> {
+        self.with(|e| {
+            e.stream(stream.0)?;
+            e.discard_tasks(stream.0);
+            Ok(())
+        })
+    }
+
+    /// `aclrtStreamStop`: the task the stream is running, if any, is cancelled and fails with
+    /// `why` (its next synchronize reports it); the queued tasks after it go on.
+    pub fn stop_stream(&self, stream: StreamId, why: &str) -> Result<(), SimError> {
+        self.with(|e| {
+            let st = e.stream(stream.0)?;
+            if st.queue.is_empty() || matches!(st.head, crate::stream::Head::Idle) {
+                return Ok(());
+            }
+            e.stop_head(stream.0, why);
+            Ok(())
+        })
+    }
+}
