@@ -385,6 +385,10 @@ pub struct AscendCl {
         ) -> aclError,
         ::libloading::Error,
     >,
+    pub aclrtSetStreamFailureMode: Result<
+        unsafe extern "C" fn(stream: aclrtStream, mode: u64) -> aclError,
+        ::libloading::Error,
+    >,
     pub aclrtCreateEvent: Result<
         unsafe extern "C" fn(event: *mut aclrtEvent) -> aclError,
         ::libloading::Error,
@@ -606,6 +610,14 @@ pub struct AscendCl {
         ) -> aclError,
         ::libloading::Error,
     >,
+    pub aclrtStreamAbort: Result<
+        unsafe extern "C" fn(stream: aclrtStream) -> aclError,
+        ::libloading::Error,
+    >,
+    pub aclrtStreamStop: Result<
+        unsafe extern "C" fn(stream: aclrtStream) -> aclError,
+        ::libloading::Error,
+    >,
     pub aclInit: Result<
         unsafe extern "C" fn(configPath: *const ::std::os::raw::c_char) -> aclError,
         ::libloading::Error,
@@ -675,6 +687,9 @@ impl AscendCl {
             .get(b"aclrtSynchronizeStreamWithTimeout\0")
             .map(|sym| *sym);
         let aclrtStreamQuery = __library.get(b"aclrtStreamQuery\0").map(|sym| *sym);
+        let aclrtSetStreamFailureMode = __library
+            .get(b"aclrtSetStreamFailureMode\0")
+            .map(|sym| *sym);
         let aclrtCreateEvent = __library.get(b"aclrtCreateEvent\0").map(|sym| *sym);
         let aclrtRecordEvent = __library.get(b"aclrtRecordEvent\0").map(|sym| *sym);
         let aclrtResetEvent = __library.get(b"aclrtResetEvent\0").map(|sym| *sym);
@@ -751,6 +766,8 @@ impl AscendCl {
             .get(b"aclrtUnSubscribeReport\0")
             .map(|sym| *sym);
         let aclrtReduceAsync = __library.get(b"aclrtReduceAsync\0").map(|sym| *sym);
+        let aclrtStreamAbort = __library.get(b"aclrtStreamAbort\0").map(|sym| *sym);
+        let aclrtStreamStop = __library.get(b"aclrtStreamStop\0").map(|sym| *sym);
         let aclInit = __library.get(b"aclInit\0").map(|sym| *sym);
         let aclFinalize = __library.get(b"aclFinalize\0").map(|sym| *sym);
         let aclGetRecentErrMsg = __library.get(b"aclGetRecentErrMsg\0").map(|sym| *sym);
@@ -782,6 +799,7 @@ impl AscendCl {
             aclrtSynchronizeStream,
             aclrtSynchronizeStreamWithTimeout,
             aclrtStreamQuery,
+            aclrtSetStreamFailureMode,
             aclrtCreateEvent,
             aclrtRecordEvent,
             aclrtResetEvent,
@@ -820,6 +838,8 @@ impl AscendCl {
             aclrtProcessReport,
             aclrtUnSubscribeReport,
             aclrtReduceAsync,
+            aclrtStreamAbort,
+            aclrtStreamStop,
             aclInit,
             aclFinalize,
             aclGetRecentErrMsg,
@@ -1020,6 +1040,16 @@ impl AscendCl {
             .aclrtStreamQuery
             .as_ref()
             .expect("Expected function, got error."))(stream, status)
+    }
+    pub unsafe fn aclrtSetStreamFailureMode(
+        &self,
+        stream: aclrtStream,
+        mode: u64,
+    ) -> aclError {
+        (self
+            .aclrtSetStreamFailureMode
+            .as_ref()
+            .expect("Expected function, got error."))(stream, mode)
     }
     pub unsafe fn aclrtCreateEvent(&self, event: *mut aclrtEvent) -> aclError {
         (self.aclrtCreateEvent.as_ref().expect("Expected function, got error."))(event)
@@ -1384,6 +1414,12 @@ impl AscendCl {
             .expect(
                 "Expected function, got error.",
             ))(dst, src, count, kind, type_, stream, reserve)
+    }
+    pub unsafe fn aclrtStreamAbort(&self, stream: aclrtStream) -> aclError {
+        (self.aclrtStreamAbort.as_ref().expect("Expected function, got error."))(stream)
+    }
+    pub unsafe fn aclrtStreamStop(&self, stream: aclrtStream) -> aclError {
+        (self.aclrtStreamStop.as_ref().expect("Expected function, got error."))(stream)
     }
     pub unsafe fn aclInit(&self, configPath: *const ::std::os::raw::c_char) -> aclError {
         (self.aclInit.as_ref().expect("Expected function, got error."))(configPath)

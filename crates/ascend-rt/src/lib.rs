@@ -46,6 +46,6 @@ pub use runtime::{
     cann_attr, dev_attr, dev_feature, npu_arch, DEVICE_STATUS_NORMAL, RES_LIMIT_TYPES,
 };
 pub use runtime::{overflow_mode, OVERFLOW_STATUS_BYTES};
+pub use runtime::{stream_state, AllocatorField, AllocatorFields, StreamStateCallback};
 pub use runtime::{AddressClass, HostBuffer, MemDst, MemSrc, RecentError, Runtime, RuntimeOptions};
-pub use runtime::{AllocatorField, AllocatorFields};
 pub use runtime::{CannPackageVersion, ACL_VERSION, SIM_PACKAGE_VERSION};

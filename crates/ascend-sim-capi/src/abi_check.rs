@@ -13,7 +13,7 @@ use ascend_rt_sys::AscendCl;
 #[allow(clippy::wildcard_imports)]
 use crate::{
     context::*, device::*, event::*, event_ext::*, host_calls::*, memory::*, model::*, notify::*,
-    stream::*, tasks::*,
+    stream::*, stream_ext::*, tasks::*,
 };
 
 /// Type-checks only: `export` coerces to `F`, the function pointer type in the bindings' field

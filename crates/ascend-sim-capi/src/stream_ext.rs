@@ -8,7 +8,7 @@ use std::ffi::c_void;
 
 use ascend_rt::raw_types::{RawStream, RawStreamConfig};
 
-use crate::ffi::{aclError, guard, handle_in, out_ref, write_handle};
+use crate::ffi::{aclError, guard, handle_in, handle_out, out_ref, write_handle};
 
 fn s(p: *mut c_void) -> RawStream {
     RawStream(handle_in(p))
@@ -165,5 +165,61 @@ pub unsafe extern "C" fn aclrtStreamGetId(stream: *mut c_void, streamId: *mut i3
 pub extern "C" fn aclrtSetStreamFailureMode(stream: *mut c_void, mode: u64) -> aclError {
     guard("aclrtSetStreamFailureMode", |rt| {
         rt.set_stream_failure_mode(s(stream), mode)
+    })
+}
+
+/// `aclrtStreamStateCallback`.
+pub type StreamStateCallbackC =
+    Option<unsafe extern "C" fn(stm: *mut c_void, state: u32, args: *mut c_void)>;
+
+/// The program's callback and its argument, to call on the creating or destroying thread.
+struct StateCall {
+    f: unsafe extern "C" fn(*mut c_void, u32, *mut c_void),
+    args: *mut c_void,
+}
+
+// SAFETY: the program hands `args` to the runtime to be passed to `f` on whatever thread
+// creates or destroys a stream: that is the contract of aclrtRegStreamStateCallback.
+unsafe impl Send for StateCall {}
+// SAFETY: as above; the runtime only reads the pair.
+unsafe impl Sync for StateCall {}
+
+/// `aclrtRegStreamStateCallback(regName, callback, args)`: NULL callback unregisters.
+///
+/// # Safety
+/// `regName` is NULL or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtRegStreamStateCallback(
+    regName: *const std::ffi::c_char,
+    callback: StreamStateCallbackC,
+    args: *mut c_void,
+) -> aclError {
+    guard("aclrtRegStreamStateCallback", |rt| {
+        // SAFETY: NULL or NUL-terminated by the caller's contract.
+        let name = unsafe { crate::ffi::opt_str(regName) };
+        let cb = callback.map(|f| {
+            let call = std::sync::Arc::new(StateCall { f, args });
+            std::sync::Arc::new(move |s: RawStream, state: u32| {
+                // SAFETY: the program's callback with the argument it registered.
+                unsafe { (call.f)(handle_out(s.0), state, call.args) }
+            }) as ascend_rt::StreamStateCallback
+        });
+        rt.reg_stream_state_callback(name.as_deref(), cb)
+    })
+}
+
+/// `aclrtStreamAbort(stream)`.
+#[no_mangle]
+pub extern "C" fn aclrtStreamAbort(stream: *mut c_void) -> aclError {
+    guard("aclrtStreamAbort", |rt| {
+        rt.stream_abort(RawStream(handle_in(stream)))
+    })
+}
+
+/// `aclrtStreamStop(stream)`.
+#[no_mangle]
+pub extern "C" fn aclrtStreamStop(stream: *mut c_void) -> aclError {
+    guard("aclrtStreamStop", |rt| {
+        rt.stream_stop(RawStream(handle_in(stream)))
     })
 }

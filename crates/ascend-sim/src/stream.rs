@@ -134,6 +134,9 @@ pub struct Stream {
     /// Stop on failure (`aclrtSetStreamFailureMode(ACL_STOP_ON_FAILURE)`): after a task
     /// faults, the stream's later tasks are discarded instead of run.
     pub stop_on_failure: bool,
+    /// A task faulted while the stream stops on failure: every task it is given from then on
+    /// is discarded, until the stream is aborted.
+    pub stopped: bool,
 }
 
 impl Stream {
@@ -157,6 +160,7 @@ impl Stream {
             busy_ns: 0,
             end_ns: 0,
             stop_on_failure: false,
+            stopped: false,
         }
     }
 

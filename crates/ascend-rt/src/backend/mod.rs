@@ -133,6 +133,16 @@ pub trait Backend: Send + Sync + Debug {
     /// callback; a real runtime calls it itself and reports none here).
     fn take_task_faults(&self) -> Vec<TaskFaultInfo>;
 
+    /// Stop on failure for a stream (`ACL_STOP_ON_FAILURE`): after a task of it faults, its
+    /// later tasks are discarded.
+    fn set_stop_on_failure(&self, stream: StreamId) -> BResult<()>;
+
+    /// `aclrtStreamAbort`: the stream's running and queued tasks are dropped; it stays usable.
+    fn abort_stream(&self, stream: StreamId) -> BResult<()>;
+
+    /// `aclrtStreamStop`: the stream's running task is stopped (it fails); the rest go on.
+    fn stop_stream(&self, stream: StreamId) -> BResult<()>;
+
     /// Synchronous copy of `count` bytes.
     fn memcpy(&self, dst: SyncDst<'_>, src: SyncSrc<'_>, count: u64) -> BResult<()>;
 

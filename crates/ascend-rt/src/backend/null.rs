@@ -153,6 +153,18 @@ impl Backend for NullBackend {
         Vec::new()
     }
 
+    fn set_stop_on_failure(&self, _stream: StreamId) -> BResult<()> {
+        Ok(())
+    }
+
+    fn abort_stream(&self, _stream: StreamId) -> BResult<()> {
+        Ok(())
+    }
+
+    fn stop_stream(&self, _stream: StreamId) -> BResult<()> {
+        Ok(())
+    }
+
     fn synchronize_stream(&self, _stream: StreamId, _timeout_ms: Option<u64>) -> BResult<()> {
         Ok(())
     }

@@ -287,6 +287,20 @@ impl Backend for SimBackend {
         Ok(())
     }
 
+    fn set_stop_on_failure(&self, stream: StreamId) -> BResult<()> {
+        self.sim.set_stop_on_failure(stream).map_err(m)
+    }
+
+    fn abort_stream(&self, stream: StreamId) -> BResult<()> {
+        self.sim.abort_stream(stream).map_err(m)
+    }
+
+    fn stop_stream(&self, stream: StreamId) -> BResult<()> {
+        self.sim
+            .stop_stream(stream, "the task was stopped by aclrtStreamStop")
+            .map_err(m)
+    }
+
     fn take_task_faults(&self) -> Vec<TaskFaultInfo> {
         self.sim
             .take_task_faults()

@@ -25,6 +25,9 @@ impl Runtime {
             let ctx = st.register_context(dev, backend_stream, true);
             st.current.insert(Self::thread(), ctx);
             *out = RawContext(ctx);
+            let default = st.contexts[&ctx].default_stream;
+            drop(st);
+            self.notify_stream_state(default, super::stream_failure::stream_state::CREATE_POST);
             Ok(())
         })
     }
@@ -60,6 +63,24 @@ impl Runtime {
                     ));
                 }
             };
+            if !st.stream_state_cbs.0.is_empty() {
+                drop(st);
+                self.notify_stream_state(
+                    rec.default_stream,
+                    super::stream_failure::stream_state::DESTROY_PRE,
+                );
+                st = self.lock();
+                if !st.contexts.contains_key(&context.0) {
+                    return Err(AclError::new(
+                        ErrorCode::RtContextNull,
+                        Some(MsgCode::EE1017),
+                        format!(
+                            "{api} failed: context {:#x} was destroyed meanwhile",
+                            context.0
+                        ),
+                    ));
+                }
+            }
             let objs = st.take_ctx_objects(context.0);
             drop(st);
             self.release_ctx_objects(&objs, false);

@@ -122,6 +122,7 @@ impl Runtime {
                 .lock()
                 .unwrap_or_else(|p| p.into_inner());
             let mut st = self.lock();
+            let mut opened = None;
             let ctx = match st.devices.get_mut(&dev) {
                 Some(rec) if rec.refcount > 0 => {
                     rec.refcount += 1;
@@ -131,10 +132,15 @@ impl Runtime {
                     let backend_stream = self.backend.open_device(dev)?;
                     let ctx = st.register_context(dev, backend_stream, false);
                     st.devices.insert(dev, DeviceRec { refcount: 1, ctx });
+                    opened = Some(st.contexts[&ctx].default_stream);
                     ctx
                 }
             };
             st.current.insert(Self::thread(), ctx);
+            drop(st);
+            if let Some(s) = opened {
+                self.notify_stream_state(s, super::stream_failure::stream_state::CREATE_POST);
+            }
             Ok(())
         })
     }
@@ -222,9 +228,17 @@ impl Runtime {
                 let st = self.lock();
                 Self::current_device(&st, "aclrtSynchronizeDevice")?.1
             };
+            let ctx = self.lock().current_ctx(Self::thread());
+            if let Some(e) = ctx.and_then(|c| self.ctx_failure(c)) {
+                return Err(e);
+            }
             let r = self.backend.synchronize_device(dev, None);
             self.report_task_faults();
-            r.map_err(AclError::from)
+            let r = r.map_err(AclError::from);
+            if let (Err(e), Some(c)) = (&r, ctx) {
+                self.note_failure(c, None, e);
+            }
+            r
         })
     }
 }

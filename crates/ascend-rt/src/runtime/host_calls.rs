@@ -109,6 +109,9 @@ impl Runtime {
     /// Launches `task` on the backend's stream and notes its id as the calling thread's last
     /// task (and, while an exception callback is registered, which thread launched on it).
     pub(super) fn launch_task(&self, stream: StreamId, task: Task) -> BResult<()> {
+        if let Some(e) = self.ctx_failure_of_backend(stream) {
+            return Err(crate::backend::BackendError::Library(e));
+        }
         let id = self.backend.launch(stream, task)?;
         LAST_TASK.with(|c| c.set(id as u32));
         if self.exception_callback_set() {
@@ -167,6 +170,9 @@ impl Runtime {
                 (rec.backend, thread)
             };
             let f = f.expect("checked above");
+            if let Some(e) = self.ctx_failure_of_backend(backend) {
+                return Err(e);
+            }
             self.backend
                 .launch_host_call(backend, f, thread, true)
                 .map_err(AclError::from)
@@ -259,6 +265,9 @@ impl Runtime {
             };
             let f = f.expect("checked above");
             let blocking = block_type == callback_block::BLOCK;
+            if let Some(e) = self.ctx_failure_of_backend(backend) {
+                return Err(e);
+            }
             self.backend
                 .launch_host_call(backend, f, thread, blocking)
                 .map_err(AclError::from)

@@ -31,6 +31,7 @@ mod sim_view;
 mod state;
 mod stream;
 mod stream_config;
+mod stream_failure;
 mod stream_info;
 mod tasks;
 mod version;
@@ -57,6 +58,7 @@ pub use overflow::{overflow_mode, OVERFLOW_STATUS_BYTES};
 #[cfg(feature = "sim")]
 pub use sim_view::SimView;
 pub(crate) use state::{State, StreamRec};
+pub use stream_failure::{stream_state, StreamStateCallback};
 pub use version::{CannPackageVersion, ACL_VERSION, SIM_PACKAGE_VERSION};
 
 /// The ACL runtime of one process (in Rust, of one `Runtime` value): per-thread contexts,
@@ -90,6 +92,8 @@ pub struct Runtime {
     options: RuntimeOptions,
     /// The process's exception callback (`aclrtSetExceptionInfoCallback`).
     exception_cb: host_calls::ExceptionSlot,
+    /// Some context stopped on a failure (a quick check before looking it up).
+    any_ctx_failed: std::sync::atomic::AtomicBool,
 }
 
 impl Runtime {
@@ -104,6 +108,7 @@ impl Runtime {
             errors: errmsg::ErrorLog::default(),
             options: RuntimeOptions::default(),
             exception_cb: host_calls::ExceptionSlot::default(),
+            any_ctx_failed: std::sync::atomic::AtomicBool::new(false),
         }
     }
 

@@ -159,6 +159,12 @@ pub(crate) struct State {
     /// Allocators registered per stream handle value: the descriptor and its fields as they
     /// were at registration.
     pub allocators: HashMap<u64, (u64, super::allocator::AllocatorFields)>,
+    /// Contexts that stop on failure (`aclrtSetStreamFailureMode(ACL_STOP_ON_FAILURE)`).
+    pub stop_ctxs: std::collections::HashSet<u64>,
+    /// The failure each such context stopped on, once the host saw it.
+    pub ctx_failures: HashMap<u64, crate::error::AclError>,
+    /// Stream state callbacks (`aclrtRegStreamStateCallback`).
+    pub stream_state_cbs: super::stream_failure::StreamStateCallbacks,
     /// Streams subscribed for host calls, by handle.
     pub subscriptions: HashMap<u64, Subscription>,
     /// Threads that process reports (`aclrtSubscribeReport`), with the device they serve.
@@ -262,6 +268,8 @@ impl State {
     /// Removes the streams, events and models of a context from the registries and returns
     /// their backend handles, for the caller to release outside the lock.
     pub fn take_ctx_objects(&mut self, ctx: u64) -> CtxObjects {
+        self.stop_ctxs.remove(&ctx);
+        self.ctx_failures.remove(&ctx);
         let mut objs = CtxObjects::default();
         let streams: Vec<u64> = self
             .streams

@@ -97,6 +97,9 @@ impl Runtime {
                 is_default: false,
             },
         );
+        drop(st);
+        self.inherit_failure_mode(backend, ctx)?;
+        self.notify_stream_state(handle, super::stream_failure::stream_state::CREATE_POST);
         Ok(RawStream(handle))
     }
 
@@ -118,7 +121,7 @@ impl Runtime {
         // for its tasks): from here on no other thread can submit to it or destroy it again,
         // and the backend handle is never named by two live records.
         let rec = {
-            let mut st = self.lock();
+            let st = self.lock();
             Self::check_stream_handle(&st, api, stream)?;
             let (_, rec) = Self::impl_stream(&st, api, stream)?;
             if rec.is_default {
@@ -139,6 +142,24 @@ impl Runtime {
                         stream.0
                     ),
                 ));
+            }
+            drop(st);
+            self.notify_stream_state(stream.0, super::stream_failure::stream_state::DESTROY_PRE);
+            // The callbacks ran without the lock: check again what another thread may have
+            // changed meanwhile (destroyed the stream, bound it to a model).
+            let mut st = self.lock();
+            match st.streams.get(&stream.0) {
+                None => return Err(fail::invalid_handle(api, "stream", stream.0)),
+                Some(r) if r.model.is_some() => {
+                    return Err(fail::plain(
+                        ErrorCode::RtStreamModel,
+                        format!(
+                            "{api} failed: stream {:#x} was bound to a model meanwhile",
+                            stream.0
+                        ),
+                    ))
+                }
+                Some(_) => {}
             }
             st.streams.remove(&stream.0);
             st.streams_leaving.insert(stream.0, rec.device);
@@ -201,9 +222,16 @@ impl Runtime {
                 return Ok(());
             }
             let rec = self.task_stream(api, stream)?;
+            if let Some(e) = self.ctx_failure(rec.ctx) {
+                return Err(e);
+            }
             let r = self.backend.synchronize_stream(rec.backend, None);
             self.report_task_faults();
-            r.map_err(AclError::from)
+            let r = r.map_err(AclError::from);
+            if let Err(e) = &r {
+                self.note_failure(rec.ctx, self.handle_of(rec.backend), e);
+            }
+            r
         })
     }
 
@@ -247,9 +275,16 @@ impl Runtime {
                 };
             }
             let limit = if timeout == -1 { None } else { Some(timeout as u64) };
+            if let Some(e) = self.ctx_failure(rec.ctx) {
+                return Err(e);
+            }
             let r = self.backend.synchronize_stream(rec.backend, limit);
             self.report_task_faults();
-            r.map_err(AclError::from)
+            let r = r.map_err(AclError::from);
+            if let Err(e) = &r {
+                self.note_failure(rec.ctx, self.handle_of(rec.backend), e);
+            }
+            r
         })
     }
 

@@ -10,7 +10,7 @@
 use super::state::{StreamRec, KIND_SHIFT};
 use super::Runtime;
 use crate::error::{fail, AclResult};
-use crate::raw_types::{stream_flag, RawStream};
+use crate::raw_types::RawStream;
 
 impl Runtime {
     /// Handle check (107017), then NULL resolved to the current context's default stream
@@ -78,46 +78,6 @@ impl Runtime {
                 stream.0
             };
             *out = (handle & ((1 << KIND_SHIFT) - 1)) as i32;
-            Ok(())
-        })
-    }
-
-    /// `aclrtSetStreamFailureMode(stream, mode)`: bit 0 selects `ACL_STOP_ON_FAILURE` (1) or
-    /// `ACL_CONTINUE_ON_FAILURE` (0); recorded (the simulator's streams fail the same way).
-    ///
-    /// Order: stream handle (107017); NULL stream without a context (107000, EE1004); a
-    /// `ACL_STREAM_DEVICE_USE_ONLY` stream (207000, warning only); no current context (107002,
-    /// EE1018); a model-bound stream (207000, EE1017).
-    pub fn set_stream_failure_mode(&self, stream: RawStream, mode: u64) -> AclResult<()> {
-        self.call(|| {
-            let api = "aclrtSetStreamFailureMode";
-            let mut st = self.lock();
-            Self::check_stream_handle(&st, api, stream)?;
-            let handle = if stream.0 == 0 {
-                match st.current_ctx(Self::thread()) {
-                    Some(ctx) => st.contexts[&ctx].default_stream,
-                    None => return Err(fail::rt_null(api, "stream")),
-                }
-            } else {
-                stream.0
-            };
-            let rec = st.streams[&handle].clone();
-            if rec.flags & stream_flag::DEVICE_USE_ONLY != 0 {
-                return Err(fail::not_supported(
-                    api,
-                    &self.chip.soc_name,
-                    "a ACL_STREAM_DEVICE_USE_ONLY stream has no failure mode",
-                ));
-            }
-            Self::current_device(&st, api)?;
-            if rec.model.is_some() {
-                return Err(crate::error::AclError::new(
-                    crate::error::ErrorCode::RtFeatureNotSupport,
-                    Some(crate::error::MsgCode::EE1017),
-                    format!("{api} failed: parameter stream ({handle:#x}) is invalid, reason: the stream is bound to a model; only single-operator streams are supported"),
-                ));
-            }
-            st.failure_modes.insert(handle, mode & 1);
             Ok(())
         })
     }

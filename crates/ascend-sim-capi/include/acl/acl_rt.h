@@ -460,6 +460,24 @@ typedef enum aclrtReduceKind {
 ACL_FUNC_VISIBILITY aclError aclrtReduceAsync(void *dst, const void *src, uint64_t count, aclrtReduceKind kind,
                                               aclDataType type, aclrtStream stream, void *reserve);
 
+/* ---- Stream state callbacks, abort and stop ---- */
+
+typedef enum {
+    ACL_RT_STREAM_STATE_CREATE_POST = 1,
+    ACL_RT_STREAM_STATE_DESTROY_PRE = 2
+} aclrtStreamState;
+
+typedef void (*aclrtStreamStateCallback)(aclrtStream stm, aclrtStreamState state, void *args);
+
+/* Called, in name order, on the creating or destroying thread after each stream is created and
+ * before each is destroyed; a NULL callback unregisters the name. */
+ACL_FUNC_VISIBILITY aclError aclrtRegStreamStateCallback(const char *regName, aclrtStreamStateCallback callback,
+                                                         void *args);
+/* Drops the stream's running and queued tasks; the stream stays usable. */
+ACL_FUNC_VISIBILITY aclError aclrtStreamAbort(aclrtStream stream);
+/* Stops the task the stream is running (it fails); its queued tasks go on. */
+ACL_FUNC_VISIBILITY aclError aclrtStreamStop(aclrtStream stream);
+
 #ifdef __cplusplus
 }
 #endif

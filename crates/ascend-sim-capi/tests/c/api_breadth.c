@@ -228,6 +228,37 @@ static void built_in_tasks(void) {
     EXPECT_EQ(aclrtResetDevice(0), ACL_SUCCESS);
 }
 
+static int states_seen = 0;
+static void on_state(aclrtStream stm, aclrtStreamState state, void *args) {
+    (void)stm;
+    states_seen += (int)state * *(int *)args;
+}
+
+static void stream_failures(void) {
+    aclrtContext ctx = NULL;
+    aclrtStream s = NULL;
+    int weight = 1;
+    EXPECT_EQ(aclrtRegStreamStateCallback(NULL, on_state, &weight), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtRegStreamStateCallback("c-test", on_state, &weight), ACL_SUCCESS);
+    EXPECT_EQ(aclrtRegStreamStateCallback("c-test", on_state, &weight), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_EQ(aclrtSetDevice(0), ACL_SUCCESS);
+    EXPECT_EQ(aclrtCreateContext(&ctx, 0), ACL_SUCCESS);
+    EXPECT_EQ(aclrtCreateStream(&s), ACL_SUCCESS);
+    EXPECT_EQ(aclrtStreamStop(NULL), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_EQ(aclrtStreamStop(s), ACL_SUCCESS);
+    EXPECT_EQ(aclrtStreamAbort(s), ACL_SUCCESS);
+    EXPECT_EQ(aclrtSetStreamFailureMode(s, ACL_STOP_ON_FAILURE), ACL_SUCCESS);
+    EXPECT_EQ(aclrtSetStreamFailureMode(s, ACL_CONTINUE_ON_FAILURE), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    EXPECT_EQ(aclrtSynchronizeStream(s), ACL_SUCCESS);
+    EXPECT_EQ(aclrtDestroyStream(s), ACL_SUCCESS);
+    EXPECT_EQ(aclrtDestroyContext(ctx), ACL_SUCCESS);
+    EXPECT_EQ(aclrtRegStreamStateCallback("c-test", NULL, NULL), ACL_SUCCESS);
+    /* Created (1 each): device 0's default stream, the context's default stream and s;
+     * destroyed (2 each): s and the context's default stream. */
+    EXPECT_EQ(states_seen, 7);
+    EXPECT_EQ(aclrtResetDevice(0), ACL_SUCCESS);
+}
+
 int main(void) {
     if (aclInit(NULL) != ACL_SUCCESS) {
         printf("FAILED: aclInit\n");
@@ -240,6 +271,7 @@ int main(void) {
     host_calls();
     allocator();
     built_in_tasks();
+    stream_failures();
     aclFinalize();
     if (failures) {
         printf("%d failures\n", failures);

@@ -94,6 +94,10 @@ impl Engine {
 
     /// The head task of `s` goes to the scheduler.
     pub(crate) fn start_head(&mut self, s: u64) {
+        if self.streams.get(&s).is_some_and(|st| st.stopped) {
+            self.discard_tasks(s);
+            return;
+        }
         let d = self.chip.timing.sqe_dispatch_ns;
         let now = self.now;
         let st = self.streams.get_mut(&s).expect("stream");
@@ -307,10 +311,19 @@ impl Engine {
             self.note_stream_busy(device, false);
         }
         self.progress += 1;
-        if more && stop {
-            // Stop on failure: the stream's later tasks are discarded, not run.
-            tracing::warn!(stream = s, "stop on failure: the stream's later tasks are discarded");
-            self.discard_tasks(s);
+        if stop {
+            // Stop on failure: the stream's later tasks are discarded, not run, and so is
+            // what it is given from now on.
+            tracing::warn!(
+                stream = s,
+                "stop on failure: the stream's later tasks are discarded"
+            );
+            if let Some(st) = self.streams.get_mut(&s) {
+                st.stopped = true;
+            }
+            if more {
+                self.discard_tasks(s);
+            }
         } else if more {
             self.start_head(s);
         }

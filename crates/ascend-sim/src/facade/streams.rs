@@ -186,6 +186,9 @@ impl Sim {
         self.with(|e| {
             e.stream(stream.0)?;
             e.discard_tasks(stream.0);
+            if let Some(st) = e.streams.get_mut(&stream.0) {
+                st.stopped = false;
+            }
             Ok(())
         })
     }

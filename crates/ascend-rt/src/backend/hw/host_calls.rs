@@ -1,6 +1,6 @@
 //! Host calls on a real device: `aclrtLaunchHostFunc` and `aclrtLaunchCallback` with a
 //! trampoline that runs the front end's closure, and the report subscriptions and processing
-//! passed through to the library.
+//! passed through to the library, and the stream control calls (failure mode, abort, stop).
 
 use std::ffi::c_void;
 
@@ -81,6 +81,33 @@ impl HwBackend {
         } else {
             // SAFETY: as above.
             acl!(self, aclrtUnSubscribeReport(thread, s))
+        }
+    }
+}
+
+/// A control call on a stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum StreamControl {
+    /// `aclrtSetStreamFailureMode(stream, ACL_STOP_ON_FAILURE)`.
+    StopOnFailure,
+    /// `aclrtStreamAbort(stream)`.
+    Abort,
+    /// `aclrtStreamStop(stream)`.
+    Stop,
+}
+
+impl HwBackend {
+    /// Passes a stream control call to the library.
+    pub(super) fn stream_control(&self, stream: RawHandle, what: StreamControl) -> AclResult<()> {
+        self.enter_stream(stream)?;
+        let s = raw_stream(stream);
+        match what {
+            // SAFETY: a live stream handle of the library, or NULL for the default stream.
+            StreamControl::StopOnFailure => acl!(self, aclrtSetStreamFailureMode(s, 1)),
+            // SAFETY: as above.
+            StreamControl::Abort => acl!(self, aclrtStreamAbort(s)),
+            // SAFETY: as above.
+            StreamControl::Stop => acl!(self, aclrtStreamStop(s)),
         }
     }
 }

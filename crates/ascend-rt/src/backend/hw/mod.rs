@@ -95,6 +95,8 @@ mod errors;
 mod events;
 mod handles;
 mod host_calls;
+
+use host_calls::StreamControl;
 mod host_staging;
 mod library;
 mod memory;
@@ -223,6 +225,21 @@ impl Backend for HwBackend {
 
     fn subscribe_reports(&self, thread: u64, stream: StreamId, subscribe: bool) -> BResult<()> {
         HwBackend::subscribe_reports(self, thread, stream.0, subscribe)
+            .map_err(BackendError::Library)
+    }
+
+    fn set_stop_on_failure(&self, stream: StreamId) -> BResult<()> {
+        HwBackend::stream_control(self, stream.0, StreamControl::StopOnFailure)
+            .map_err(BackendError::Library)
+    }
+
+    fn abort_stream(&self, stream: StreamId) -> BResult<()> {
+        HwBackend::stream_control(self, stream.0, StreamControl::Abort)
+            .map_err(BackendError::Library)
+    }
+
+    fn stop_stream(&self, stream: StreamId) -> BResult<()> {
+        HwBackend::stream_control(self, stream.0, StreamControl::Stop)
             .map_err(BackendError::Library)
     }
 
