@@ -38,6 +38,7 @@ pub use backend::hw::HwError;
 pub use backend::HostFn;
 pub use error::{AclError, AclResult, ErrorCode, MsgCode};
 pub use raw_types::RawStream;
+pub use runtime::SimKernelFactory;
 #[cfg(feature = "sim")]
 pub use runtime::SimView;
 pub use runtime::MAX_KERNEL_ARGS_BYTES;

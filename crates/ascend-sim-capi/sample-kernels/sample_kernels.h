@@ -23,6 +23,8 @@ void WriteDo(uint32_t blockDim, void *stream, int *devPtr, int value);    /* p[b
 void ReadDo(uint32_t blockDim, void *stream, int *devPtr);                 /* prints p[block] */
 void PrintDo(uint32_t blockDim, void *stream);                            /* prints Hello World */
 void AddDo(uint32_t blockDim, void *stream, float *srcA, float *srcB, float *dst, uint32_t totalSize);
+/* The binary function add_custom of the kernel samples, found by name (ASCEND_SIM_KERNELS). */
+extern "C" void add_custom(aclsimKernelCtx *c, void *args);
 int32_t VectorAddDo(uint32_t blockDim, void *stream, float *srcA, float *srcB, float *dst, float alpha,
                     uint32_t elementCount);
 

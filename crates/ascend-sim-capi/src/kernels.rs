@@ -48,6 +48,26 @@ fn symbol_name(f: aclsimKernelFunc) -> Option<String> {
     Some(name.to_string_lossy().into_owned())
 }
 
+/// A kernel named `name` that calls the C kernel `f` with its own copy of `args` in each
+/// block.
+pub(crate) fn c_kernel(name: String, f: aclsimKernelFunc, args: Vec<u8>) -> Kernel {
+    Kernel::new(name, move |ops: &mut dyn KernelOps| {
+        let mut own_args = args.clone();
+        let mut ops_ref: &mut dyn KernelOps = ops;
+        let mut ctx = aclsimKernelCtx {
+            ops: (&mut ops_ref as *mut &mut dyn KernelOps).cast(),
+        };
+        let args_ptr = if own_args.is_empty() {
+            std::ptr::null_mut()
+        } else {
+            own_args.as_mut_ptr().cast()
+        };
+        // SAFETY: `f` is a C kernel function of the declared type (its provider's contract);
+        // `ctx` and `own_args` live across the call.
+        unsafe { f(&mut ctx, args_ptr) };
+    })
+}
+
 /// `aclsimLaunchKernel(fn, blockDim, args, argsSize, stream)`.
 ///
 /// # Safety
@@ -86,21 +106,7 @@ pub unsafe extern "C" fn aclsimLaunchKernel(
             unsafe { std::slice::from_raw_parts(args.cast::<u8>(), argsSize) }.to_vec()
         };
         let name = symbol_name(f).unwrap_or_else(|| format!("kernel@{:#x}", f as usize));
-        let kernel = Kernel::new(name, move |ops: &mut dyn KernelOps| {
-            let mut own_args = bytes.clone();
-            let mut ops_ref: &mut dyn KernelOps = ops;
-            let mut ctx = aclsimKernelCtx {
-                ops: (&mut ops_ref as *mut &mut dyn KernelOps).cast(),
-            };
-            let args_ptr = if own_args.is_empty() {
-                std::ptr::null_mut()
-            } else {
-                own_args.as_mut_ptr().cast()
-            };
-            // SAFETY: `f` is the caller's kernel function; `ctx` and `own_args` live across
-            // the call.
-            unsafe { f(&mut ctx, args_ptr) };
-        });
+        let kernel = c_kernel(name, f, bytes);
         rt.launch_kernel(kernel, blockDim, RawStream(handle_in(stream)))
     })
 }

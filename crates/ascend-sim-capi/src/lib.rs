@@ -29,6 +29,7 @@
 mod abi_check;
 mod allocator;
 mod api_errors;
+mod binaries;
 mod compat;
 mod context;
 mod device;

@@ -511,6 +511,19 @@ fn the_sample_kernels_compute_take_their_time_and_trap_as_the_vendor_samples_exp
 }
 
 #[test]
+fn a_binary_function_runs_the_simulator_kernel_of_its_name_and_a_missing_one_is_named() {
+    let Some(exe) = build_with(
+        "binary_kernels.cpp",
+        true,
+        &["sample-kernels/add_custom.cpp"],
+    ) else {
+        return;
+    };
+    let out = run(&exe, &[]);
+    assert!(out.contains("no_such_kernel"), "{out}");
+}
+
+#[test]
 fn a_bad_kernel_launch_gets_its_error_and_a_faulting_kernel_fails_its_stream_only() {
     let Some(exe) = build("kernel_bad_launch.c", false) else {
         return;

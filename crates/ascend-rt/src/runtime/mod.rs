@@ -7,6 +7,7 @@
 mod addresses;
 mod allocator;
 mod backend_errors;
+mod binaries;
 mod chip_caps;
 mod compat;
 mod context;
@@ -47,6 +48,7 @@ use crate::raw_types::RawStream;
 
 pub use addresses::AddressClass;
 pub use allocator::{AllocatorField, AllocatorFields};
+pub use binaries::SimKernelFactory;
 pub use compat::{cann_attr, dev_feature, npu_arch};
 pub use device_info::{dev_attr, DEVICE_STATUS_NORMAL, RES_LIMIT_TYPES};
 pub use errmsg::RecentError;

@@ -22,6 +22,10 @@ pub(crate) enum HandleKind {
     Model = 0x3D,
     Notify = 0x4F,
     AllocatorDesc = 0xA1,
+    Binary = 0xB1,
+    Function = 0xF1,
+    Args = 0xA7,
+    Param = 0x9A,
 }
 
 pub(crate) const KIND_SHIFT: u32 = 40;
@@ -154,6 +158,12 @@ pub(crate) struct State {
     pub failure_modes: HashMap<u64, u64>,
     pub models: HashMap<u64, ModelRec>,
     pub allocs: BTreeMap<u64, Alloc>,
+    /// Loaded binaries, their functions and argument lists, by handle.
+    pub binaries: HashMap<u64, super::binaries::BinaryRec>,
+    pub functions: HashMap<u64, super::binaries::FunctionRec>,
+    pub kernel_args: HashMap<u64, super::binaries::ArgsRec>,
+    /// Simulator kernels by function name.
+    pub sim_functions: super::binaries::SimFunctions,
     /// Custom allocator descriptors, by handle.
     pub allocator_descs: HashMap<u64, super::allocator::AllocatorFields>,
     /// Allocators registered per stream handle value: the descriptor and its fields as they

@@ -478,6 +478,67 @@ ACL_FUNC_VISIBILITY aclError aclrtStreamAbort(aclrtStream stream);
 /* Stops the task the stream is running (it fails); its queued tasks go on. */
 ACL_FUNC_VISIBILITY aclError aclrtStreamStop(aclrtStream stream);
 
+/* ---- Kernels from binaries ---- */
+/* The simulator cannot run an Ascend C binary: a loaded binary's function is the simulator
+ * kernel (acl/acl_sim.h) of the same name, exported by a library named in ASCEND_SIM_KERNELS
+ * (paths separated by ':') or by the program itself. It receives the packed arguments (each
+ * appended argument's bytes in order; a placeholder as the 8-byte device address its data was
+ * copied to). A launch of a function with no such kernel fails, naming it. */
+
+typedef void *aclrtBinHandle;
+typedef void *aclrtArgsHandle;
+typedef void *aclrtParamHandle;
+
+typedef enum aclrtBinaryLoadOptionType {
+    ACL_RT_BINARY_LOAD_OPT_LAZY_LOAD = 1,
+    ACL_RT_BINARY_LOAD_OPT_LAZY_MAGIC = 2,
+    ACL_RT_BINARY_LOAD_OPT_MAGIC = 2,
+    ACL_RT_BINARY_LOAD_OPT_CPU_KERNEL_MODE = 3
+} aclrtBinaryLoadOptionType;
+
+typedef union aclrtBinaryLoadOptionValue {
+    uint32_t isLazyLoad;
+    uint32_t magic;
+    int32_t cpuKernelMode;
+    uint32_t rsv[4];
+} aclrtBinaryLoadOptionValue;
+
+typedef struct {
+    aclrtBinaryLoadOptionType type;
+    aclrtBinaryLoadOptionValue value;
+} aclrtBinaryLoadOption;
+
+typedef struct aclrtBinaryLoadOptions {
+    aclrtBinaryLoadOption *options;
+    size_t numOpt;
+} aclrtBinaryLoadOptions;
+
+typedef struct aclrtLaunchKernelAttr aclrtLaunchKernelAttr;
+typedef struct aclrtLaunchKernelCfg {
+    aclrtLaunchKernelAttr *attrs;
+    size_t numAttrs;
+} aclrtLaunchKernelCfg;
+
+ACL_FUNC_VISIBILITY aclError aclrtBinaryLoadFromFile(const char *binPath, aclrtBinaryLoadOptions *options,
+                                                     aclrtBinHandle *binHandle);
+ACL_FUNC_VISIBILITY aclError aclrtBinaryUnLoad(aclrtBinHandle binHandle);
+ACL_FUNC_VISIBILITY aclError aclrtBinaryGetFunction(const aclrtBinHandle binHandle, const char *kernelName,
+                                                    aclrtFuncHandle *funcHandle);
+ACL_FUNC_VISIBILITY aclError aclrtKernelArgsInit(aclrtFuncHandle funcHandle, aclrtArgsHandle *argsHandle);
+ACL_FUNC_VISIBILITY aclError aclrtKernelArgsAppend(aclrtArgsHandle argsHandle, void *param, size_t paramSize,
+                                                   aclrtParamHandle *paramHandle);
+ACL_FUNC_VISIBILITY aclError aclrtKernelArgsAppendPlaceHolder(aclrtArgsHandle argsHandle,
+                                                              aclrtParamHandle *paramHandle);
+ACL_FUNC_VISIBILITY aclError aclrtKernelArgsGetPlaceHolderBuffer(aclrtArgsHandle argsHandle,
+                                                                 aclrtParamHandle paramHandle, size_t dataSize,
+                                                                 void **bufferAddr);
+ACL_FUNC_VISIBILITY aclError aclrtKernelArgsParaUpdate(aclrtArgsHandle argsHandle, aclrtParamHandle paramHandle,
+                                                       void *param, size_t paramSize);
+ACL_FUNC_VISIBILITY aclError aclrtKernelArgsFinalize(aclrtArgsHandle argsHandle);
+ACL_FUNC_VISIBILITY aclError aclrtLaunchKernelWithConfig(aclrtFuncHandle funcHandle, uint32_t numBlocks,
+                                                         aclrtStream stream, aclrtLaunchKernelCfg *cfg,
+                                                         aclrtArgsHandle argsHandle, void *reserve);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,470 @@
+//! Kernels launched from binaries: `aclrtBinaryLoadFromFile`, `aclrtBinaryUnLoad`,
+//! `aclrtBinaryGetFunction`, the kernel argument calls (`aclrtKernelArgsInit`, `...Append`,
+//! `...AppendPlaceHolder`, `...GetPlaceHolderBuffer`, `...ParaUpdate`, `...Finalize`) and
+//! `aclrtLaunchKernelWithConfig`.
+//!
+//! The simulator cannot run an Ascend C binary. A binary is loaded as a file (it must exist);
+//! its functions are simulator kernels found by name among those registered
+//! ([`Runtime::register_sim_function`]; the C library registers the kernels a library named by
+//! `ASCEND_SIM_KERNELS` exports). A launch of a function no simulator kernel is registered for
+//! fails, naming the kernel. Rows: docs/validation/binaries.md.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use ascend_types::{HostBuf, Kernel, Task};
+
+use super::state::HandleKind;
+use super::Runtime;
+use crate::error::{fail, AclError, AclResult, ErrorCode, MsgCode};
+use crate::raw_types::RawStream;
+
+/// Makes the kernel of a launch from its packed arguments.
+pub type SimKernelFactory = Arc<dyn Fn(&[u8]) -> Kernel + Send + Sync>;
+
+/// The registered simulator kernels, by function name.
+#[derive(Default, Clone)]
+pub(crate) struct SimFunctions(pub HashMap<String, SimKernelFactory>);
+
+impl std::fmt::Debug for SimFunctions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.0.keys()).finish()
+    }
+}
+
+/// A loaded binary.
+#[derive(Debug, Clone)]
+pub(crate) struct BinaryRec {
+    /// The file it was loaded from.
+    pub path: String,
+}
+
+/// A function of a binary.
+#[derive(Debug, Clone)]
+pub(crate) struct FunctionRec {
+    pub binary: u64,
+    pub name: String,
+}
+
+/// One argument of an argument list.
+#[derive(Debug, Clone)]
+enum Arg {
+    /// The bytes given.
+    Value(Vec<u8>),
+    /// A placeholder: the host buffer the program fills, copied to device memory at launch
+    /// (the argument is then that memory's address).
+    Placeholder(Option<HostBuf>),
+}
+
+/// An argument list (`aclrtArgsHandle`).
+#[derive(Debug, Clone)]
+pub(crate) struct ArgsRec {
+    pub function: u64,
+    args: Vec<(u64, Arg)>,
+    finalized: bool,
+}
+
+fn unknown(api: &str, what: &str, h: u64) -> AclError {
+    AclError::new(
+        ErrorCode::RtInvalidHandle,
+        Some(MsgCode::EE1017),
+        format!("{api} failed: {what} {h:#x} is not live (destroyed, unloaded, or never created)"),
+    )
+}
+
+impl Runtime {
+    /// Registers simulator kernel `name`: a launch of a binary's function of that name runs
+    /// the kernel `factory` makes from the launch's packed arguments (each argument's bytes in
+    /// order; a placeholder is an 8-byte device address).
+    pub fn register_sim_function(&self, name: &str, factory: SimKernelFactory) {
+        self.lock()
+            .sim_functions
+            .0
+            .insert(name.to_string(), factory);
+    }
+
+    /// Whether a simulator kernel is registered for `name`.
+    pub fn has_sim_function(&self, name: &str) -> bool {
+        self.lock().sim_functions.0.contains_key(name)
+    }
+
+    /// `aclrtBinaryLoadFromFile(binPath, options, &binHandle)`. Order: binPath NULL, then
+    /// binHandle NULL (100000, EH0008); a file that cannot be read (107000, EE1003: assumed,
+    /// the runtime's own check is not read yet).
+    pub fn binary_load_from_file(&self, path: Option<&str>, want_handle: bool) -> AclResult<u64> {
+        self.call(|| {
+            let api = "aclrtBinaryLoadFromFile";
+            let path = path.ok_or_else(|| fail::acl_null(api, "binPath"))?;
+            if !want_handle {
+                return Err(fail::acl_null(api, "binHandle"));
+            }
+            if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+                return Err(fail::rt_value(
+                    api,
+                    "binPath",
+                    path,
+                    "a readable kernel binary file",
+                ));
+            }
+            let mut st = self.lock();
+            let h = st.new_handle(HandleKind::Binary);
+            st.binaries.insert(
+                h,
+                BinaryRec {
+                    path: path.to_string(),
+                },
+            );
+            Ok(h)
+        })
+    }
+
+    /// `aclrtBinaryUnLoad(binHandle)`: its functions and their argument lists go with it.
+    /// Order: NULL (100000, EH0008); not a loaded binary (107017, EE1017).
+    pub fn binary_unload(&self, bin: u64) -> AclResult<()> {
+        self.call(|| {
+            let api = "aclrtBinaryUnLoad";
+            if bin == 0 {
+                return Err(fail::acl_null(api, "binHandle"));
+            }
+            let mut st = self.lock();
+            st.binaries
+                .remove(&bin)
+                .ok_or_else(|| unknown(api, "binary", bin))?;
+            let funcs: Vec<u64> = st
+                .functions
+                .iter()
+                .filter(|(_, f)| f.binary == bin)
+                .map(|(h, _)| *h)
+                .collect();
+            for f in &funcs {
+                st.functions.remove(f);
+            }
+            st.kernel_args.retain(|_, a| !funcs.contains(&a.function));
+            Ok(())
+        })
+    }
+
+    /// `aclrtBinaryGetFunction(binHandle, kernelName, &funcHandle)`. Order: binHandle,
+    /// kernelName, funcHandle NULL (100000, EH0008); not a loaded binary (107017, EE1017).
+    pub fn binary_get_function(
+        &self,
+        bin: u64,
+        name: Option<&str>,
+        want_out: bool,
+    ) -> AclResult<u64> {
+        self.call(|| {
+            let api = "aclrtBinaryGetFunction";
+            if bin == 0 {
+                return Err(fail::acl_null(api, "binHandle"));
+            }
+            let name = name.ok_or_else(|| fail::acl_null(api, "kernelName"))?;
+            if !want_out {
+                return Err(fail::acl_null(api, "funcHandle"));
+            }
+            let mut st = self.lock();
+            if !st.binaries.contains_key(&bin) {
+                return Err(unknown(api, "binary", bin));
+            }
+            let h = st.new_handle(HandleKind::Function);
+            st.functions.insert(
+                h,
+                FunctionRec {
+                    binary: bin,
+                    name: name.to_string(),
+                },
+            );
+            Ok(h)
+        })
+    }
+
+    /// `aclrtKernelArgsInit(funcHandle, &argsHandle)`. Order: funcHandle, argsHandle NULL
+    /// (100000, EH0008); not a live function (107017, EE1017).
+    pub fn kernel_args_init(&self, func: u64, want_out: bool) -> AclResult<u64> {
+        self.call(|| {
+            let api = "aclrtKernelArgsInit";
+            if func == 0 {
+                return Err(fail::acl_null(api, "funcHandle"));
+            }
+            if !want_out {
+                return Err(fail::acl_null(api, "argsHandle"));
+            }
+            let mut st = self.lock();
+            if !st.functions.contains_key(&func) {
+                return Err(unknown(api, "function", func));
+            }
+            let h = st.new_handle(HandleKind::Args);
+            st.kernel_args.insert(
+                h,
+                ArgsRec {
+                    function: func,
+                    args: Vec::new(),
+                    finalized: false,
+                },
+            );
+            Ok(h)
+        })
+    }
+
+    /// The live, not finalized argument list `args`.
+    fn args_mut<'a>(
+        st: &'a mut super::state::State,
+        api: &str,
+        args: u64,
+    ) -> AclResult<&'a mut ArgsRec> {
+        let rec = st
+            .kernel_args
+            .get_mut(&args)
+            .ok_or_else(|| unknown(api, "argument list", args))?;
+        if rec.finalized {
+            return Err(fail::rt_reason(
+                api,
+                "argsHandle",
+                format!("{args:#x}"),
+                "the argument list is finalized",
+            ));
+        }
+        Ok(rec)
+    }
+
+    /// `aclrtKernelArgsAppend(argsHandle, param, paramSize, &paramHandle)`: the argument is a
+    /// copy of `param`'s bytes. Order: argsHandle NULL, param NULL (100000, EH0008); paramSize
+    /// 0 (100000, EH0007); paramHandle NULL (EH0008); not a live list (107017); a finalized
+    /// list (107000, EE1011).
+    pub fn kernel_args_append(
+        &self,
+        args: u64,
+        param: Option<&[u8]>,
+        want_out: bool,
+    ) -> AclResult<u64> {
+        self.call(|| {
+            let api = "aclrtKernelArgsAppend";
+            if args == 0 {
+                return Err(fail::acl_null(api, "argsHandle"));
+            }
+            let param = param.ok_or_else(|| fail::acl_null(api, "param"))?;
+            if param.is_empty() {
+                return Err(fail::acl_range(api, "paramSize", 0, "greater than 0"));
+            }
+            if !want_out {
+                return Err(fail::acl_null(api, "paramHandle"));
+            }
+            let mut st = self.lock();
+            let h = st.new_handle(HandleKind::Param);
+            Self::args_mut(&mut st, api, args)?
+                .args
+                .push((h, Arg::Value(param.to_vec())));
+            Ok(h)
+        })
+    }
+
+    /// `aclrtKernelArgsAppendPlaceHolder(argsHandle, &paramHandle)`: an argument whose data
+    /// the program writes into the buffer `aclrtKernelArgsGetPlaceHolderBuffer` gives, copied
+    /// to device memory at launch. Order: argsHandle, paramHandle NULL (100000, EH0008); not a
+    /// live list (107017); finalized (107000).
+    pub fn kernel_args_append_placeholder(&self, args: u64, want_out: bool) -> AclResult<u64> {
+        self.call(|| {
+            let api = "aclrtKernelArgsAppendPlaceHolder";
+            if args == 0 {
+                return Err(fail::acl_null(api, "argsHandle"));
+            }
+            if !want_out {
+                return Err(fail::acl_null(api, "paramHandle"));
+            }
+            let mut st = self.lock();
+            let h = st.new_handle(HandleKind::Param);
+            Self::args_mut(&mut st, api, args)?
+                .args
+                .push((h, Arg::Placeholder(None)));
+            Ok(h)
+        })
+    }
+
+    /// `aclrtKernelArgsGetPlaceHolderBuffer(argsHandle, paramHandle, dataSize, &buffer)`: the
+    /// placeholder's host buffer of `dataSize` bytes (zeroed; a later call gives a fresh one).
+    /// Order: argsHandle, paramHandle NULL (100000, EH0008); dataSize 0 (EH0007); buffer NULL
+    /// (EH0008); not a live list or a placeholder of it (107017).
+    pub fn kernel_args_placeholder_buffer(
+        &self,
+        args: u64,
+        param: u64,
+        size: usize,
+        want_out: bool,
+    ) -> AclResult<HostBuf> {
+        self.call(|| {
+            let api = "aclrtKernelArgsGetPlaceHolderBuffer";
+            if args == 0 {
+                return Err(fail::acl_null(api, "argsHandle"));
+            }
+            if param == 0 {
+                return Err(fail::acl_null(api, "paramHandle"));
+            }
+            if size == 0 {
+                return Err(fail::acl_range(api, "dataSize", 0, "greater than 0"));
+            }
+            if !want_out {
+                return Err(fail::acl_null(api, "bufferAddr"));
+            }
+            let mut st = self.lock();
+            let rec = st
+                .kernel_args
+                .get_mut(&args)
+                .ok_or_else(|| unknown(api, "argument list", args))?;
+            let slot = rec
+                .args
+                .iter_mut()
+                .find(|(h, a)| *h == param && matches!(a, Arg::Placeholder(_)))
+                .ok_or_else(|| unknown(api, "placeholder", param))?;
+            let buf: HostBuf = Arc::new(Mutex::new(vec![0u8; size]));
+            slot.1 = Arg::Placeholder(Some(buf.clone()));
+            Ok(buf)
+        })
+    }
+
+    /// `aclrtKernelArgsParaUpdate(argsHandle, paramHandle, param, paramSize)`: replaces an
+    /// argument's bytes. Order: argsHandle, paramHandle, param NULL (100000, EH0008); paramSize
+    /// 0 (EH0007); not a live list or an argument of it (107017).
+    pub fn kernel_args_para_update(
+        &self,
+        args: u64,
+        param: u64,
+        value: Option<&[u8]>,
+    ) -> AclResult<()> {
+        self.call(|| {
+            let api = "aclrtKernelArgsParaUpdate";
+            if args == 0 {
+                return Err(fail::acl_null(api, "argsHandle"));
+            }
+            if param == 0 {
+                return Err(fail::acl_null(api, "paramHandle"));
+            }
+            let value = value.ok_or_else(|| fail::acl_null(api, "param"))?;
+            if value.is_empty() {
+                return Err(fail::acl_range(api, "paramSize", 0, "greater than 0"));
+            }
+            let mut st = self.lock();
+            let rec = st
+                .kernel_args
+                .get_mut(&args)
+                .ok_or_else(|| unknown(api, "argument list", args))?;
+            let slot = rec
+                .args
+                .iter_mut()
+                .find(|(h, _)| *h == param)
+                .ok_or_else(|| unknown(api, "argument", param))?;
+            slot.1 = Arg::Value(value.to_vec());
+            Ok(())
+        })
+    }
+
+    /// `aclrtKernelArgsFinalize(argsHandle)`: the list takes no more arguments. Order: NULL
+    /// (100000, EH0008); not a live list (107017).
+    pub fn kernel_args_finalize(&self, args: u64) -> AclResult<()> {
+        self.call(|| {
+            let api = "aclrtKernelArgsFinalize";
+            if args == 0 {
+                return Err(fail::acl_null(api, "argsHandle"));
+            }
+            let mut st = self.lock();
+            let rec = st
+                .kernel_args
+                .get_mut(&args)
+                .ok_or_else(|| unknown(api, "argument list", args))?;
+            rec.finalized = true;
+            Ok(())
+        })
+    }
+
+    /// `aclrtLaunchKernelWithConfig(funcHandle, numBlocks, stream, cfg, argsHandle, reserve)`:
+    /// runs the function's simulator kernel on `numBlocks` blocks with the packed arguments.
+    /// Order: funcHandle NULL (100000, EH0008); numBlocks 0 (EH0007); argsHandle NULL (EH0008);
+    /// reserve not NULL (EH0012); not a live function or list (107017); the stream (107017,
+    /// 107002, 107003); no simulator kernel registered for the function's name (207000,
+    /// naming it). Each placeholder's buffer is copied into fresh device memory, freed with the
+    /// binary's device.
+    pub fn launch_kernel_with_config(
+        &self,
+        func: u64,
+        blocks: u32,
+        stream: RawStream,
+        args: u64,
+        reserve_is_null: bool,
+    ) -> AclResult<()> {
+        self.call(|| {
+            let api = "aclrtLaunchKernelWithConfig";
+            if func == 0 {
+                return Err(fail::acl_null(api, "funcHandle"));
+            }
+            if blocks == 0 {
+                return Err(fail::acl_range(api, "numBlocks", 0, "greater than 0"));
+            }
+            if args == 0 {
+                return Err(fail::acl_null(api, "argsHandle"));
+            }
+            if !reserve_is_null {
+                return Err(fail::acl_reserved(api, "reserve"));
+            }
+            let (name, path, list, factory) = {
+                let st = self.lock();
+                let f = st.functions.get(&func).ok_or_else(|| unknown(api, "function", func))?;
+                let a = st.kernel_args.get(&args).ok_or_else(|| unknown(api, "argument list", args))?;
+                let path = st.binaries.get(&f.binary).map(|b| b.path.clone()).unwrap_or_default();
+                (f.name.clone(), path, a.args.clone(), st.sim_functions.0.get(&f.name).cloned())
+            };
+            self.require_stream_handle(api, stream)?;
+            let rec = {
+                let st = self.lock();
+                Self::impl_stream(&st, api, stream)?.1
+            };
+            let factory = factory.ok_or_else(|| {
+                fail::not_supported_reported(
+                    api,
+                    &self.chip.soc_name,
+                    &format!(
+                        "no simulator kernel is registered for function {name:?} of {path}: the simulator cannot run an Ascend C binary; build a simulator kernel named {name} (acl/acl_sim.h) into a library and name it in ASCEND_SIM_KERNELS"
+                    ),
+                )
+            })?;
+            let mut packed = Vec::new();
+            for (_, a) in &list {
+                match a {
+                    Arg::Value(bytes) => packed.extend_from_slice(bytes),
+                    Arg::Placeholder(buf) => {
+                        let data = buf
+                            .as_ref()
+                            .map(|b| b.lock().unwrap_or_else(|p| p.into_inner()).clone())
+                            .unwrap_or_default();
+                        let addr = self.placeholder_memory(rec.device, &data)?;
+                        packed.extend_from_slice(&addr.to_le_bytes());
+                    }
+                }
+            }
+            let kernel = factory(&packed);
+            self.launch_task(rec.backend, Task::Kernel { kernel, blocks })
+                .map_err(AclError::from)
+        })
+    }
+
+    /// Device memory holding `data` for a placeholder argument: allocated and filled now, and
+    /// released with the device.
+    fn placeholder_memory(&self, device: u32, data: &[u8]) -> AclResult<u64> {
+        let len = (data.len().max(1) as u64).next_multiple_of(32);
+        let addr = self.backend.malloc(device, len, 0)?;
+        self.lock().allocs.insert(
+            addr,
+            super::state::Alloc {
+                len,
+                kind: super::state::AllocKind::Device(device),
+            },
+        );
+        if !data.is_empty() {
+            self.backend
+                .memcpy(
+                    crate::backend::SyncDst::Device(addr),
+                    crate::backend::SyncSrc::Host(data),
+                    data.len() as u64,
+                )
+                .map_err(AclError::from)?;
+        }
+        Ok(addr)
+    }
+}

@@ -1,0 +1,195 @@
+//! Kernels launched from binaries: the rows of the binary, function and argument calls in the
+//! vendor's order, and a launch that runs the registered simulator kernel of the function's
+//! name with the packed arguments (placeholders copied to device memory).
+
+mod common;
+
+use std::sync::Arc;
+
+use ascend_rt::raw_types::{memcpy_kind, RawStream};
+use ascend_rt::{Kernel, KernelOps, MemDst, MemSrc, MsgCode, SimKernelFactory};
+use common::*;
+
+fn a_binary_file() -> String {
+    let p = std::env::temp_dir().join(format!("ascend-binary-{}.o", std::process::id()));
+    std::fs::write(&p, b"not an Ascend C binary").unwrap();
+    p.to_string_lossy().into_owned()
+}
+
+/// A kernel `store_sum(dst, a_ptr_to_u64, b)`: *dst = *a + b, reading its packed arguments.
+fn store_sum() -> SimKernelFactory {
+    Arc::new(|args: &[u8]| {
+        let word = |i: usize| u64::from_le_bytes(args[i * 8..i * 8 + 8].try_into().unwrap());
+        let (dst, a, b) = (word(0), word(1), word(2));
+        Kernel::new("store_sum", move |ctx: &mut dyn KernelOps| {
+            let v = ctx.load(a, 8);
+            ctx.store(dst, 8, v + b);
+            ctx.dcci(dst, false, 2);
+        })
+    })
+}
+
+#[test]
+fn a_function_runs_the_registered_kernel_with_its_packed_arguments_and_placeholders() {
+    let r = rt0(A2);
+    let s = stream(&r);
+    let path = a_binary_file();
+    r.register_sim_function("store_sum", store_sum());
+    let bin = ok(r.binary_load_from_file(Some(&path), true));
+    let f = ok(r.binary_get_function(bin, Some("store_sum"), true));
+    let args = ok(r.kernel_args_init(f, true));
+    let dst = malloc(&r, 8);
+    ok(r.kernel_args_append(args, Some(&dst.0.to_le_bytes()), true));
+    let ph = ok(r.kernel_args_append_placeholder(args, true));
+    let buf = ok(r.kernel_args_placeholder_buffer(args, ph, 8, true));
+    buf.lock().unwrap().copy_from_slice(&40u64.to_le_bytes());
+    ok(r.kernel_args_append(args, Some(&2u64.to_le_bytes()), true));
+    ok(r.kernel_args_finalize(args));
+    assert_err(
+        r.kernel_args_append(args, Some(&[1]), true),
+        107000,
+        Some(MsgCode::EE1011),
+    );
+    ok(r.launch_kernel_with_config(f, 1, s, args, true));
+    ok(r.synchronize_stream(s));
+    let mut out = [0u8; 8];
+    ok(r.memcpy(
+        MemDst::Host(&mut out),
+        8,
+        MemSrc::Addr(dst),
+        8,
+        memcpy_kind::DEVICE_TO_HOST,
+    ));
+    assert_eq!(u64::from_le_bytes(out), 42);
+    ok(r.binary_unload(bin));
+    assert_err(
+        r.launch_kernel_with_config(f, 1, s, args, true),
+        107017,
+        Some(MsgCode::EE1017),
+    );
+}
+
+#[test]
+fn a_function_with_no_simulator_kernel_fails_at_launch_naming_it() {
+    let r = rt0(A2);
+    let bin = ok(r.binary_load_from_file(Some(&a_binary_file()), true));
+    let f = ok(r.binary_get_function(bin, Some("add_custom"), true));
+    let args = ok(r.kernel_args_init(f, true));
+    let e = r
+        .launch_kernel_with_config(f, 8, RawStream(0), args, true)
+        .unwrap_err();
+    assert_eq!(e.code(), 207000);
+    assert!(
+        e.message.contains("add_custom") && e.message.contains("ASCEND_SIM_KERNELS"),
+        "{e}"
+    );
+}
+
+#[test]
+fn binary_and_argument_rows_follow_the_vendor_order() {
+    let r = rt0(A2);
+    let s = stream(&r);
+    let path = a_binary_file();
+    assert_err(
+        r.binary_load_from_file(None, true),
+        100000,
+        Some(MsgCode::EH0008),
+    );
+    assert_err(
+        r.binary_load_from_file(Some(&path), false),
+        100000,
+        Some(MsgCode::EH0008),
+    );
+    assert_err(
+        r.binary_load_from_file(Some("/no/such/file.o"), true),
+        107000,
+        Some(MsgCode::EE1003),
+    );
+    let bin = ok(r.binary_load_from_file(Some(&path), true));
+    assert_err(r.binary_unload(0), 100000, Some(MsgCode::EH0008));
+    assert_err(r.binary_unload(0xdead), 107017, Some(MsgCode::EE1017));
+    assert_err(
+        r.binary_get_function(0, Some("k"), true),
+        100000,
+        Some(MsgCode::EH0008),
+    );
+    assert_err(
+        r.binary_get_function(bin, None, true),
+        100000,
+        Some(MsgCode::EH0008),
+    );
+    assert_err(
+        r.binary_get_function(bin, Some("k"), false),
+        100000,
+        Some(MsgCode::EH0008),
+    );
+    let f = ok(r.binary_get_function(bin, Some("k"), true));
+    assert_err(r.kernel_args_init(0, true), 100000, Some(MsgCode::EH0008));
+    assert_err(r.kernel_args_init(f, false), 100000, Some(MsgCode::EH0008));
+    let a = ok(r.kernel_args_init(f, true));
+    assert_err(
+        r.kernel_args_append(0, Some(&[1]), true),
+        100000,
+        Some(MsgCode::EH0008),
+    );
+    assert_err(
+        r.kernel_args_append(a, None, true),
+        100000,
+        Some(MsgCode::EH0008),
+    );
+    assert_err(
+        r.kernel_args_append(a, Some(&[]), true),
+        100000,
+        Some(MsgCode::EH0007),
+    );
+    assert_err(
+        r.kernel_args_append(a, Some(&[1]), false),
+        100000,
+        Some(MsgCode::EH0008),
+    );
+    let p = ok(r.kernel_args_append_placeholder(a, true));
+    assert_err(
+        r.kernel_args_placeholder_buffer(a, p, 0, true),
+        100000,
+        Some(MsgCode::EH0007),
+    );
+    assert_err(
+        r.kernel_args_placeholder_buffer(a, 0xbad, 4, true),
+        107017,
+        Some(MsgCode::EE1017),
+    );
+    assert_err(
+        r.kernel_args_para_update(a, p, Some(&[])),
+        100000,
+        Some(MsgCode::EH0007),
+    );
+    ok(r.kernel_args_para_update(a, p, Some(&[9])));
+    assert_err(r.kernel_args_finalize(0), 100000, Some(MsgCode::EH0008));
+    assert_err(
+        r.launch_kernel_with_config(0, 1, s, a, true),
+        100000,
+        Some(MsgCode::EH0008),
+    );
+    assert_err(
+        r.launch_kernel_with_config(f, 0, s, a, true),
+        100000,
+        Some(MsgCode::EH0007),
+    );
+    assert_err(
+        r.launch_kernel_with_config(f, 1, s, 0, true),
+        100000,
+        Some(MsgCode::EH0008),
+    );
+    assert_err(
+        r.launch_kernel_with_config(f, 1, s, a, false),
+        100000,
+        Some(MsgCode::EH0012),
+    );
+    assert_err(
+        r.launch_kernel_with_config(f, 1, GARBAGE, a, true),
+        107017,
+        Some(MsgCode::EE1017),
+    );
+    ok(r.binary_unload(bin));
+    assert_err(r.binary_unload(bin), 107017, Some(MsgCode::EE1017));
+}

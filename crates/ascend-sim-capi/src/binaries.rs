@@ -1,0 +1,268 @@
+//! Exports: kernels launched from binaries (`aclrtBinaryLoadFromFile`, `aclrtBinaryUnLoad`,
+//! `aclrtBinaryGetFunction`, the `aclrtKernelArgs*` calls, `aclrtLaunchKernelWithConfig`).
+//!
+//! A function is a simulator kernel (`acl/acl_sim.h`) of the same name: the C library looks it
+//! up, when the function is fetched, in the libraries named by `ASCEND_SIM_KERNELS` (paths
+//! separated by `:`) and then in the program itself (a program may link its own). The kernel
+//! receives the packed arguments: each appended argument's bytes in order, a placeholder as the
+//! 8-byte device address its data was copied to.
+#![allow(non_snake_case)]
+
+use std::ffi::{c_char, c_void, CString};
+use std::sync::{Arc, OnceLock};
+
+use ascend_rt::raw_types::RawStream;
+use ascend_rt::SimKernelFactory;
+
+use crate::ffi::{aclError, guard, handle_in, handle_out, opt_str};
+use crate::kernels::{aclsimKernelFunc, c_kernel};
+
+/// The libraries `ASCEND_SIM_KERNELS` names, opened once (a library that cannot be opened is
+/// reported and skipped).
+fn kernel_libraries() -> &'static Vec<usize> {
+    static LIBS: OnceLock<Vec<usize>> = OnceLock::new();
+    LIBS.get_or_init(|| {
+        let Ok(list) = std::env::var("ASCEND_SIM_KERNELS") else {
+            return Vec::new();
+        };
+        list.split(':')
+            .filter(|p| !p.is_empty())
+            .filter_map(|p| {
+                let c = CString::new(p).ok()?;
+                // SAFETY: a NUL-terminated path; the library stays loaded for the process.
+                let h = unsafe { libc::dlopen(c.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
+                if h.is_null() {
+                    tracing::error!("ASCEND_SIM_KERNELS: cannot open {p}");
+                    return None;
+                }
+                Some(h as usize)
+            })
+            .collect()
+    })
+}
+
+/// The simulator kernel named `name`: from the `ASCEND_SIM_KERNELS` libraries, then the
+/// program.
+fn find_kernel(name: &str) -> Option<aclsimKernelFunc> {
+    let c = CString::new(name).ok()?;
+    let handles = kernel_libraries()
+        .iter()
+        .map(|&h| h as *mut c_void)
+        .chain(std::iter::once(libc::RTLD_DEFAULT));
+    for h in handles {
+        // SAFETY: a handle from dlopen (or the default scope) and a NUL-terminated name.
+        let sym = unsafe { libc::dlsym(h, c.as_ptr()) };
+        if !sym.is_null() {
+            // SAFETY: the provider exports `name` as a simulator kernel of this type (the
+            // contract of ASCEND_SIM_KERNELS).
+            return Some(unsafe { std::mem::transmute::<*mut c_void, aclsimKernelFunc>(sym) });
+        }
+    }
+    None
+}
+
+/// `aclrtBinaryLoadFromFile(binPath, options, &binHandle)`: the options are not used.
+///
+/// # Safety
+/// `binPath` is NULL or NUL-terminated; `binHandle` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtBinaryLoadFromFile(
+    binPath: *const c_char,
+    options: *mut c_void,
+    binHandle: *mut *mut c_void,
+) -> aclError {
+    let _ = options;
+    guard("aclrtBinaryLoadFromFile", |rt| {
+        // SAFETY: NULL or NUL-terminated by the caller's contract.
+        let path = unsafe { opt_str(binPath) };
+        let h = rt.binary_load_from_file(path.as_deref(), !binHandle.is_null())?;
+        // SAFETY: non-NULL here and writable by the caller's contract.
+        unsafe { *binHandle = handle_out(h) };
+        Ok(())
+    })
+}
+
+/// `aclrtBinaryUnLoad(binHandle)`.
+#[no_mangle]
+pub extern "C" fn aclrtBinaryUnLoad(binHandle: *mut c_void) -> aclError {
+    guard("aclrtBinaryUnLoad", |rt| {
+        rt.binary_unload(handle_in(binHandle))
+    })
+}
+
+/// `aclrtBinaryGetFunction(binHandle, kernelName, &funcHandle)`: registers the simulator
+/// kernel of that name, when one is found.
+///
+/// # Safety
+/// `kernelName` is NULL or NUL-terminated; `funcHandle` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtBinaryGetFunction(
+    binHandle: *mut c_void,
+    kernelName: *const c_char,
+    funcHandle: *mut *mut c_void,
+) -> aclError {
+    guard("aclrtBinaryGetFunction", |rt| {
+        // SAFETY: NULL or NUL-terminated by the caller's contract.
+        let name = unsafe { opt_str(kernelName) };
+        let h =
+            rt.binary_get_function(handle_in(binHandle), name.as_deref(), !funcHandle.is_null())?;
+        if let Some(n) = name.as_deref().filter(|n| !rt.has_sim_function(n)) {
+            if let Some(f) = find_kernel(n) {
+                let kernel_name = n.to_string();
+                let factory: SimKernelFactory =
+                    Arc::new(move |args: &[u8]| c_kernel(kernel_name.clone(), f, args.to_vec()));
+                rt.register_sim_function(n, factory);
+            }
+        }
+        // SAFETY: non-NULL here and writable by the caller's contract.
+        unsafe { *funcHandle = handle_out(h) };
+        Ok(())
+    })
+}
+
+/// Writes a handle through `out` (checked non-NULL by the runtime first).
+///
+/// # Safety
+/// `out` is NULL or writable.
+unsafe fn put(out: *mut *mut c_void, h: u64) {
+    // SAFETY: NULL or writable by the caller's contract.
+    if let Some(o) = unsafe { out.as_mut() } {
+        *o = handle_out(h);
+    }
+}
+
+/// `aclrtKernelArgsInit(funcHandle, &argsHandle)`.
+///
+/// # Safety
+/// `argsHandle` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtKernelArgsInit(
+    funcHandle: *mut c_void,
+    argsHandle: *mut *mut c_void,
+) -> aclError {
+    guard("aclrtKernelArgsInit", |rt| {
+        let h = rt.kernel_args_init(handle_in(funcHandle), !argsHandle.is_null())?;
+        // SAFETY: forwarded contract.
+        unsafe { put(argsHandle, h) };
+        Ok(())
+    })
+}
+
+/// `aclrtKernelArgsAppend(argsHandle, param, paramSize, &paramHandle)`.
+///
+/// # Safety
+/// `param` is NULL or valid for reads of `paramSize` bytes; `paramHandle` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtKernelArgsAppend(
+    argsHandle: *mut c_void,
+    param: *mut c_void,
+    paramSize: usize,
+    paramHandle: *mut *mut c_void,
+) -> aclError {
+    guard("aclrtKernelArgsAppend", |rt| {
+        let bytes = (!param.is_null()).then(|| {
+            // SAFETY: non-NULL and valid for `paramSize` bytes by the caller's contract.
+            unsafe { std::slice::from_raw_parts(param.cast::<u8>(), paramSize) }
+        });
+        let h = rt.kernel_args_append(handle_in(argsHandle), bytes, !paramHandle.is_null())?;
+        // SAFETY: forwarded contract.
+        unsafe { put(paramHandle, h) };
+        Ok(())
+    })
+}
+
+/// `aclrtKernelArgsAppendPlaceHolder(argsHandle, &paramHandle)`.
+///
+/// # Safety
+/// `paramHandle` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtKernelArgsAppendPlaceHolder(
+    argsHandle: *mut c_void,
+    paramHandle: *mut *mut c_void,
+) -> aclError {
+    guard("aclrtKernelArgsAppendPlaceHolder", |rt| {
+        let h = rt.kernel_args_append_placeholder(handle_in(argsHandle), !paramHandle.is_null())?;
+        // SAFETY: forwarded contract.
+        unsafe { put(paramHandle, h) };
+        Ok(())
+    })
+}
+
+/// `aclrtKernelArgsGetPlaceHolderBuffer(argsHandle, paramHandle, dataSize, &bufferAddr)`: the
+/// buffer is the library's, valid until the next call for the placeholder or the binary's
+/// unload; the program writes the argument's data into it before the launch.
+///
+/// # Safety
+/// `bufferAddr` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtKernelArgsGetPlaceHolderBuffer(
+    argsHandle: *mut c_void,
+    paramHandle: *mut c_void,
+    dataSize: usize,
+    bufferAddr: *mut *mut c_void,
+) -> aclError {
+    guard("aclrtKernelArgsGetPlaceHolderBuffer", |rt| {
+        let buf = rt.kernel_args_placeholder_buffer(
+            handle_in(argsHandle),
+            handle_in(paramHandle),
+            dataSize,
+            !bufferAddr.is_null(),
+        )?;
+        // The vector never grows, so its storage stays where it is while the runtime holds it.
+        let p = buf.lock().unwrap_or_else(|e| e.into_inner()).as_mut_ptr();
+        // SAFETY: non-NULL here and writable by the caller's contract.
+        unsafe { *bufferAddr = p.cast() };
+        Ok(())
+    })
+}
+
+/// `aclrtKernelArgsParaUpdate(argsHandle, paramHandle, param, paramSize)`.
+///
+/// # Safety
+/// `param` is NULL or valid for reads of `paramSize` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtKernelArgsParaUpdate(
+    argsHandle: *mut c_void,
+    paramHandle: *mut c_void,
+    param: *mut c_void,
+    paramSize: usize,
+) -> aclError {
+    guard("aclrtKernelArgsParaUpdate", |rt| {
+        let bytes = (!param.is_null()).then(|| {
+            // SAFETY: non-NULL and valid for `paramSize` bytes by the caller's contract.
+            unsafe { std::slice::from_raw_parts(param.cast::<u8>(), paramSize) }
+        });
+        rt.kernel_args_para_update(handle_in(argsHandle), handle_in(paramHandle), bytes)
+    })
+}
+
+/// `aclrtKernelArgsFinalize(argsHandle)`.
+#[no_mangle]
+pub extern "C" fn aclrtKernelArgsFinalize(argsHandle: *mut c_void) -> aclError {
+    guard("aclrtKernelArgsFinalize", |rt| {
+        rt.kernel_args_finalize(handle_in(argsHandle))
+    })
+}
+
+/// `aclrtLaunchKernelWithConfig(funcHandle, numBlocks, stream, cfg, argsHandle, reserve)`:
+/// the launch attributes in `cfg` are not used by the simulator.
+#[no_mangle]
+pub extern "C" fn aclrtLaunchKernelWithConfig(
+    funcHandle: *mut c_void,
+    numBlocks: u32,
+    stream: *mut c_void,
+    cfg: *mut c_void,
+    argsHandle: *mut c_void,
+    reserve: *mut c_void,
+) -> aclError {
+    let _ = cfg;
+    guard("aclrtLaunchKernelWithConfig", |rt| {
+        rt.launch_kernel_with_config(
+            handle_in(funcHandle),
+            numBlocks,
+            RawStream(handle_in(stream)),
+            handle_in(argsHandle),
+            reserve.is_null(),
+        )
+    })
+}
