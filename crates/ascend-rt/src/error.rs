@@ -94,6 +94,12 @@ error_codes! {
     RtDeviceTaskAbort = 107022, "ACL_ERROR_RT_DEVICE_TASK_ABORT";
     /// `ACL_ERROR_RT_STREAM_CAPTURED`.
     RtStreamCaptured = 107027, "ACL_ERROR_RT_STREAM_CAPTURED";
+    /// `ACL_ERROR_RT_STREAM_NOT_CAPTURED`: the stream is not capturing.
+    RtStreamNotCaptured = 107029, "ACL_ERROR_RT_STREAM_NOT_CAPTURED";
+    /// `ACL_ERROR_RT_STREAM_CAPTURE_MODE_NOT_SUPPORT`: refused in the capture mode.
+    RtStreamCaptureModeNotSupport = 107030, "ACL_ERROR_RT_STREAM_CAPTURE_MODE_NOT_SUPPORT";
+    /// `ACL_ERROR_RT_STREAM_CAPTURE_WRONG_THREAD`: a capture ended on another thread.
+    RtStreamCaptureWrongThread = 107038, "ACL_ERROR_RT_STREAM_CAPTURE_WRONG_THREAD";
     /// `ACL_ERROR_RT_FEATURE_NOT_SUPPORT`: the chip lacks the feature, or wrong stream kind.
     RtFeatureNotSupport = 207000, "ACL_ERROR_RT_FEATURE_NOT_SUPPORT";
     /// `ACL_ERROR_RT_MEMORY_ALLOCATION`.

@@ -99,3 +99,28 @@ pub unsafe extern "C" fn aclrtEventElapsedTime(
 pub extern "C" fn aclrtDestroyEvent(event: *mut c_void) -> aclError {
     guard("aclrtDestroyEvent", |rt| rt.destroy_event(e(event)))
 }
+
+/// `aclrtRecordEventWithFlag(event, stream, flag)`.
+#[no_mangle]
+pub extern "C" fn aclrtRecordEventWithFlag(
+    event: *mut c_void,
+    stream: *mut c_void,
+    flag: u32,
+) -> aclError {
+    guard("aclrtRecordEventWithFlag", |rt| {
+        rt.record_event_with_flag(e(event), s(stream), flag)
+    })
+}
+
+/// `aclrtStreamWaitEventWithFlag(stream, event, timeout, flag)`.
+#[no_mangle]
+pub extern "C" fn aclrtStreamWaitEventWithFlag(
+    stream: *mut c_void,
+    event: *mut c_void,
+    timeout: u32,
+    flag: u32,
+) -> aclError {
+    guard("aclrtStreamWaitEventWithFlag", |rt| {
+        rt.stream_wait_event_with_flag(s(stream), e(event), timeout, flag)
+    })
+}

@@ -5,7 +5,7 @@ use std::ffi::c_void;
 
 use ascend_rt::raw_types::{RawModel, RawStream};
 
-use crate::ffi::{aclError, guard, handle_in, write_handle};
+use crate::ffi::{aclError, guard, handle_in, handle_out, out_ref, write_handle};
 
 fn m(p: *mut c_void) -> RawModel {
     RawModel(handle_in(p))
@@ -86,4 +86,62 @@ pub extern "C" fn aclmdlRIExecuteAsync(modelRI: *mut c_void, stream: *mut c_void
 #[no_mangle]
 pub extern "C" fn aclmdlRIDestroy(modelRI: *mut c_void) -> aclError {
     guard("aclmdlRIDestroy", |rt| rt.mdl_ri_destroy(m(modelRI)))
+}
+
+/// `aclmdlRICaptureBegin(stream, mode)`.
+#[no_mangle]
+pub extern "C" fn aclmdlRICaptureBegin(stream: *mut c_void, mode: u32) -> aclError {
+    guard("aclmdlRICaptureBegin", |rt| {
+        rt.mdl_ri_capture_begin(RawStream(handle_in(stream)), mode)
+    })
+}
+
+/// `aclmdlRICaptureGetInfo(stream, &status, &modelRI)`.
+///
+/// # Safety
+/// Each output is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn aclmdlRICaptureGetInfo(
+    stream: *mut c_void,
+    status: *mut u32,
+    modelRI: *mut *mut c_void,
+) -> aclError {
+    guard("aclmdlRICaptureGetInfo", |rt| {
+        let mut m = RawModel::default();
+        // SAFETY: NULL or writable by the caller's contract.
+        let st = unsafe { out_ref(status) };
+        rt.mdl_ri_capture_get_info(
+            RawStream(handle_in(stream)),
+            st,
+            (!modelRI.is_null()).then_some(&mut m),
+        )?;
+        if !modelRI.is_null() {
+            // SAFETY: non-NULL and writable by the caller's contract.
+            unsafe { *modelRI = handle_out(m.0) };
+        }
+        Ok(())
+    })
+}
+
+/// `aclmdlRICaptureEnd(stream, &modelRI)`.
+///
+/// # Safety
+/// `modelRI` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn aclmdlRICaptureEnd(
+    stream: *mut c_void,
+    modelRI: *mut *mut c_void,
+) -> aclError {
+    guard("aclmdlRICaptureEnd", |rt| {
+        let mut m = RawModel::default();
+        let r = rt.mdl_ri_capture_end(
+            RawStream(handle_in(stream)),
+            (!modelRI.is_null()).then_some(&mut m),
+        );
+        if !modelRI.is_null() {
+            // SAFETY: non-NULL and writable by the caller's contract; NULL on a failure.
+            unsafe { *modelRI = handle_out(m.0) };
+        }
+        r
+    })
 }

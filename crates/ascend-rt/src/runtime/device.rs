@@ -229,6 +229,9 @@ impl Runtime {
                 Self::current_device(&st, "aclrtSynchronizeDevice")?.1
             };
             let ctx = self.lock().current_ctx(Self::thread());
+            if let Some(c) = ctx {
+                self.refuse_if_ctx_capturing("aclrtSynchronizeDevice", c)?;
+            }
             if let Some(e) = ctx.and_then(|c| self.ctx_failure(c)) {
                 return Err(e);
             }

@@ -112,6 +112,7 @@ impl Runtime {
         if let Some(e) = self.ctx_failure_of_backend(stream) {
             return Err(crate::backend::BackendError::Library(e));
         }
+        let stream = self.capture_target(stream);
         let id = self.backend.launch(stream, task)?;
         LAST_TASK.with(|c| c.set(id as u32));
         if self.exception_callback_set() {

@@ -432,6 +432,7 @@ impl Runtime {
             if !Self::memcpy_rows(api, dst_null, src_null, dest_max, count, kind)? {
                 return Ok(());
             }
+            self.refuse_unsafe_during_capture(api)?;
             if let (MemDst::Addr(d), MemSrc::Addr(s)) = (&dst, &src) {
                 if d == s {
                     return Ok(());
@@ -589,6 +590,7 @@ impl Runtime {
             // The runtime's synchronous fill runs in the current context; the bound is checked
             // after it, by the driver's fill.
             self.require_context(api)?;
+            self.refuse_unsafe_during_capture(api)?;
             count_within(api, count, max_count, "maxCount")?;
             let byte = value as u32 as u8;
             match self.dst_side(api, MemDst::Addr(dev_ptr), count as u64)? {

@@ -8,6 +8,7 @@ mod addresses;
 mod allocator;
 mod backend_errors;
 mod binaries;
+mod capture;
 mod chip_caps;
 mod compat;
 mod context;
@@ -49,6 +50,7 @@ use crate::raw_types::RawStream;
 pub use addresses::AddressClass;
 pub use allocator::{AllocatorField, AllocatorFields};
 pub use binaries::SimKernelFactory;
+pub use capture::{capture_mode, capture_status};
 pub use compat::{cann_attr, dev_feature, npu_arch};
 pub use device_info::{dev_attr, DEVICE_STATUS_NORMAL, RES_LIMIT_TYPES};
 pub use errmsg::RecentError;
@@ -96,6 +98,8 @@ pub struct Runtime {
     exception_cb: host_calls::ExceptionSlot,
     /// Some context stopped on a failure (a quick check before looking it up).
     any_ctx_failed: std::sync::atomic::AtomicBool,
+    /// Some stream is capturing (a quick check before looking it up).
+    any_capture: std::sync::atomic::AtomicBool,
 }
 
 impl Runtime {
@@ -111,6 +115,7 @@ impl Runtime {
             options: RuntimeOptions::default(),
             exception_cb: host_calls::ExceptionSlot::default(),
             any_ctx_failed: std::sync::atomic::AtomicBool::new(false),
+            any_capture: std::sync::atomic::AtomicBool::new(false),
         }
     }
 

@@ -315,6 +315,12 @@ impl Runtime {
                 .ok_or_else(|| fail::invalid_handle(api, "modelRI", model.0))?;
             self.backend.destroy_model(mdl.backend)?;
             st.forget_model(model.0);
+            // A captured model's own stream goes with it.
+            let own = st.capture_streams.remove(&model.0);
+            drop(st);
+            if let Some(s) = own {
+                self.destroy_stream_force(RawStream(s))?;
+            }
             Ok(())
         })
     }

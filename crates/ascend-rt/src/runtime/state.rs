@@ -158,6 +158,9 @@ pub(crate) struct State {
     pub failure_modes: HashMap<u64, u64>,
     pub models: HashMap<u64, ModelRec>,
     pub allocs: BTreeMap<u64, Alloc>,
+    /// Streams capturing into a model, by handle, and each captured model's own stream.
+    pub captures: HashMap<u64, super::capture::Capture>,
+    pub capture_streams: HashMap<u64, u64>,
     /// Loaded binaries, their functions and argument lists, by handle.
     pub binaries: HashMap<u64, super::binaries::BinaryRec>,
     pub functions: HashMap<u64, super::binaries::FunctionRec>,

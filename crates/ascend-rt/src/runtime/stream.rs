@@ -124,6 +124,9 @@ impl Runtime {
             let st = self.lock();
             Self::check_stream_handle(&st, api, stream)?;
             let (_, rec) = Self::impl_stream(&st, api, stream)?;
+            drop(st);
+            self.refuse_if_capturing(api, stream.0)?;
+            let st = self.lock();
             if rec.is_default {
                 return Err(fail::rt_value(
                     api,
@@ -222,6 +225,7 @@ impl Runtime {
                 return Ok(());
             }
             let rec = self.task_stream(api, stream)?;
+            self.refuse_if_capturing(api, stream.0)?;
             if let Some(e) = self.ctx_failure(rec.ctx) {
                 return Err(e);
             }
@@ -294,6 +298,7 @@ impl Runtime {
             let api = "aclrtStreamQuery";
             let out = status.ok_or_else(|| fail::acl_null(api, "status"))?;
             let rec = self.task_stream(api, stream)?;
+            self.refuse_if_capturing(api, stream.0)?;
             let idle = rec.flags & stream_flag::PERSISTENT != 0
                 || self.backend.stream_idle(rec.backend)?;
             *out = if idle {

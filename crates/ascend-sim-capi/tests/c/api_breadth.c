@@ -259,6 +259,38 @@ static void stream_failures(void) {
     EXPECT_EQ(aclrtResetDevice(0), ACL_SUCCESS);
 }
 
+static void capture(void) {
+    aclrtStream s = NULL, exec = NULL;
+    aclmdlRI model = NULL;
+    aclmdlRICaptureStatus status = ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED;
+    void *a = NULL;
+    uint64_t host = 0, five = 5;
+    EXPECT_EQ(aclrtSetDevice(0), ACL_SUCCESS);
+    EXPECT_EQ(aclrtCreateStream(&s), ACL_SUCCESS);
+    EXPECT_EQ(aclrtCreateStream(&exec), ACL_SUCCESS);
+    EXPECT_EQ(aclrtMalloc(&a, 8, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+    EXPECT_EQ(aclrtMemset(a, 8, 0, 8), ACL_SUCCESS);
+    EXPECT_EQ(aclmdlRICaptureEnd(s, &model), ACL_ERROR_RT_STREAM_NOT_CAPTURED);
+    EXPECT_EQ(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL), ACL_SUCCESS);
+    EXPECT_EQ(aclmdlRICaptureGetInfo(s, &status, NULL), ACL_SUCCESS);
+    EXPECT_EQ(status, ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE);
+    EXPECT_EQ(aclrtMemcpyAsync(a, 8, &five, 8, ACL_MEMCPY_HOST_TO_DEVICE, s), ACL_SUCCESS);
+    EXPECT_EQ(aclrtSynchronizeStream(s), ACL_ERROR_RT_STREAM_CAPTURED);
+    EXPECT_EQ(aclrtMemset(a, 8, 0, 8), ACL_ERROR_RT_STREAM_CAPTURE_MODE_NOT_SUPPORT);
+    EXPECT_EQ(aclmdlRICaptureEnd(s, &model), ACL_SUCCESS);
+    EXPECT_EQ(aclrtMemcpy(&host, 8, a, 8, ACL_MEMCPY_DEVICE_TO_HOST), ACL_SUCCESS);
+    EXPECT_EQ(host, 0);
+    EXPECT_EQ(aclmdlRIExecuteAsync(model, exec), ACL_SUCCESS);
+    EXPECT_EQ(aclrtSynchronizeStream(exec), ACL_SUCCESS);
+    EXPECT_EQ(aclrtMemcpy(&host, 8, a, 8, ACL_MEMCPY_DEVICE_TO_HOST), ACL_SUCCESS);
+    EXPECT_EQ(host, 5);
+    EXPECT_EQ(aclmdlRIDestroy(model), ACL_SUCCESS);
+    EXPECT_EQ(aclrtFree(a), ACL_SUCCESS);
+    EXPECT_EQ(aclrtDestroyStream(exec), ACL_SUCCESS);
+    EXPECT_EQ(aclrtDestroyStream(s), ACL_SUCCESS);
+    EXPECT_EQ(aclrtResetDevice(0), ACL_SUCCESS);
+}
+
 int main(void) {
     if (aclInit(NULL) != ACL_SUCCESS) {
         printf("FAILED: aclInit\n");
@@ -272,6 +304,7 @@ int main(void) {
     allocator();
     built_in_tasks();
     stream_failures();
+    capture();
     aclFinalize();
     if (failures) {
         printf("%d failures\n", failures);
