@@ -164,3 +164,128 @@ fn each_chip_reduces_only_its_kinds_and_types() {
         ok(r.synchronize_stream(s));
     }
 }
+
+// ----- random numbers -----
+
+use ascend_rt::{RawRandomParam, RawRandomTaskInfo};
+
+fn inline(v: u64, size: u8) -> RawRandomParam {
+    RawRandomParam {
+        is_addr: 0,
+        value_or_addr: v.to_le_bytes(),
+        size,
+    }
+}
+
+fn uniform_i32(r: &Runtime, result: Addr, counter: Addr, num: u64) -> RawRandomTaskInfo {
+    let _ = r;
+    RawRandomTaskInfo {
+        data_type: data_type::INT32,
+        func_type: 1,
+        params: [inline(10, 4), inline(20, 4)],
+        para_addr: 0,
+        result_addr: result.0,
+        counter_addr: counter.0,
+        seed: inline(7, 8),
+        num: inline(num, 8),
+    }
+}
+
+#[test]
+fn random_numbers_land_in_range_and_the_counter_makes_each_run_new() {
+    let r = rt0(A2);
+    let s = stream(&r);
+    let (out, counter) = (malloc(&r, 4 * 64), malloc(&r, 16));
+    ok(r.memset(counter, 16, 0, 16));
+    let info = uniform_i32(&r, out, counter, 64);
+    ok(r.random_num_async(Some(&info), s, true));
+    ok(r.synchronize_stream(s));
+    let first = get(&r, out, 256);
+    assert!(first
+        .chunks(4)
+        .all(|x| (10..20).contains(&i32::from_le_bytes(x.try_into().unwrap()))));
+    ok(r.random_num_async(Some(&info), s, true));
+    ok(r.synchronize_stream(s));
+    assert_ne!(get(&r, out, 256), first, "the counter advanced");
+    ok(r.memset(counter, 16, 0, 16));
+    ok(r.random_num_async(Some(&info), s, true));
+    ok(r.synchronize_stream(s));
+    assert_eq!(
+        get(&r, out, 256),
+        first,
+        "the same seed and counter repeat the numbers"
+    );
+}
+
+#[test]
+fn random_number_rows_follow_the_vendor_order() {
+    let r = rt0(A2);
+    let s = stream(&r);
+    let (out, counter) = (malloc(&r, 64), malloc(&r, 16));
+    let good = uniform_i32(&r, out, counter, 4);
+    let with = |f: &dyn Fn(&mut RawRandomTaskInfo)| {
+        let mut i = good;
+        f(&mut i);
+        i
+    };
+    assert_err(
+        r.random_num_async(None, s, true),
+        100000,
+        Some(MsgCode::EH0008),
+    );
+    let bad_type = with(&|i| i.data_type = data_type::INT8);
+    assert_err(
+        r.random_num_async(Some(&bad_type), GARBAGE, false),
+        100000,
+        Some(MsgCode::EH0009),
+    );
+    assert_err(
+        r.random_num_async(Some(&good), GARBAGE, false),
+        107017,
+        Some(MsgCode::EE1017),
+    );
+    assert_err(
+        r.random_num_async(Some(&good), s, false),
+        107000,
+        Some(MsgCode::EE1003),
+    );
+    assert_err(
+        r.random_num_async(Some(&with(&|i| i.func_type = 4)), s, true),
+        107000,
+        Some(MsgCode::EE1003),
+    );
+    assert_err(
+        r.random_num_async(Some(&with(&|i| i.func_type = 2)), s, true),
+        107000,
+        Some(MsgCode::EE1003),
+    );
+    assert_err(
+        r.random_num_async(Some(&with(&|i| i.counter_addr = 0)), s, true),
+        107000,
+        Some(MsgCode::EE1004),
+    );
+    assert_err(
+        r.random_num_async(Some(&with(&|i| i.result_addr = 0)), s, true),
+        107000,
+        Some(MsgCode::EE1004),
+    );
+    assert_err(
+        r.random_num_async(Some(&with(&|i| i.seed.size = 9)), s, true),
+        107000,
+        Some(MsgCode::EE1003),
+    );
+    assert_err(
+        r.random_num_async(Some(&with(&|i| i.num.is_addr = 2)), s, true),
+        107000,
+        Some(MsgCode::EE1003),
+    );
+    assert_err(
+        r.random_num_async(Some(&with(&|i| i.params[1].size = 8)), s, true),
+        107000,
+        Some(MsgCode::EE1003),
+    );
+    for soc in [DAVID, MINI_V3, DC, CLOUD] {
+        let r = rt0(soc);
+        assert_code(r.random_num_async(Some(&good), RawStream(0), true), 207000);
+    }
+}

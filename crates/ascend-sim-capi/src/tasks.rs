@@ -157,3 +157,80 @@ pub extern "C" fn aclrtReduceAsync(
         )
     })
 }
+
+/// `aclrtRandomParaInfo` (16 bytes, byte-aligned).
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct RandomParaInfoC {
+    is_addr: u8,
+    value_or_addr: [u8; 8],
+    size: u8,
+    rsv: [u8; 6],
+}
+
+/// `aclrtRandomNumFuncParaInfo`: the function and its parameters (a union of two at most).
+#[repr(C)]
+pub struct RandomFuncParaInfoC {
+    func_type: u32,
+    params: [RandomParaInfoC; 2],
+}
+
+/// `aclrtRandomNumTaskInfo` (104 bytes).
+#[repr(C)]
+pub struct RandomNumTaskInfoC {
+    data_type: i32,
+    func: RandomFuncParaInfoC,
+    para_addr: *mut c_void,
+    result_addr: *mut c_void,
+    counter_addr: *mut c_void,
+    seed: RandomParaInfoC,
+    num: RandomParaInfoC,
+    rsv: [u8; 8],
+}
+
+const _: () = assert!(std::mem::size_of::<RandomNumTaskInfoC>() == 104);
+
+fn raw_param(p: &RandomParaInfoC) -> ascend_rt::RawRandomParam {
+    ascend_rt::RawRandomParam {
+        is_addr: p.is_addr,
+        value_or_addr: p.value_or_addr,
+        size: p.size,
+    }
+}
+
+/// `aclrtRandomNumAsync(taskInfo, stream, reserve)`. As the vendor's ACL layer does, a valid
+/// `dataType` is overwritten in the caller's structure with the runtime's numbering of it.
+///
+/// # Safety
+/// `taskInfo` is NULL or points to a readable and writable `aclrtRandomNumTaskInfo`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtRandomNumAsync(
+    taskInfo: *mut RandomNumTaskInfoC,
+    stream: *mut c_void,
+    reserve: *mut c_void,
+) -> aclError {
+    guard("aclrtRandomNumAsync", |rt| {
+        // SAFETY: NULL or valid by the caller's contract.
+        let info = unsafe { taskInfo.as_mut() };
+        let raw = info.as_ref().map(|i| ascend_rt::RawRandomTaskInfo {
+            data_type: i.data_type,
+            func_type: i.func.func_type,
+            params: [raw_param(&i.func.params[0]), raw_param(&i.func.params[1])],
+            para_addr: handle_in(i.para_addr),
+            result_addr: handle_in(i.result_addr),
+            counter_addr: handle_in(i.counter_addr),
+            seed: raw_param(&i.seed),
+            num: raw_param(&i.num),
+        });
+        if let Some(i) = info {
+            if let Some(rt_type) = ascend_rt::random_rt_type(i.data_type) {
+                i.data_type = rt_type as i32;
+            }
+        }
+        rt.random_num_async(
+            raw.as_ref(),
+            RawStream(handle_in(stream)),
+            reserve.is_null(),
+        )
+    })
+}

@@ -31,6 +31,7 @@ mod kernel;
 pub mod memory;
 mod objects;
 pub mod progress;
+mod random;
 mod reduce;
 pub mod report;
 mod stream;

@@ -196,6 +196,7 @@ pub fn task_name(k: &Task) -> &'static str {
         Task::Memcpy { .. } => "Memcpy",
         Task::Memset { .. } => "Memset",
         Task::Reduce { .. } => "Reduce",
+        Task::RandomNum(_) => "RandomNum",
         Task::Cmo { .. } => "Cmo",
         Task::CmoWithBarrier { .. } => "CmoWithBarrier",
         Task::CmoWaitBarrier { .. } => "CmoWaitBarrier",

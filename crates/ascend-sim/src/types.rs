@@ -5,8 +5,8 @@ use std::time::Duration;
 use thiserror::Error;
 
 pub use ascend_types::{
-    CmoType, DevAddr, EventId, HostBuf, Kernel, KernelOps, Loc, ModelId, NotifyId, ReduceOp,
-    ReduceType, StreamId, Task, TaskId, WaitMode,
+    CmoType, DevAddr, EventId, HostBuf, Kernel, KernelOps, Loc, ModelId, NotifyId, RandomFunc,
+    RandomParam, RandomTask, RandomType, ReduceOp, ReduceType, StreamId, Task, TaskId, WaitMode,
 };
 
 /// How GEQ compares: the hardware program's signed compare, or the documented cyclic one.

@@ -27,6 +27,7 @@ mod notify;
 mod options;
 mod overflow;
 mod peer;
+mod random;
 pub(crate) mod reduce;
 #[cfg(feature = "sim")]
 mod sim_view;
@@ -59,6 +60,7 @@ pub use kernels::MAX_KERNEL_ARGS_BYTES;
 pub use memory::{HostBuffer, MemDst, MemSrc};
 pub use options::RuntimeOptions;
 pub use overflow::{overflow_mode, OVERFLOW_STATUS_BYTES};
+pub use random::{random_rt_type, RawRandomParam, RawRandomTaskInfo};
 #[cfg(feature = "sim")]
 pub use sim_view::SimView;
 pub(crate) use state::{State, StreamRec};

@@ -456,6 +456,60 @@ typedef enum aclrtReduceKind {
     ACL_RT_MEMCPY_SDMA_AUTOMATIC_EQUAL = 13
 } aclrtReduceKind;
 
+typedef enum aclrtRandomNumFuncType {
+    ACL_RT_RANDOM_NUM_FUNC_TYPE_DROPOUT_BITMASK = 0,
+    ACL_RT_RANDOM_NUM_FUNC_TYPE_UNIFORM_DIS = 1,
+    ACL_RT_RANDOM_NUM_FUNC_TYPE_NORMAL_DIS = 2,
+    ACL_RT_RANDOM_NUM_FUNC_TYPE_TRUNCATED_NORMAL_DIS = 3
+} aclrtRandomNumFuncType;
+
+/* A parameter: inline (isAddr 0: size bytes of valueOrAddr) or at a device address (1). */
+typedef struct {
+    uint8_t isAddr;
+    uint8_t valueOrAddr[8];
+    uint8_t size;
+    uint8_t rsv[6];
+} aclrtRandomParaInfo;
+
+typedef struct {
+    aclrtRandomParaInfo dropoutRation;
+} aclrtDropoutBitmaskInfo;
+
+typedef struct {
+    aclrtRandomParaInfo min;
+    aclrtRandomParaInfo max;
+} aclrtUniformDisInfo;
+
+typedef struct {
+    aclrtRandomParaInfo mean;
+    aclrtRandomParaInfo stddev;
+} aclrtNormalDisInfo;
+
+typedef struct {
+    aclrtRandomNumFuncType funcType;
+    union {
+        aclrtDropoutBitmaskInfo dropoutBitmaskInfo;
+        aclrtUniformDisInfo uniformDisInfo;
+        aclrtNormalDisInfo normalDisInfo;
+    } paramInfo;
+} aclrtRandomNumFuncParaInfo;
+
+typedef struct {
+    aclDataType dataType;
+    aclrtRandomNumFuncParaInfo randomNumFuncParaInfo;
+    void *randomParaAddr;
+    void *randomResultAddr;
+    void *randomCounterAddr;
+    aclrtRandomParaInfo randomSeed;
+    aclrtRandomParaInfo randomNum;
+    uint8_t rsv[8];
+} aclrtRandomNumTaskInfo;
+
+/* Random numbers by the device's DSA engine (Philox4x32-10), in stream order. As the vendor's
+ * does, a valid taskInfo->dataType is overwritten with the runtime's numbering of it. */
+ACL_FUNC_VISIBILITY aclError aclrtRandomNumAsync(const aclrtRandomNumTaskInfo *taskInfo, const aclrtStream stream,
+                                                 void *reserve);
+
 /* dst[i] = kind(dst[i], src[i]) over count bytes of elements of type, in stream order. */
 ACL_FUNC_VISIBILITY aclError aclrtReduceAsync(void *dst, const void *src, uint64_t count, aclrtReduceKind kind,
                                               aclDataType type, aclrtStream stream, void *reserve);

@@ -222,6 +222,36 @@ static void built_in_tasks(void) {
     EXPECT_EQ(aclrtSynchronizeStream(s), ACL_SUCCESS);
     EXPECT_EQ(aclrtMemcpy(out, sizeof out, d, sizeof out, ACL_MEMCPY_DEVICE_TO_HOST), ACL_SUCCESS);
     EXPECT_EQ(out[3] == 8.0f, 1);
+    {
+        aclrtRandomNumTaskInfo info;
+        int32_t ints[16];
+        int32_t lo = 5, hi = 9;
+        uint64_t seed = 3, n = 16;
+        int i;
+        void *res = NULL;
+        EXPECT_EQ(aclrtMalloc(&res, sizeof ints, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+        memset(&info, 0, sizeof info);
+        info.dataType = ACL_INT32;
+        info.randomNumFuncParaInfo.funcType = ACL_RT_RANDOM_NUM_FUNC_TYPE_UNIFORM_DIS;
+        memcpy(info.randomNumFuncParaInfo.paramInfo.uniformDisInfo.min.valueOrAddr, &lo, 4);
+        info.randomNumFuncParaInfo.paramInfo.uniformDisInfo.min.size = 4;
+        memcpy(info.randomNumFuncParaInfo.paramInfo.uniformDisInfo.max.valueOrAddr, &hi, 4);
+        info.randomNumFuncParaInfo.paramInfo.uniformDisInfo.max.size = 4;
+        memcpy(info.randomSeed.valueOrAddr, &seed, 8);
+        info.randomSeed.size = 8;
+        memcpy(info.randomNum.valueOrAddr, &n, 8);
+        info.randomNum.size = 8;
+        info.randomResultAddr = res;
+        info.randomCounterAddr = src;
+        EXPECT_EQ(aclrtMemset(src, 16, 0, 16), ACL_SUCCESS);
+        EXPECT_EQ(aclrtRandomNumAsync(NULL, s, NULL), ACL_ERROR_INVALID_PARAM);
+        EXPECT_EQ(aclrtRandomNumAsync(&info, s, NULL), ACL_SUCCESS);
+        EXPECT_EQ(info.dataType, 0); /* the runtime's numbering, written back */
+        EXPECT_EQ(aclrtSynchronizeStream(s), ACL_SUCCESS);
+        EXPECT_EQ(aclrtMemcpy(ints, sizeof ints, res, sizeof ints, ACL_MEMCPY_DEVICE_TO_HOST), ACL_SUCCESS);
+        for (i = 0; i < 16; i++) EXPECT_EQ(ints[i] >= 5 && ints[i] < 9, 1);
+        EXPECT_EQ(aclrtFree(res), ACL_SUCCESS);
+    }
     EXPECT_EQ(aclrtFree(d), ACL_SUCCESS);
     EXPECT_EQ(aclrtFree(src), ACL_SUCCESS);
     EXPECT_EQ(aclrtDestroyStream(s), ACL_SUCCESS);

@@ -12,6 +12,7 @@ mod copy;
 mod core_hazards;
 mod host_call;
 mod kernel;
+mod random_task;
 mod sync_objects;
 mod value;
 
@@ -150,6 +151,7 @@ impl Engine {
             Task::Memcpy { dst, src, len } => self.dispatch_memcpy(s, id, &dst, &src, len),
             Task::Memset { addr, len, .. } => self.dispatch_memset(s, id, addr, len),
             Task::Reduce { dst, src, len, .. } => self.dispatch_reduce(s, id, dst, src, len),
+            Task::RandomNum(_) => self.run_for(s, t.event_ns),
             Task::Cmo { op, addr, len } => self.dispatch_cmo(s, id, op, addr, len, None),
             Task::CmoWithBarrier {
                 op,
@@ -181,6 +183,7 @@ impl Engine {
                 }
                 Task::EventReset(e) => self.event_reset(e.0),
                 Task::NotifyRecord(n) => self.notify_set(n.0),
+                Task::RandomNum(r) => fault = self.random_numbers(s, id, &r),
                 _ => {}
             }
         }

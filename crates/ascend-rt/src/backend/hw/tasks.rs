@@ -56,6 +56,13 @@ impl HwBackend {
                 None,
                 format!("host call {call} has no function to give the device's runtime"),
             )),
+            // A real device's random-number task takes the program's own structure: the front
+            // end does not rebuild it yet.
+            Task::RandomNum(_) => Err(crate::error::AclError::new(
+                crate::error::ErrorCode::RtFeatureNotSupport,
+                None,
+                "random-number tasks are not yet passed to a real device".to_string(),
+            )),
             Task::Reduce {
                 dst,
                 src,
