@@ -140,6 +140,8 @@ error_codes! {
     RtStreamSyncTimeout = 507046, "ACL_ERROR_RT_STREAM_SYNC_TIMEOUT";
     /// `ACL_ERROR_RT_EVENT_SYNC_TIMEOUT`.
     RtEventSyncTimeout = 507047, "ACL_ERROR_RT_EVENT_SYNC_TIMEOUT";
+    /// `ACL_ERROR_RT_LABEL_CONTEXT`: the label belongs to another context.
+    RtLabelContext = 507031, "ACL_ERROR_RT_LABEL_CONTEXT";
     /// `ACL_ERROR_RT_DRV_INTERNAL_ERROR`.
     RtDrvInternalError = 507899, "ACL_ERROR_RT_DRV_INTERNAL_ERROR";
 }

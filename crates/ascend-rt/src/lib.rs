@@ -47,7 +47,7 @@ pub use runtime::{
 };
 pub use runtime::{capture_mode, capture_status, SimKernelFactory};
 pub use runtime::{overflow_mode, OVERFLOW_STATUS_BYTES};
-pub use runtime::{random_rt_type, RawRandomParam, RawRandomTaskInfo};
+pub use runtime::{random_rt_type, RawRandomParam, RawRandomTaskInfo, MAX_LABELS};
 pub use runtime::{stream_state, AllocatorField, AllocatorFields, StreamStateCallback};
 pub use runtime::{AddressClass, HostBuffer, MemDst, MemSrc, RecentError, Runtime, RuntimeOptions};
 pub use runtime::{CannPackageVersion, ACL_VERSION, SIM_PACKAGE_VERSION};

@@ -145,3 +145,91 @@ pub unsafe extern "C" fn aclmdlRICaptureEnd(
         r
     })
 }
+
+/// `aclrtCreateLabel(&label)`.
+///
+/// # Safety
+/// `label` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtCreateLabel(label: *mut *mut c_void) -> aclError {
+    guard("aclrtCreateLabel", |rt| {
+        let h = rt.create_label(!label.is_null())?;
+        // SAFETY: non-NULL here and writable by the caller's contract.
+        unsafe { *label = handle_out(h) };
+        Ok(())
+    })
+}
+
+/// `aclrtDestroyLabel(label)`.
+#[no_mangle]
+pub extern "C" fn aclrtDestroyLabel(label: *mut c_void) -> aclError {
+    guard("aclrtDestroyLabel", |rt| rt.destroy_label(handle_in(label)))
+}
+
+/// `aclrtCreateLabelList(labels, num, &labelList)`.
+///
+/// # Safety
+/// `labels` is NULL or valid for reads of `num` handles; `labelList` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtCreateLabelList(
+    labels: *mut *mut c_void,
+    num: usize,
+    labelList: *mut *mut c_void,
+) -> aclError {
+    guard("aclrtCreateLabelList", |rt| {
+        let list: Option<Vec<u64>> = (!labels.is_null()).then(|| {
+            // The vendor's runtime takes at most 65,535; read no more than one past that.
+            let n = num.min(ascend_rt::MAX_LABELS + 1);
+            // SAFETY: non-NULL and valid for `num` (>= n) handles by the caller's contract.
+            unsafe { std::slice::from_raw_parts(labels, n) }
+                .iter()
+                .map(|&p| handle_in(p))
+                .collect()
+        });
+        let list = list.map(|mut l| {
+            if num > ascend_rt::MAX_LABELS {
+                l.resize(num.min(ascend_rt::MAX_LABELS + 1), 0);
+            }
+            l
+        });
+        let h = rt.create_label_list(list.as_deref(), !labelList.is_null())?;
+        // SAFETY: non-NULL here and writable by the caller's contract.
+        unsafe { *labelList = handle_out(h) };
+        Ok(())
+    })
+}
+
+/// `aclrtDestroyLabelList(labelList)`.
+#[no_mangle]
+pub extern "C" fn aclrtDestroyLabelList(labelList: *mut c_void) -> aclError {
+    guard("aclrtDestroyLabelList", |rt| {
+        rt.destroy_label_list(handle_in(labelList))
+    })
+}
+
+/// `aclrtSetLabel(label, stream)`.
+#[no_mangle]
+pub extern "C" fn aclrtSetLabel(label: *mut c_void, stream: *mut c_void) -> aclError {
+    guard("aclrtSetLabel", |rt| {
+        rt.set_label(handle_in(label), RawStream(handle_in(stream)))
+    })
+}
+
+/// `aclrtSwitchLabelByIndex(ptr, maxValue, labelList, stream)`: `ptr` is device memory, never
+/// dereferenced here.
+#[no_mangle]
+pub extern "C" fn aclrtSwitchLabelByIndex(
+    ptr: *mut c_void,
+    maxValue: u32,
+    labelList: *mut c_void,
+    stream: *mut c_void,
+) -> aclError {
+    guard("aclrtSwitchLabelByIndex", |rt| {
+        rt.switch_label_by_index(
+            ascend_rt::raw_types::Addr(handle_in(ptr)),
+            maxValue,
+            handle_in(labelList),
+            RawStream(handle_in(stream)),
+        )
+    })
+}

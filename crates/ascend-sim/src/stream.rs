@@ -197,6 +197,8 @@ pub fn task_name(k: &Task) -> &'static str {
         Task::Memset { .. } => "Memset",
         Task::Reduce { .. } => "Reduce",
         Task::RandomNum(_) => "RandomNum",
+        Task::LabelSet { .. } => "LabelSet",
+        Task::LabelSwitch { .. } => "LabelSwitch",
         Task::Cmo { .. } => "Cmo",
         Task::CmoWithBarrier { .. } => "CmoWithBarrier",
         Task::CmoWaitBarrier { .. } => "CmoWaitBarrier",

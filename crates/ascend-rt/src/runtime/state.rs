@@ -26,6 +26,8 @@ pub(crate) enum HandleKind {
     Function = 0xF1,
     Args = 0xA7,
     Param = 0x9A,
+    Label = 0x1B,
+    LabelList = 0x1C,
 }
 
 pub(crate) const KIND_SHIFT: u32 = 40;
@@ -158,6 +160,9 @@ pub(crate) struct State {
     pub failure_modes: HashMap<u64, u64>,
     pub models: HashMap<u64, ModelRec>,
     pub allocs: BTreeMap<u64, Alloc>,
+    /// Labels and label lists, by handle.
+    pub labels: HashMap<u64, super::labels::LabelRec>,
+    pub label_lists: HashMap<u64, Vec<u64>>,
     /// Streams capturing into a model, by handle, and each captured model's own stream.
     pub captures: HashMap<u64, super::capture::Capture>,
     pub capture_streams: HashMap<u64, u64>,

@@ -321,6 +321,49 @@ static void capture(void) {
     EXPECT_EQ(aclrtResetDevice(0), ACL_SUCCESS);
 }
 
+static void labels(void) {
+    aclrtStream s = NULL, exec = NULL;
+    aclmdlRI model = NULL;
+    aclrtLabel l[2] = {NULL, NULL};
+    aclrtLabelList list = NULL;
+    void *idx = NULL, *a = NULL;
+    uint32_t one = 1;
+    uint64_t host = 9, zero = 0;
+    EXPECT_EQ(aclrtSetDevice(0), ACL_SUCCESS);
+    EXPECT_EQ(aclrtCreateStreamWithConfig(&s, 0, ACL_STREAM_PERSISTENT), ACL_SUCCESS);
+    EXPECT_EQ(aclrtCreateStream(&exec), ACL_SUCCESS);
+    EXPECT_EQ(aclmdlRIBuildBegin(&model, 0), ACL_SUCCESS);
+    EXPECT_EQ(aclmdlRIBindStream(model, s, 0), ACL_SUCCESS);
+    EXPECT_EQ(aclrtMalloc(&idx, 8, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+    EXPECT_EQ(aclrtMalloc(&a, 8, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+    EXPECT_EQ(aclrtMemcpy(idx, 4, &one, 4, ACL_MEMCPY_HOST_TO_DEVICE), ACL_SUCCESS);
+    EXPECT_EQ(aclrtMemcpy(a, 8, &zero, 8, ACL_MEMCPY_HOST_TO_DEVICE), ACL_SUCCESS);
+    EXPECT_EQ(aclrtCreateLabel(&l[0]), ACL_SUCCESS);
+    EXPECT_EQ(aclrtCreateLabel(&l[1]), ACL_SUCCESS);
+    EXPECT_EQ(aclrtSetLabel(l[0], s), ACL_ERROR_RT_INTERNAL_ERROR); /* no list yet */
+    EXPECT_EQ(aclrtCreateLabelList(l, 2, &list), ACL_SUCCESS);
+    EXPECT_EQ(aclrtSwitchLabelByIndex(idx, 2, list, s), ACL_SUCCESS);
+    EXPECT_EQ(aclrtSetLabel(l[0], s), ACL_SUCCESS);
+    EXPECT_EQ(aclrtValueWrite(a, 5, 0, s), ACL_SUCCESS); /* skipped: the index picks label 1 */
+    EXPECT_EQ(aclrtSetLabel(l[1], s), ACL_SUCCESS);
+    EXPECT_EQ(aclmdlRIEndTask(model, s), ACL_SUCCESS);
+    EXPECT_EQ(aclmdlRIBuildEnd(model, NULL), ACL_SUCCESS);
+    EXPECT_EQ(aclmdlRIExecuteAsync(model, exec), ACL_SUCCESS);
+    EXPECT_EQ(aclrtSynchronizeStream(exec), ACL_SUCCESS);
+    EXPECT_EQ(aclrtMemcpy(&host, 8, a, 8, ACL_MEMCPY_DEVICE_TO_HOST), ACL_SUCCESS);
+    EXPECT_EQ(host, 0);
+    EXPECT_EQ(aclmdlRIUnbindStream(model, s), ACL_SUCCESS);
+    EXPECT_EQ(aclmdlRIDestroy(model), ACL_SUCCESS);
+    EXPECT_EQ(aclrtDestroyLabelList(list), ACL_SUCCESS);
+    EXPECT_EQ(aclrtDestroyLabel(l[1]), ACL_SUCCESS);
+    EXPECT_EQ(aclrtDestroyLabel(l[0]), ACL_SUCCESS);
+    EXPECT_EQ(aclrtFree(idx), ACL_SUCCESS);
+    EXPECT_EQ(aclrtFree(a), ACL_SUCCESS);
+    EXPECT_EQ(aclrtDestroyStream(exec), ACL_SUCCESS);
+    EXPECT_EQ(aclrtDestroyStream(s), ACL_SUCCESS);
+    EXPECT_EQ(aclrtResetDevice(0), ACL_SUCCESS);
+}
+
 int main(void) {
     if (aclInit(NULL) != ACL_SUCCESS) {
         printf("FAILED: aclInit\n");
@@ -335,6 +378,7 @@ int main(void) {
     built_in_tasks();
     stream_failures();
     capture();
+    labels();
     aclFinalize();
     if (failures) {
         printf("%d failures\n", failures);

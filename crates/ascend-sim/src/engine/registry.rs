@@ -189,6 +189,35 @@ impl Engine {
         self.complete(s, Some(format!("task {id}: {why}")));
     }
 
+    /// Skips the first `n` tasks of stream `s` (its head among them, cancelled), settling their
+    /// bookkeeping, and goes on with the next: a label switch's jump.
+    pub fn skip_tasks(&mut self, s: u64, n: usize) {
+        let Some(mut st) = self.take_out(s) else {
+            return;
+        };
+        let head_dispatched = matches!(st.head, Head::CopySetup { .. } | Head::Copying { .. });
+        self.cancel_head(s, &st);
+        let skipped: std::collections::VecDeque<_> =
+            st.queue.drain(..n.min(st.queue.len())).collect();
+        let gone = Stream {
+            queue: skipped,
+            ..Stream::new(st.device, st.priority, st.persistent)
+        };
+        self.settle_dropped(&gone, head_dispatched);
+        st.slots_used = st.queue.iter().map(|t| t.slots).sum();
+        st.head = Head::Idle;
+        st.gen += 1;
+        let (more, device) = (!st.queue.is_empty(), st.device);
+        self.put_back(s, st);
+        self.effects += 1;
+        self.progress += 1;
+        if more {
+            self.start_head(s);
+        } else {
+            self.note_stream_busy(device, false);
+        }
+    }
+
     /// Discards every task of stream `s`, cancelling what its head is doing and settling their
     /// bookkeeping; the stream stays, idle. For a stream aborted (`aclrtStreamAbort`) or
     /// stopped after a failure.

@@ -12,6 +12,7 @@ mod copy;
 mod core_hazards;
 mod host_call;
 mod kernel;
+mod labels;
 mod random_task;
 mod sync_objects;
 mod value;
@@ -152,6 +153,8 @@ impl Engine {
             Task::Memset { addr, len, .. } => self.dispatch_memset(s, id, addr, len),
             Task::Reduce { dst, src, len, .. } => self.dispatch_reduce(s, id, dst, src, len),
             Task::RandomNum(_) => self.run_for(s, t.event_ns),
+            Task::LabelSet { .. } => self.run_for(s, 0),
+            Task::LabelSwitch { .. } => self.run_for(s, t.event_ns),
             Task::Cmo { op, addr, len } => self.dispatch_cmo(s, id, op, addr, len, None),
             Task::CmoWithBarrier {
                 op,
@@ -184,6 +187,21 @@ impl Engine {
                 Task::EventReset(e) => self.event_reset(e.0),
                 Task::NotifyRecord(n) => self.notify_set(n.0),
                 Task::RandomNum(r) => fault = self.random_numbers(s, id, &r),
+                Task::LabelSwitch { index, max, labels } => {
+                    let at = self
+                        .label_target(s, id, index, max, &labels)
+                        .and_then(|label| self.label_position(s, label));
+                    match at {
+                        Ok(at) => {
+                            self.complete(s, None);
+                            if at > 1 {
+                                self.skip_tasks(s, at - 1);
+                            }
+                            return;
+                        }
+                        Err(f) => fault = Some(f),
+                    }
+                }
                 _ => {}
             }
         }

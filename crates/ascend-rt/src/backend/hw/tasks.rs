@@ -58,6 +58,11 @@ impl HwBackend {
             )),
             // A real device's random-number task takes the program's own structure: the front
             // end does not rebuild it yet.
+            Task::LabelSet { .. } | Task::LabelSwitch { .. } => Err(crate::error::AclError::new(
+                crate::error::ErrorCode::RtFeatureNotSupport,
+                None,
+                "labels are not yet passed to a real device".to_string(),
+            )),
             Task::RandomNum(_) => Err(crate::error::AclError::new(
                 crate::error::ErrorCode::RtFeatureNotSupport,
                 None,
