@@ -48,6 +48,10 @@ pub const ACL_STREAM_WAIT_VALUE_NOR: u32 = 3;
 pub const ACL_RT_CMO_MAX_BARRIER_NUM: u32 = 6;
 pub const ACL_RT_MEM_UCE_INFO_MAX_NUM: u32 = 20;
 pub const ACL_ERROR_INVALID_EXCEPTION_INFO: u32 = 4294967295;
+pub const ACL_EVENT_RECORD_DEFAULT: u32 = 0;
+pub const ACL_EVENT_RECORD_EXTERNAL: u32 = 1;
+pub const ACL_EVENT_WAIT_DEFAULT: u32 = 0;
+pub const ACL_EVENT_WAIT_EXTERNAL: u32 = 1;
 pub type aclrtStream = *mut ::std::os::raw::c_void;
 pub type aclrtEvent = *mut ::std::os::raw::c_void;
 pub type aclrtContext = *mut ::std::os::raw::c_void;
@@ -241,6 +245,8 @@ pub const aclrtReduceKind_ACL_RT_MEMCPY_SDMA_AUTOMATIC_MAX: aclrtReduceKind = 11
 pub const aclrtReduceKind_ACL_RT_MEMCPY_SDMA_AUTOMATIC_MIN: aclrtReduceKind = 12;
 pub const aclrtReduceKind_ACL_RT_MEMCPY_SDMA_AUTOMATIC_EQUAL: aclrtReduceKind = 13;
 pub type aclrtReduceKind = ::std::os::raw::c_uint;
+pub const ACL_ERROR_RT_STREAM_NOT_CAPTURED: ::std::os::raw::c_int = 107029;
+pub const ACL_ERROR_RT_STREAM_CAPTURE_MODE_NOT_SUPPORT: ::std::os::raw::c_int = 107030;
 pub struct AscendCl {
     __library: ::libloading::Library,
     pub aclrtGetSocName: Result<
