@@ -4,7 +4,7 @@
 //! `aclFloat16ToFloat`).
 #![allow(non_snake_case)]
 
-use std::ffi::{c_char, CStr};
+use std::ffi::c_char;
 
 use ascend_rt::raw_types::RawErrorInfo;
 use ascend_rt::CannPackageVersion;
@@ -122,16 +122,8 @@ pub unsafe extern "C" fn aclsysGetVersionStr(
     versionStr: *mut c_char,
 ) -> aclError {
     guard("aclsysGetVersionStr", |rt| {
-        let name = if pkgName.is_null() {
-            None
-        } else {
-            // SAFETY: non-NULL and NUL-terminated by the caller's contract.
-            Some(
-                unsafe { CStr::from_ptr(pkgName) }
-                    .to_string_lossy()
-                    .into_owned(),
-            )
-        };
+        // SAFETY: NULL or NUL-terminated by the caller's contract.
+        let name = unsafe { crate::ffi::opt_str(pkgName) };
         let mut v = String::new();
         rt.sys_get_version_str(name.as_deref(), (!versionStr.is_null()).then_some(&mut v))?;
         // SAFETY: non-NULL here and writable for 128 bytes by the caller's contract.
@@ -186,16 +178,8 @@ pub unsafe extern "C" fn aclsysGetVersionNum(
     versionNum: *mut i32,
 ) -> aclError {
     guard("aclsysGetVersionNum", |rt| {
-        let name = if pkgName.is_null() {
-            None
-        } else {
-            // SAFETY: non-NULL and NUL-terminated by the caller's contract.
-            Some(
-                unsafe { CStr::from_ptr(pkgName) }
-                    .to_string_lossy()
-                    .into_owned(),
-            )
-        };
+        // SAFETY: NULL or NUL-terminated by the caller's contract.
+        let name = unsafe { crate::ffi::opt_str(pkgName) };
         // SAFETY: NULL or writable by the caller's contract.
         let out = unsafe { out_ref(versionNum) };
         rt.sys_get_version_num(name.as_deref(), out)

@@ -181,3 +181,16 @@ pub fn on_fresh_thread<T: Send>(f: impl FnOnce() -> T + Send) -> T {
 
 /// An address that is in no allocation (neither device nor registered host memory).
 pub const UNREGISTERED: Addr = Addr(0x1000);
+
+/// The 8-byte little-endian value at device address `a`, by a synchronous copy.
+pub fn read_u64(r: &Runtime, a: Addr) -> u64 {
+    let mut h = [0u8; 8];
+    ok(r.memcpy(
+        ascend_rt::MemDst::Host(&mut h),
+        8,
+        ascend_rt::MemSrc::Addr(a),
+        8,
+        ascend_rt::raw_types::memcpy_kind::DEVICE_TO_HOST,
+    ));
+    u64::from_le_bytes(h)
+}
