@@ -163,6 +163,9 @@ pub const aclrtStreamStatus_ACL_STREAM_STATUS_COMPLETE: aclrtStreamStatus = 0;
 pub const aclrtStreamStatus_ACL_STREAM_STATUS_NOT_READY: aclrtStreamStatus = 1;
 pub const aclrtStreamStatus_ACL_STREAM_STATUS_RESERVED: aclrtStreamStatus = 65535;
 pub type aclrtStreamStatus = ::std::os::raw::c_uint;
+pub const aclrtDevResLimitType_ACL_RT_DEV_RES_CUBE_CORE: aclrtDevResLimitType = 0;
+pub const aclrtDevResLimitType_ACL_RT_DEV_RES_VECTOR_CORE: aclrtDevResLimitType = 1;
+pub type aclrtDevResLimitType = ::std::os::raw::c_uint;
 pub const aclrtEventRecordedStatus_ACL_EVENT_RECORDED_STATUS_NOT_READY: aclrtEventRecordedStatus = 0;
 pub const aclrtEventRecordedStatus_ACL_EVENT_RECORDED_STATUS_COMPLETE: aclrtEventRecordedStatus = 1;
 pub type aclrtEventRecordedStatus = ::std::os::raw::c_uint;
@@ -231,6 +234,47 @@ impl Default for aclrtBarrierTaskInfo {
         }
     }
 }
+pub const aclrtDevFeatureType_ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV: aclrtDevFeatureType = 1;
+pub const aclrtDevFeatureType_ACL_FEATURE_SYSTEM_MEMQ_EVENT_CROSS_DEV: aclrtDevFeatureType = 21;
+pub type aclrtDevFeatureType = ::std::os::raw::c_uint;
+pub const aclrtDevAttr_ACL_DEV_ATTR_AICPU_CORE_NUM: aclrtDevAttr = 1;
+pub const aclrtDevAttr_ACL_DEV_ATTR_AICORE_CORE_NUM: aclrtDevAttr = 101;
+pub const aclrtDevAttr_ACL_DEV_ATTR_CUBE_CORE_NUM: aclrtDevAttr = 102;
+pub const aclrtDevAttr_ACL_DEV_ATTR_VECTOR_CORE_NUM: aclrtDevAttr = 201;
+pub const aclrtDevAttr_ACL_DEV_ATTR_WARP_SIZE: aclrtDevAttr = 202;
+pub const aclrtDevAttr_ACL_DEV_ATTR_MAX_THREAD_PER_VECTOR_CORE: aclrtDevAttr = 203;
+pub const aclrtDevAttr_ACL_DEV_ATTR_UBUF_PER_VECTOR_CORE: aclrtDevAttr = 204;
+pub const aclrtDevAttr_ACL_DEV_ATTR_LOCAL_MEM_PER_VECTOR_CORE: aclrtDevAttr = 204;
+pub const aclrtDevAttr_ACL_DEV_ATTR_MAX_GRID_DIM_X: aclrtDevAttr = 205;
+pub const aclrtDevAttr_ACL_DEV_ATTR_MAX_GRID_DIM_Y: aclrtDevAttr = 206;
+pub const aclrtDevAttr_ACL_DEV_ATTR_MAX_GRID_DIM_Z: aclrtDevAttr = 207;
+pub const aclrtDevAttr_ACL_DEV_ATTR_MAX_BLOCK_PER_GRID: aclrtDevAttr = 208;
+pub const aclrtDevAttr_ACL_DEV_ATTR_MAX_THREADS_PER_BLOCK: aclrtDevAttr = 209;
+pub const aclrtDevAttr_ACL_DEV_ATTR_MAX_BLOCK_DIM_X: aclrtDevAttr = 210;
+pub const aclrtDevAttr_ACL_DEV_ATTR_MAX_BLOCK_DIM_Y: aclrtDevAttr = 211;
+pub const aclrtDevAttr_ACL_DEV_ATTR_MAX_BLOCK_DIM_Z: aclrtDevAttr = 212;
+pub const aclrtDevAttr_ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE: aclrtDevAttr = 301;
+pub const aclrtDevAttr_ACL_DEV_ATTR_L2_CACHE_SIZE: aclrtDevAttr = 302;
+pub const aclrtDevAttr_ACL_DEV_ATTR_SMP_ID: aclrtDevAttr = 401;
+pub const aclrtDevAttr_ACL_DEV_ATTR_PHY_CHIP_ID: aclrtDevAttr = 402;
+pub const aclrtDevAttr_ACL_DEV_ATTR_SUPER_POD_DEVICE_ID: aclrtDevAttr = 403;
+pub const aclrtDevAttr_ACL_DEV_ATTR_SUPER_POD_SERVER_ID: aclrtDevAttr = 404;
+pub const aclrtDevAttr_ACL_DEV_ATTR_SUPER_POD_ID: aclrtDevAttr = 405;
+pub const aclrtDevAttr_ACL_DEV_ATTR_CUST_OP_PRIVILEGE: aclrtDevAttr = 406;
+pub const aclrtDevAttr_ACL_DEV_ATTR_MAINBOARD_ID: aclrtDevAttr = 407;
+pub const aclrtDevAttr_ACL_DEV_ATTR_HD_CONNECT_TYPE: aclrtDevAttr = 408;
+pub const aclrtDevAttr_ACL_DEV_ATTR_DEVICE_FORM_FACTOR: aclrtDevAttr = 409;
+pub const aclrtDevAttr_ACL_DEV_ATTR_IS_VIRTUAL: aclrtDevAttr = 501;
+pub const aclrtDevAttr_ACL_DEV_ATTR_NPU_ARCH: aclrtDevAttr = 601;
+pub type aclrtDevAttr = ::std::os::raw::c_uint;
+pub const aclrtDeviceStatus_ACL_RT_DEVICE_STATUS_NORMAL: aclrtDeviceStatus = 0;
+pub const aclrtDeviceStatus_ACL_RT_DEVICE_STATUS_ABNORMAL: aclrtDeviceStatus = 1;
+pub const aclrtDeviceStatus_ACL_RT_DEVICE_STATUS_END: aclrtDeviceStatus = 65535;
+pub type aclrtDeviceStatus = ::std::os::raw::c_uint;
+pub const aclrtFloatOverflowMode_ACL_RT_OVERFLOW_MODE_SATURATION: aclrtFloatOverflowMode = 0;
+pub const aclrtFloatOverflowMode_ACL_RT_OVERFLOW_MODE_INFNAN: aclrtFloatOverflowMode = 1;
+pub const aclrtFloatOverflowMode_ACL_RT_OVERFLOW_MODE_UNDEF: aclrtFloatOverflowMode = 2;
+pub type aclrtFloatOverflowMode = ::std::os::raw::c_uint;
 pub const aclrtCallbackBlockType_ACL_CALLBACK_NO_BLOCK: aclrtCallbackBlockType = 0;
 pub const aclrtCallbackBlockType_ACL_CALLBACK_BLOCK: aclrtCallbackBlockType = 1;
 pub type aclrtCallbackBlockType = ::std::os::raw::c_uint;
@@ -575,6 +619,81 @@ pub struct AscendCl {
         ) -> aclError,
         ::libloading::Error,
     >,
+    pub aclrtGetDeviceCapability: Result<
+        unsafe extern "C" fn(
+            deviceId: i32,
+            devFeatureType: aclrtDevFeatureType,
+            value: *mut i32,
+        ) -> aclError,
+        ::libloading::Error,
+    >,
+    pub aclrtGetDeviceInfo: Result<
+        unsafe extern "C" fn(
+            deviceId: u32,
+            attr: aclrtDevAttr,
+            value: *mut i64,
+        ) -> aclError,
+        ::libloading::Error,
+    >,
+    pub aclrtQueryDeviceStatus: Result<
+        unsafe extern "C" fn(
+            deviceId: i32,
+            deviceStatus: *mut aclrtDeviceStatus,
+        ) -> aclError,
+        ::libloading::Error,
+    >,
+    pub aclrtSetDeviceResLimit: Result<
+        unsafe extern "C" fn(
+            deviceId: i32,
+            type_: aclrtDevResLimitType,
+            value: u32,
+        ) -> aclError,
+        ::libloading::Error,
+    >,
+    pub aclrtGetDeviceResLimit: Result<
+        unsafe extern "C" fn(
+            deviceId: i32,
+            type_: aclrtDevResLimitType,
+            value: *mut u32,
+        ) -> aclError,
+        ::libloading::Error,
+    >,
+    pub aclrtResetDeviceResLimit: Result<
+        unsafe extern "C" fn(deviceId: i32) -> aclError,
+        ::libloading::Error,
+    >,
+    pub aclrtDeviceCanAccessPeer: Result<
+        unsafe extern "C" fn(
+            canAccessPeer: *mut i32,
+            deviceId: i32,
+            peerDeviceId: i32,
+        ) -> aclError,
+        ::libloading::Error,
+    >,
+    pub aclrtDeviceEnablePeerAccess: Result<
+        unsafe extern "C" fn(peerDeviceId: i32, flags: u32) -> aclError,
+        ::libloading::Error,
+    >,
+    pub aclrtDeviceDisablePeerAccess: Result<
+        unsafe extern "C" fn(peerDeviceId: i32) -> aclError,
+        ::libloading::Error,
+    >,
+    pub aclrtSetDeviceSatMode: Result<
+        unsafe extern "C" fn(mode: aclrtFloatOverflowMode) -> aclError,
+        ::libloading::Error,
+    >,
+    pub aclrtGetDeviceSatMode: Result<
+        unsafe extern "C" fn(mode: *mut aclrtFloatOverflowMode) -> aclError,
+        ::libloading::Error,
+    >,
+    pub aclrtSetStreamOverflowSwitch: Result<
+        unsafe extern "C" fn(stream: aclrtStream, flag: u32) -> aclError,
+        ::libloading::Error,
+    >,
+    pub aclrtGetStreamOverflowSwitch: Result<
+        unsafe extern "C" fn(stream: aclrtStream, flag: *mut u32) -> aclError,
+        ::libloading::Error,
+    >,
     pub aclrtLaunchHostFunc: Result<
         unsafe extern "C" fn(
             stream: aclrtStream,
@@ -758,6 +877,43 @@ impl AscendCl {
             .map(|sym| *sym);
         let aclrtValueWrite = __library.get(b"aclrtValueWrite\0").map(|sym| *sym);
         let aclrtValueWait = __library.get(b"aclrtValueWait\0").map(|sym| *sym);
+        let aclrtGetDeviceCapability = __library
+            .get(b"aclrtGetDeviceCapability\0")
+            .map(|sym| *sym);
+        let aclrtGetDeviceInfo = __library.get(b"aclrtGetDeviceInfo\0").map(|sym| *sym);
+        let aclrtQueryDeviceStatus = __library
+            .get(b"aclrtQueryDeviceStatus\0")
+            .map(|sym| *sym);
+        let aclrtSetDeviceResLimit = __library
+            .get(b"aclrtSetDeviceResLimit\0")
+            .map(|sym| *sym);
+        let aclrtGetDeviceResLimit = __library
+            .get(b"aclrtGetDeviceResLimit\0")
+            .map(|sym| *sym);
+        let aclrtResetDeviceResLimit = __library
+            .get(b"aclrtResetDeviceResLimit\0")
+            .map(|sym| *sym);
+        let aclrtDeviceCanAccessPeer = __library
+            .get(b"aclrtDeviceCanAccessPeer\0")
+            .map(|sym| *sym);
+        let aclrtDeviceEnablePeerAccess = __library
+            .get(b"aclrtDeviceEnablePeerAccess\0")
+            .map(|sym| *sym);
+        let aclrtDeviceDisablePeerAccess = __library
+            .get(b"aclrtDeviceDisablePeerAccess\0")
+            .map(|sym| *sym);
+        let aclrtSetDeviceSatMode = __library
+            .get(b"aclrtSetDeviceSatMode\0")
+            .map(|sym| *sym);
+        let aclrtGetDeviceSatMode = __library
+            .get(b"aclrtGetDeviceSatMode\0")
+            .map(|sym| *sym);
+        let aclrtSetStreamOverflowSwitch = __library
+            .get(b"aclrtSetStreamOverflowSwitch\0")
+            .map(|sym| *sym);
+        let aclrtGetStreamOverflowSwitch = __library
+            .get(b"aclrtGetStreamOverflowSwitch\0")
+            .map(|sym| *sym);
         let aclrtLaunchHostFunc = __library
             .get(b"aclrtLaunchHostFunc\0")
             .map(|sym| *sym);
@@ -838,6 +994,19 @@ impl AscendCl {
             aclrtCmoAsyncWithDesc,
             aclrtValueWrite,
             aclrtValueWait,
+            aclrtGetDeviceCapability,
+            aclrtGetDeviceInfo,
+            aclrtQueryDeviceStatus,
+            aclrtSetDeviceResLimit,
+            aclrtGetDeviceResLimit,
+            aclrtResetDeviceResLimit,
+            aclrtDeviceCanAccessPeer,
+            aclrtDeviceEnablePeerAccess,
+            aclrtDeviceDisablePeerAccess,
+            aclrtSetDeviceSatMode,
+            aclrtGetDeviceSatMode,
+            aclrtSetStreamOverflowSwitch,
+            aclrtGetStreamOverflowSwitch,
             aclrtLaunchHostFunc,
             aclrtSubscribeReport,
             aclrtLaunchCallback,
@@ -1354,6 +1523,133 @@ impl AscendCl {
             .aclrtValueWait
             .as_ref()
             .expect("Expected function, got error."))(devAddr, value, flag, stream)
+    }
+    pub unsafe fn aclrtGetDeviceCapability(
+        &self,
+        deviceId: i32,
+        devFeatureType: aclrtDevFeatureType,
+        value: *mut i32,
+    ) -> aclError {
+        (self
+            .aclrtGetDeviceCapability
+            .as_ref()
+            .expect("Expected function, got error."))(deviceId, devFeatureType, value)
+    }
+    pub unsafe fn aclrtGetDeviceInfo(
+        &self,
+        deviceId: u32,
+        attr: aclrtDevAttr,
+        value: *mut i64,
+    ) -> aclError {
+        (self
+            .aclrtGetDeviceInfo
+            .as_ref()
+            .expect("Expected function, got error."))(deviceId, attr, value)
+    }
+    pub unsafe fn aclrtQueryDeviceStatus(
+        &self,
+        deviceId: i32,
+        deviceStatus: *mut aclrtDeviceStatus,
+    ) -> aclError {
+        (self
+            .aclrtQueryDeviceStatus
+            .as_ref()
+            .expect("Expected function, got error."))(deviceId, deviceStatus)
+    }
+    pub unsafe fn aclrtSetDeviceResLimit(
+        &self,
+        deviceId: i32,
+        type_: aclrtDevResLimitType,
+        value: u32,
+    ) -> aclError {
+        (self
+            .aclrtSetDeviceResLimit
+            .as_ref()
+            .expect("Expected function, got error."))(deviceId, type_, value)
+    }
+    pub unsafe fn aclrtGetDeviceResLimit(
+        &self,
+        deviceId: i32,
+        type_: aclrtDevResLimitType,
+        value: *mut u32,
+    ) -> aclError {
+        (self
+            .aclrtGetDeviceResLimit
+            .as_ref()
+            .expect("Expected function, got error."))(deviceId, type_, value)
+    }
+    pub unsafe fn aclrtResetDeviceResLimit(&self, deviceId: i32) -> aclError {
+        (self
+            .aclrtResetDeviceResLimit
+            .as_ref()
+            .expect("Expected function, got error."))(deviceId)
+    }
+    pub unsafe fn aclrtDeviceCanAccessPeer(
+        &self,
+        canAccessPeer: *mut i32,
+        deviceId: i32,
+        peerDeviceId: i32,
+    ) -> aclError {
+        (self
+            .aclrtDeviceCanAccessPeer
+            .as_ref()
+            .expect(
+                "Expected function, got error.",
+            ))(canAccessPeer, deviceId, peerDeviceId)
+    }
+    pub unsafe fn aclrtDeviceEnablePeerAccess(
+        &self,
+        peerDeviceId: i32,
+        flags: u32,
+    ) -> aclError {
+        (self
+            .aclrtDeviceEnablePeerAccess
+            .as_ref()
+            .expect("Expected function, got error."))(peerDeviceId, flags)
+    }
+    pub unsafe fn aclrtDeviceDisablePeerAccess(&self, peerDeviceId: i32) -> aclError {
+        (self
+            .aclrtDeviceDisablePeerAccess
+            .as_ref()
+            .expect("Expected function, got error."))(peerDeviceId)
+    }
+    pub unsafe fn aclrtSetDeviceSatMode(
+        &self,
+        mode: aclrtFloatOverflowMode,
+    ) -> aclError {
+        (self
+            .aclrtSetDeviceSatMode
+            .as_ref()
+            .expect("Expected function, got error."))(mode)
+    }
+    pub unsafe fn aclrtGetDeviceSatMode(
+        &self,
+        mode: *mut aclrtFloatOverflowMode,
+    ) -> aclError {
+        (self
+            .aclrtGetDeviceSatMode
+            .as_ref()
+            .expect("Expected function, got error."))(mode)
+    }
+    pub unsafe fn aclrtSetStreamOverflowSwitch(
+        &self,
+        stream: aclrtStream,
+        flag: u32,
+    ) -> aclError {
+        (self
+            .aclrtSetStreamOverflowSwitch
+            .as_ref()
+            .expect("Expected function, got error."))(stream, flag)
+    }
+    pub unsafe fn aclrtGetStreamOverflowSwitch(
+        &self,
+        stream: aclrtStream,
+        flag: *mut u32,
+    ) -> aclError {
+        (self
+            .aclrtGetStreamOverflowSwitch
+            .as_ref()
+            .expect("Expected function, got error."))(stream, flag)
     }
     pub unsafe fn aclrtLaunchHostFunc(
         &self,

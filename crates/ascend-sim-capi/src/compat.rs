@@ -61,11 +61,11 @@ pub unsafe extern "C" fn aclrtCheckArchCompatibility(
 #[no_mangle]
 pub unsafe extern "C" fn aclrtGetDeviceCapability(
     deviceId: i32,
-    devFeatureType: i32,
+    devFeatureType: u32,
     value: *mut i32,
 ) -> aclError {
     guard("aclrtGetDeviceCapability", |rt| {
         // SAFETY: NULL or writable by the caller's contract.
-        rt.get_device_capability(deviceId, devFeatureType, unsafe { out_ref(value) })
+        rt.get_device_capability(deviceId, devFeatureType as i32, unsafe { out_ref(value) })
     })
 }

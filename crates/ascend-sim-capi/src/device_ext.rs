@@ -15,10 +15,10 @@ use crate::ffi::{aclError, guard, out_ref};
 /// # Safety
 /// `value` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn aclrtGetDeviceInfo(deviceId: u32, attr: i32, value: *mut i64) -> aclError {
+pub unsafe extern "C" fn aclrtGetDeviceInfo(deviceId: u32, attr: u32, value: *mut i64) -> aclError {
     // SAFETY: NULL or writable by the caller's contract.
     guard("aclrtGetDeviceInfo", |rt| {
-        rt.get_device_info(deviceId, attr, unsafe { out_ref(value) })
+        rt.get_device_info(deviceId, attr as i32, unsafe { out_ref(value) })
     })
 }
 

@@ -61,6 +61,38 @@ pub enum HostCallThread {
     HostFuncs(u64),
 }
 
+/// A device query or setting that a real runtime answers itself; the simulator's are the front
+/// end's model (its answer is `None`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeviceCall {
+    /// `aclrtGetDeviceInfo`.
+    Info { device: u32, attr: i32 },
+    /// `aclrtQueryDeviceStatus`.
+    Status { device: u32 },
+    /// `aclrtGetDeviceCapability`.
+    Capability { device: u32, feature: i32 },
+    /// `aclrtGetDeviceResLimit`.
+    ResLimitGet { device: u32, kind: u32 },
+    /// `aclrtSetDeviceResLimit`.
+    ResLimitSet { device: u32, kind: u32, value: u32 },
+    /// `aclrtResetDeviceResLimit`.
+    ResLimitReset { device: u32 },
+    /// `aclrtDeviceCanAccessPeer`.
+    PeerCan { device: u32, peer: u32 },
+    /// `aclrtDeviceEnablePeerAccess` from `device`.
+    PeerEnable { device: u32, peer: u32 },
+    /// `aclrtDeviceDisablePeerAccess` from `device`.
+    PeerDisable { device: u32, peer: u32 },
+    /// `aclrtGetDeviceSatMode`.
+    SatModeGet,
+    /// `aclrtSetDeviceSatMode`.
+    SatModeSet { mode: u32 },
+    /// `aclrtGetStreamOverflowSwitch`.
+    OverflowSwitchGet { stream: StreamId },
+    /// `aclrtSetStreamOverflowSwitch`.
+    OverflowSwitchSet { stream: StreamId, flag: u32 },
+}
+
 /// A task fault the device reported, for the exception callback.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TaskFaultInfo {
@@ -132,6 +164,10 @@ pub trait Backend: Send + Sync + Debug {
     /// The task faults reported since the last call, oldest first (for the exception
     /// callback; a real runtime calls it itself and reports none here).
     fn take_task_faults(&self) -> Vec<TaskFaultInfo>;
+
+    /// Passes a device query or setting to a real runtime: its answer (0 for a setting), or
+    /// `None` where the backend has no library to ask and the front end answers from its model.
+    fn device_call(&self, call: DeviceCall) -> BResult<Option<i64>>;
 
     /// Stop on failure for a stream (`ACL_STOP_ON_FAILURE`): after a task of it faults, its
     /// later tasks are discarded.

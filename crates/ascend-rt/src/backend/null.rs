@@ -153,6 +153,10 @@ impl Backend for NullBackend {
         Vec::new()
     }
 
+    fn device_call(&self, _call: super::DeviceCall) -> BResult<Option<i64>> {
+        Ok(None)
+    }
+
     fn set_stop_on_failure(&self, _stream: StreamId) -> BResult<()> {
         Ok(())
     }

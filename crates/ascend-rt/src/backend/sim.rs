@@ -287,6 +287,10 @@ impl Backend for SimBackend {
         Ok(())
     }
 
+    fn device_call(&self, _call: super::DeviceCall) -> BResult<Option<i64>> {
+        Ok(None)
+    }
+
     fn set_stop_on_failure(&self, stream: StreamId) -> BResult<()> {
         self.sim.set_stop_on_failure(stream).map_err(m)
     }

@@ -253,7 +253,20 @@ impl Runtime {
                     "one of 1, 21, 10001, 20001",
                 ));
             }
-            self.check_device_id(api, device)?;
+            let dev = self.check_device_id(api, device)?;
+            if feature == TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV {
+                self.require_context(api)?;
+            }
+            if let Some(v) = self
+                .backend
+                .device_call(crate::backend::DeviceCall::Capability {
+                    device: dev,
+                    feature,
+                })?
+            {
+                *out = v as i32;
+                return Ok(());
+            }
             *out = if feature == TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV {
                 self.require_context(api)?;
                 let sink = matches!(

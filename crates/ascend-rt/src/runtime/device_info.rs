@@ -10,6 +10,7 @@
 use super::chip_caps::{core_counts, simt};
 use super::compat::npu_arch;
 use super::Runtime;
+use crate::backend::DeviceCall;
 use crate::error::{fail, AclError, AclResult, ErrorCode, MsgCode};
 use crate::raw_types::RawUtilization;
 
@@ -87,6 +88,13 @@ impl Runtime {
                     device,
                     &format!("[0, {count})"),
                 ));
+            }
+            if let Some(v) = self
+                .backend
+                .device_call(DeviceCall::Info { device, attr })?
+            {
+                *out = v;
+                return Ok(());
             }
             let chip = self.chip();
             let cores = core_counts(chip);
@@ -185,8 +193,11 @@ impl Runtime {
         self.call(|| {
             let api = "aclrtQueryDeviceStatus";
             let out = status.ok_or_else(|| fail::acl_null(api, "deviceStatus"))?;
-            self.check_device_id(api, device)?;
-            *out = DEVICE_STATUS_NORMAL;
+            let device = self.check_device_id(api, device)?;
+            *out = match self.backend.device_call(DeviceCall::Status { device })? {
+                Some(v) => v as u32,
+                None => DEVICE_STATUS_NORMAL,
+            };
             Ok(())
         })
     }
@@ -283,6 +294,11 @@ impl Runtime {
                     &format!("a value less than or equal to {}", init[kind as usize]),
                 ));
             }
+            self.backend.device_call(DeviceCall::ResLimitSet {
+                device: dev,
+                kind,
+                value,
+            })?;
             self.lock().res_limits.entry(dev).or_insert(init)[kind as usize] = value;
             Ok(())
         })
@@ -302,6 +318,13 @@ impl Runtime {
             let api = "aclrtGetDeviceResLimit";
             let out = value.ok_or_else(|| fail::acl_null(api, "value"))?;
             let dev = self.res_limit_device(api, device, Some(kind))?;
+            if let Some(v) = self
+                .backend
+                .device_call(DeviceCall::ResLimitGet { device: dev, kind })?
+            {
+                *out = v as u32;
+                return Ok(());
+            }
             let init = self.res_limit_init();
             *out = self.lock().res_limits.get(&dev).unwrap_or(&init)[kind as usize];
             Ok(())
@@ -313,6 +336,8 @@ impl Runtime {
     pub fn reset_device_res_limit(&self, device: i32) -> AclResult<()> {
         self.call(|| {
             let dev = self.res_limit_device("aclrtResetDeviceResLimit", device, None)?;
+            self.backend
+                .device_call(DeviceCall::ResLimitReset { device: dev })?;
             self.lock().res_limits.remove(&dev);
             Ok(())
         })

@@ -82,6 +82,8 @@ impl Runtime {
             if mode > overflow_mode::INFNAN {
                 return Err(fail::rt_value(api, "mode", mode, "[0, 2)"));
             }
+            self.backend
+                .device_call(crate::backend::DeviceCall::SatModeSet { mode })?;
             self.lock().sat_mode = Some(mode);
             Ok(())
         })
@@ -92,6 +94,13 @@ impl Runtime {
     pub fn get_device_sat_mode(&self, mode: Option<&mut u32>) -> AclResult<()> {
         self.call(|| {
             let out = mode.ok_or_else(|| fail::acl_null("aclrtGetDeviceSatMode", "mode"))?;
+            if let Some(v) = self
+                .backend
+                .device_call(crate::backend::DeviceCall::SatModeGet)?
+            {
+                *out = v as u32;
+                return Ok(());
+            }
             *out = self
                 .lock()
                 .sat_mode
@@ -115,7 +124,12 @@ impl Runtime {
             }
             let mut st = self.lock();
             Self::check_stream_handle(&st, api, stream)?;
-            let (handle, _) = Self::impl_stream(&st, api, stream)?;
+            let (handle, rec) = Self::impl_stream(&st, api, stream)?;
+            self.backend
+                .device_call(crate::backend::DeviceCall::OverflowSwitchSet {
+                    stream: rec.backend,
+                    flag,
+                })?;
             st.overflow_switches.insert(handle, flag);
             Ok(())
         })
@@ -134,7 +148,14 @@ impl Runtime {
             let out = flag.ok_or_else(|| fail::acl_null(api, "flag"))?;
             let st = self.lock();
             Self::check_stream_handle(&st, api, stream)?;
-            let (handle, _) = Self::impl_stream(&st, api, stream)?;
+            let (handle, rec) = Self::impl_stream(&st, api, stream)?;
+            let call = crate::backend::DeviceCall::OverflowSwitchGet {
+                stream: rec.backend,
+            };
+            if let Some(v) = self.backend.device_call(call)? {
+                *out = v as u32;
+                return Ok(());
+            }
             *out = if stars(self.chip()) {
                 st.overflow_switches.get(&handle).copied().unwrap_or(0)
             } else {

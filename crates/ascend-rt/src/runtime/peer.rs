@@ -25,10 +25,16 @@ impl Runtime {
             if device == peer {
                 return Err(same_device(api, device));
             }
-            self.check_device_id(api, peer)?;
-            self.check_device_id(api, device)?;
+            let p = self.check_device_id(api, peer)?;
+            let d = self.check_device_id(api, device)?;
             let out = can_access.ok_or_else(|| fail::rt_null(api, "canAccessPeer"))?;
-            *out = 1;
+            *out = match self
+                .backend
+                .device_call(crate::backend::DeviceCall::PeerCan { device: d, peer: p })?
+            {
+                Some(v) => v as i32,
+                None => 1,
+            };
             Ok(())
         })
     }
@@ -48,6 +54,11 @@ impl Runtime {
                 ));
             }
             let (current, peer) = self.peer_pair(api, peer)?;
+            self.backend
+                .device_call(crate::backend::DeviceCall::PeerEnable {
+                    device: current,
+                    peer,
+                })?;
             self.lock().peer_access.insert((current, peer));
             Ok(())
         })
@@ -59,6 +70,11 @@ impl Runtime {
     pub fn device_disable_peer_access(&self, peer: i32) -> AclResult<()> {
         self.call(|| {
             let (current, peer) = self.peer_pair("aclrtDeviceDisablePeerAccess", peer)?;
+            self.backend
+                .device_call(crate::backend::DeviceCall::PeerDisable {
+                    device: current,
+                    peer,
+                })?;
             self.lock().peer_access.remove(&(current, peer));
             Ok(())
         })

@@ -90,6 +90,7 @@ macro_rules! acl {
 }
 
 mod contexts;
+mod device_calls;
 mod devices;
 mod errors;
 mod events;
@@ -225,6 +226,12 @@ impl Backend for HwBackend {
 
     fn subscribe_reports(&self, thread: u64, stream: StreamId, subscribe: bool) -> BResult<()> {
         HwBackend::subscribe_reports(self, thread, stream.0, subscribe)
+            .map_err(BackendError::Library)
+    }
+
+    fn device_call(&self, call: super::DeviceCall) -> BResult<Option<i64>> {
+        HwBackend::device_call(self, call)
+            .map(Some)
             .map_err(BackendError::Library)
     }
 
