@@ -235,8 +235,8 @@ const FACTS: &[Facts] = &[
         max_events: 65536,
         malloc_padding: 32,
         timestamp_ticks_per_ms: 48_000,
-        stream_huge: false,
-        model_execute_async: false,
+        stream_huge: true,
+        model_execute_async: true,
         device_count: 1,
     },
     Facts {
@@ -282,7 +282,7 @@ const FACTS: &[Facts] = &[
         max_events: 65535,
         malloc_padding: 32,
         timestamp_ticks_per_ms: 1_000_000,
-        stream_huge: false,
+        stream_huge: true,
         model_execute_async: false,
         device_count: 8,
     },
@@ -555,7 +555,6 @@ fn every_entry_has_provenance() {
 fn guesses_are_tagged_assumed() {
     let assumed_everywhere = [
         "limits.device_count",
-        "features.stream_huge",
         "memory.backing_page_bytes",
         "cache.l2_ways",
         "cache.dcache_bytes",
@@ -581,6 +580,7 @@ fn guesses_are_tagged_assumed() {
             "features.model_cmo_barrier",
             "features.task_value_wait",
             "features.task_cmo_dot_no_log",
+            "features.stream_huge",
             "cmo.desc_size",
             "cmo.sqe_version",
             "limits.max_events",

@@ -199,6 +199,8 @@ struct RModel {
 #[derive(Clone, Debug)]
 struct RefState {
     chip: &'static str,
+    /// NULL names the default stream (A2/A3, 950).
+    null_is_default: bool,
     value_wait: bool,
     cmo: bool,
     async_cmo: bool,
@@ -232,6 +234,12 @@ impl RefState {
         let p = ChipProfile::builtin(chip).unwrap();
         RefState {
             chip,
+            null_is_default: matches!(
+                p.chip_type,
+                ascend_chips::ChipType::Cloud910B93
+                    | ascend_chips::ChipType::David
+                    | ascend_chips::ChipType::Ascend350
+            ),
             value_wait: p.features.task_value_wait,
             cmo: p.features.task_cmo,
             async_cmo: p.features.task_async_cmo,
@@ -851,9 +859,15 @@ fn apply_ref(mut st: RefState, op: &Op) -> RefState {
                 }
                 let m = st.model(*m)?;
                 let s = st.stream(*s)?;
-                // NULL is the context's default stream, which stops on failure.
+                // NULL is the context's default stream, which stops on failure, on the chips
+                // whose runtime reads NULL so (a control queue: A2/A3, 950); elsewhere it is
+                // no stream at all.
                 if s == 0 {
-                    return Err(RT_NOT_SUPPORTED);
+                    return Err(if st.null_is_default {
+                        RT_NOT_SUPPORTED
+                    } else {
+                        RT_PARAM
+                    });
                 }
                 if !st.streams[s].persistent {
                     return Err(RT_PARAM);
@@ -894,6 +908,10 @@ fn apply_ref(mut st: RefState, op: &Op) -> RefState {
             }
             Op::Execute(m) => {
                 let m = st.model(*m)?;
+                // A model runs once a stream of it was ended with EndTask.
+                if !st.models[m].end_marked {
+                    return Err(RT_MODEL_EXECUTE);
+                }
                 // Run the recorded tasks as fresh queues, streams concurrently.
                 let streams: Vec<usize> = st.models[m].streams.iter().copied().collect();
                 let mut queues: Vec<(usize, VecDeque<Task>)> = streams

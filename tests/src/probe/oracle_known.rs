@@ -55,6 +55,29 @@ const NO_CMO_ID: &str = "follows from the stub's missing CMO ids: no INVALID wit
     hardware id, so the wait finds none (src/runtime/feature/model/model.cc:2138-2141, \
     107005)";
 
+const ONE_ADDRESS: &str = "the stub hands out one address for every allocation, device and \
+    page-locked alike (tests/ut/runtime/runtime/stub/hal_stub.cc:460-470 and 506-510, \
+    &mallocbuff[0]), so on the oracle the two ends of this copy are one address and the \
+    decorator's dst == src shortcut returns success (src/runtime/api/impl/api_error.cc:2144) \
+    before the context check a device reaches (api_impl.cc:2750-2751, 107002)";
+const ONE_ADDRESS_ASYNC: &str = "the stub hands out one address for every allocation \
+    (test/platform/950/stub/hal_stub.cc), so the two ends of this copy are one address on the \
+    oracle and the asynchronous copy's dst == src shortcut (src/runtime/api/impl/api_error.cc:\
+    2249-2251) returns success before the check of a stream whose model's build ended \
+    (task_david.cc:635-640, 107000)";
+const NO_FAULTS: &str = "the oracle's completion model reports every task done without fault, \
+    and the stub's device memory is one 400 MB array with no allocation bounds \
+    (tests/ut/runtime/runtime/stub/hal_stub.cc:217, 460-470); the vendor's CMO launch has no \
+    host-side range check (src/runtime/api/api_c_standard_soc.cc:835-857). The simulator faults \
+    a task that crosses the end of its allocation (a CMO of 1 MiB on a 256-byte buffer), which \
+    the synchronize reports (507000)";
+
+const WALL_CLOCK: &str = "the oracle's completion reports come back in wall-clock time, after \
+    the send returns; a synchronize with a 1 ms timeout on a stream with tasks in flight can \
+    expire before they are read on a loaded machine (src/runtime/core/src/stream/stream.cc, \
+    the timed wait on the completion queue), where a device, and the simulator's simulated \
+    clock, finish the tasks in microseconds";
+
 /// A value call on host memory: the front end's 107000 against whatever the oracle answers.
 const fn location(api: &'static str, ptr: &'static [&'static str]) -> Known {
     Known {
@@ -100,6 +123,79 @@ pub const KNOWN: &[Known] = &[
         ours: Some(0),
         reason: Reason::StubArtefact,
         why: NO_CMO_ID,
+    },
+    // The same, on the persistent stream a sequence bound to the model.
+    Known {
+        api: "aclrtCmoAsyncWithBarrier",
+        args_contain: &["stream=Persistent"],
+        socs: &["Ascend310B1"],
+        vendor: Some(107000),
+        ours: Some(0),
+        reason: Reason::StubArtefact,
+        why: CMO_ID,
+    },
+    Known {
+        api: "aclrtCmoWaitBarrier",
+        args_contain: &["stream=Persistent"],
+        socs: &["Ascend310B1"],
+        vendor: Some(107005),
+        ours: Some(0),
+        reason: Reason::StubArtefact,
+        why: NO_CMO_ID,
+    },
+    Known {
+        api: "aclrtMemcpy",
+        args_contain: &["[fresh thread]"],
+        socs: &[],
+        vendor: Some(0),
+        ours: Some(107002),
+        reason: Reason::StubArtefact,
+        why: ONE_ADDRESS,
+    },
+    Known {
+        api: "aclrtMemcpyAsync",
+        args_contain: &["dst=Desc", "src=Dev"],
+        socs: &["Ascend950PR_9599"],
+        vendor: Some(0),
+        ours: Some(107000),
+        reason: Reason::StubArtefact,
+        why: ONE_ADDRESS_ASYNC,
+    },
+    Known {
+        api: "aclrtSynchronizeStreamWithTimeout",
+        args_contain: &["timeout=1"],
+        socs: &[],
+        vendor: Some(507046),
+        ours: Some(0),
+        reason: Reason::StubArtefact,
+        why: WALL_CLOCK,
+    },
+    Known {
+        api: "aclrtSynchronizeEventWithTimeout",
+        args_contain: &["timeout=1"],
+        socs: &[],
+        vendor: Some(507047),
+        ours: Some(0),
+        reason: Reason::StubArtefact,
+        why: WALL_CLOCK,
+    },
+    Known {
+        api: "aclrtSynchronizeStream",
+        args_contain: &[],
+        socs: &[],
+        vendor: Some(0),
+        ours: Some(507000),
+        reason: Reason::StubArtefact,
+        why: NO_FAULTS,
+    },
+    Known {
+        api: "aclrtSynchronizeStreamWithTimeout",
+        args_contain: &[],
+        socs: &[],
+        vendor: Some(0),
+        ours: Some(507000),
+        reason: Reason::StubArtefact,
+        why: NO_FAULTS,
     },
 ];
 

@@ -6,7 +6,7 @@ use super::state::{EventRec, HandleKind};
 use super::Runtime;
 use crate::backend::{EventId, Task};
 use crate::error::{fail, AclError, AclResult, ErrorCode, MsgCode};
-use crate::raw_types::{event_flag, event_recorded_status, RawEvent, RawStream};
+use crate::raw_types::{event_flag, event_recorded_status, stream_flag, RawEvent, RawStream};
 
 impl Runtime {
     /// `aclrtCreateEvent(&event)` in the current context (runtime flag `RT_EVENT_DEFAULT`).
@@ -49,6 +49,7 @@ impl Runtime {
                 flags,
                 ex_mode,
                 recorded: false,
+                stuck_on: None,
             },
         );
         Ok(RawEvent(handle))
@@ -104,8 +105,11 @@ impl Runtime {
         let records = matches!(task, Task::EventRecord(_));
         self.launch_task(rec.backend, task)?;
         if records {
+            let stuck = rec.model.is_none() && rec.flags & stream_flag::PERSISTENT != 0;
+            let handle = self.handle_of(rec.backend);
             if let Some(e) = self.lock().events.get_mut(&event.0) {
                 e.recorded = true;
+                e.stuck_on = handle.filter(|_| stuck);
             }
         }
         Ok(())
@@ -130,6 +134,7 @@ impl Runtime {
     pub fn synchronize_event(&self, event: RawEvent) -> AclResult<()> {
         self.call(|| {
             let ev = self.check_event("aclrtSynchronizeEvent", event)?;
+            self.refuse_stuck_event("aclrtSynchronizeEvent", &ev)?;
             let r = self.backend.synchronize_event(ev.backend, None);
             self.report_task_faults();
             r.map_err(|e| e.into_acl(WaitOf::Event))
@@ -153,6 +158,7 @@ impl Runtime {
             }
             let ev = self.check_event(api, event)?;
             let check_once = self.zero_timeout(api, timeout)?;
+            self.refuse_stuck_event(api, &ev)?;
             if check_once {
                 return match self.backend.event_complete(ev.backend)? || !ev.recorded {
                     true => Ok(()),
@@ -250,5 +256,29 @@ impl Runtime {
                 .destroy_event(ev.backend)
                 .map_err(crate::AclError::from)
         })
+    }
+
+    /// On 950, a synchronize of an event whose latest record went to a persistent stream bound
+    /// to no model fails (507000): the runtime waits on the record's stream, and it refuses to
+    /// reclaim the tasks of a persistent stream. Other chips return at once.
+    fn refuse_stuck_event(&self, api: &str, ev: &super::state::EventRec) -> AclResult<()> {
+        let david = matches!(
+            self.chip.chip_type,
+            ascend_chips::ChipType::David | ascend_chips::ChipType::Ascend350
+        );
+        let stuck = ev.stuck_on.is_some_and(|s| {
+            self.lock()
+                .streams
+                .get(&s)
+                .is_some_and(|r| r.model.is_none())
+        });
+        if david && stuck {
+            return Err(AclError::new(
+                ErrorCode::RtInternalError,
+                Some(MsgCode::EE9999),
+                format!("{api} failed: the event's latest record is on a persistent stream bound to no model, which never runs it"),
+            ));
+        }
+        Ok(())
     }
 }

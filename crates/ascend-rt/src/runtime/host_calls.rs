@@ -113,6 +113,8 @@ impl Runtime {
             return Err(crate::backend::BackendError::Library(e));
         }
         let stream = self.capture_target(stream);
+        self.refuse_sealed("the task's launch", stream)
+            .map_err(crate::backend::BackendError::Library)?;
         let id = self.backend.launch(stream, task)?;
         LAST_TASK.with(|c| c.set(id as u32));
         if self.exception_callback_set() {

@@ -432,12 +432,14 @@ impl Runtime {
             if !Self::memcpy_rows(api, dst_null, src_null, dest_max, count, kind)? {
                 return Ok(());
             }
-            self.refuse_unsafe_during_capture(api)?;
             if let (MemDst::Addr(d), MemSrc::Addr(s)) = (&dst, &src) {
                 if d == s {
                     return Ok(());
                 }
             }
+            // Every direction runs in the current context (the runtime's synchronous copy).
+            self.require_context(api)?;
+            self.refuse_unsafe_during_capture(api)?;
             let n = count as u64;
             let src = self.src_side(api, src, n)?;
             let dst = self.dst_side(api, dst, n)?;
@@ -455,6 +457,7 @@ impl Runtime {
     /// ```
     /// use ascend_rt::{Runtime, raw_types::memcpy_kind};
     /// let rt = Runtime::sim("Ascend910B1").unwrap();
+    /// rt.set_device(0).unwrap();
     /// let mut buf = *b"abcdef";
     /// rt.memcpy_within(&mut buf, 2, 4, 0, 4, memcpy_kind::HOST_TO_HOST).unwrap();
     /// assert_eq!(&buf, b"ababcd");
@@ -474,6 +477,7 @@ impl Runtime {
             if !Self::memcpy_rows(api, false, false, dest_max, count, kind)? || dst == src {
                 return Ok(());
             }
+            self.require_context(api)?;
             Self::within_buffer(api, "src", src, count, buf.len())?;
             Self::within_buffer(api, "dst", dst, count, buf.len())?;
             buf.copy_within(src..src + count, dst);

@@ -104,6 +104,8 @@ pub struct Runtime {
     any_ctx_failed: std::sync::atomic::AtomicBool,
     /// Some stream is capturing (a quick check before looking it up).
     any_capture: std::sync::atomic::AtomicBool,
+    /// Some stream is sealed by its model's build end (950).
+    any_sealed: std::sync::atomic::AtomicBool,
 }
 
 impl Runtime {
@@ -120,6 +122,7 @@ impl Runtime {
             exception_cb: host_calls::ExceptionSlot::default(),
             any_ctx_failed: std::sync::atomic::AtomicBool::new(false),
             any_capture: std::sync::atomic::AtomicBool::new(false),
+            any_sealed: std::sync::atomic::AtomicBool::new(false),
         }
     }
 

@@ -72,8 +72,16 @@ impl Runtime {
                 Self::check_stream_handle(&st, api, stream)?;
                 if stream.0 == 0 {
                     // NULL is the current context's default stream, which stops on failure: a
-                    // mode a model stream does not support. Without a context there is none.
-                    if Self::current_device(&st, api).is_err() {
+                    // mode a model stream does not support. Without a context there is none,
+                    // and neither is there on a chip without a control queue (310B), whose
+                    // runtime does not read NULL as the default stream.
+                    let null_is_default = matches!(
+                        self.chip.chip_type,
+                        ascend_chips::ChipType::Cloud910B93
+                            | ascend_chips::ChipType::David
+                            | ascend_chips::ChipType::Ascend350
+                    );
+                    if !null_is_default || Self::current_device(&st, api).is_err() {
                         return Err(fail::rt_null(api, "stream"));
                     }
                     return Err(AclError::new(
@@ -184,6 +192,7 @@ impl Runtime {
             let (mdl, backend) = self.bound_stream(api, model, stream)?;
             self.backend.unbind_stream(mdl.backend, backend)?;
             let mut st = self.lock();
+            st.sealed.remove(&backend);
             if let Some(s) = st.streams.get_mut(&stream.0) {
                 s.model = None;
             }
@@ -198,6 +207,14 @@ impl Runtime {
     pub fn mdl_ri_end_task(&self, model: RawModel, stream: RawStream) -> AclResult<()> {
         self.call(|| {
             let (mdl, backend) = self.bound_stream("aclmdlRIEndTask", model, stream)?;
+            if let Err(e) = self.refuse_sealed("aclmdlRIEndTask", backend) {
+                // The vendor's runtime drops the model's end mark before the refused send: the
+                // model cannot run (507011) until an end mark succeeds.
+                if let Some(m) = self.lock().models.get_mut(&model.0) {
+                    m.end_marked = false;
+                }
+                return Err(e);
+            }
             self.backend
                 .end_task(mdl.backend, backend)
                 .map_err(AclError::from)?;
@@ -237,8 +254,20 @@ impl Runtime {
                 ));
             }
             self.backend.build_end(mdl.backend)?;
-            if let Some(m) = self.lock().models.get_mut(&model.0) {
+            let mut st = self.lock();
+            if let Some(m) = st.models.get_mut(&model.0) {
                 m.built = true;
+            }
+            // On 950 the model's streams are complete now: they take no more tasks.
+            if self.seals_built_streams() {
+                let sealed: Vec<StreamId> = mdl
+                    .streams
+                    .iter()
+                    .filter_map(|h| st.streams.get(h).map(|r| r.backend))
+                    .collect();
+                st.sealed.extend(sealed);
+                self.any_sealed
+                    .store(true, std::sync::atomic::Ordering::Release);
             }
             Ok(())
         })
@@ -250,7 +279,7 @@ impl Runtime {
         self.call(|| {
             let api = "aclmdlRIExecute";
             let mdl = self.check_model(api, model)?;
-            if timeout < -1 {
+            if timeout < -1 || timeout == 0 {
                 return Err(fail::rt_value(
                     api,
                     "timeout",
@@ -259,6 +288,7 @@ impl Runtime {
                 ));
             }
             self.require_context(api)?;
+            self.require_model_ready(api, &mdl, false)?;
             let limit = if timeout == -1 {
                 None
             } else {
@@ -268,6 +298,58 @@ impl Runtime {
             self.report_task_faults();
             r.map_err(|e| e.into_acl(WaitOf::Model))
         })
+    }
+
+    /// Whether the chip's runtime marks a model's streams complete at the end of its build
+    /// (950/350): a task given to one afterwards is refused.
+    fn seals_built_streams(&self) -> bool {
+        matches!(
+            self.chip.chip_type,
+            ascend_chips::ChipType::David | ascend_chips::ChipType::Ascend350
+        )
+    }
+
+    /// 107000 (EE1016) for a task given, on 950, to a stream of a model whose build ended
+    /// (the runtime's last check before a task is sent).
+    pub(super) fn refuse_sealed(&self, api: &str, stream: StreamId) -> AclResult<()> {
+        if self.any_sealed.load(std::sync::atomic::Ordering::Acquire)
+            && self.lock().sealed.contains(&stream)
+        {
+            return Err(AclError::new(
+                ErrorCode::RtParamInvalid,
+                Some(MsgCode::EE1016),
+                format!("{api} failed: the stream belongs to a model whose build has ended (aclmdlRIBuildEnd); it takes no more tasks until it is unbound"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// A model can run once `aclmdlRIEndTask` has marked a stream's end (507011, EE1018), and,
+    /// for an asynchronous run on the A2/A3 and 950 families (the runtime's
+    /// `MODEL_EXE_DOT_NEED_LOAD_COMPLETE`), once its build has ended (507011).
+    fn require_model_ready(&self, api: &str, mdl: &ModelRec, asynchronous: bool) -> AclResult<()> {
+        let refuse = |why: &str| {
+            AclError::new(
+                ErrorCode::RtModelExecute,
+                Some(MsgCode::EE1018),
+                format!("{api} failed: {why}"),
+            )
+        };
+        if !mdl.end_marked {
+            return Err(refuse(
+                "no stream of the model was ended with aclmdlRIEndTask",
+            ));
+        }
+        let needs_build_end = matches!(
+            self.chip.chip_type,
+            ascend_chips::ChipType::Cloud910B93
+                | ascend_chips::ChipType::David
+                | ascend_chips::ChipType::Ascend350
+        );
+        if asynchronous && needs_build_end && !mdl.built {
+            return Err(refuse("the model's build has not ended (aclmdlRIBuildEnd)"));
+        }
+        Ok(())
     }
 
     /// `aclmdlRIExecuteAsync(modelRI, stream)`: unsupported on chips without it (207000).
@@ -284,15 +366,37 @@ impl Runtime {
                     "use aclmdlRIExecute",
                 ));
             }
-            let rec = self.task_stream(api, stream)?;
-            if rec.model.is_some() {
-                return Err(fail::rt_value(
-                    api,
-                    "stream",
-                    format!("{:#x}", stream.0),
-                    "a stream not bound to a model",
-                ));
+            // The decorator refuses a model's stream (and, on 950, any persistent stream)
+            // before the context is looked at.
+            let named = self.lock().streams.get(&stream.0).cloned();
+            if let Some(r) = named {
+                let david = matches!(
+                    self.chip.chip_type,
+                    ascend_chips::ChipType::David | ascend_chips::ChipType::Ascend350
+                );
+                if r.model.is_some() {
+                    return Err(AclError::new(
+                        ErrorCode::RtParamInvalid,
+                        Some(MsgCode::EE1017),
+                        format!(
+                            "{api} failed: parameter stream ({:#x}) is invalid, reason: the stream is bound to a model; a model runs on a stream of no model",
+                            stream.0
+                        ),
+                    ));
+                }
+                if david && r.flags & stream_flag::PERSISTENT != 0 {
+                    return Err(AclError::new(
+                        ErrorCode::RtParamInvalid,
+                        Some(MsgCode::EE1006),
+                        format!(
+                            "{api} failed: stream flag value {:#x}: a persistent stream cannot run a model",
+                            r.flags
+                        ),
+                    ));
+                }
             }
+            let rec = self.task_stream(api, stream)?;
+            self.require_model_ready(api, &mdl, true)?;
             self.backend
                 .execute_model_async(mdl.backend, rec.backend)
                 .map_err(AclError::from)

@@ -70,6 +70,9 @@ pub(crate) struct EventRec {
     pub ex_mode: bool,
     /// Recorded at least once.
     pub recorded: bool,
+    /// The persistent stream bound to no model its latest record went to, where it never
+    /// executes (a 950 synchronize of the event fails while that stream lives unbound).
+    pub stuck_on: Option<u64>,
 }
 
 /// A notify.
@@ -160,6 +163,9 @@ pub(crate) struct State {
     pub failure_modes: HashMap<u64, u64>,
     pub models: HashMap<u64, ModelRec>,
     pub allocs: BTreeMap<u64, Alloc>,
+    /// On 950, the backend streams bound to a model when its build ended: they take no more
+    /// tasks until unbound.
+    pub sealed: std::collections::HashSet<StreamId>,
     /// Labels and label lists, by handle.
     pub labels: HashMap<u64, super::labels::LabelRec>,
     pub label_lists: HashMap<u64, Vec<u64>>,
@@ -337,6 +343,7 @@ impl State {
         for s in self.streams.values_mut() {
             if s.model == Some(model) {
                 s.model = None;
+                self.sealed.remove(&s.backend);
             }
         }
         Some(rec)
