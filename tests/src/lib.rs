@@ -8,8 +8,11 @@
 //! host thread, event ordering, model execution, the barrier CMO pair (Ascend310B1), the
 //! descriptor CMO on a model-bound stream, invalid handles, host-buffer copies, explicit
 //! contexts (on the creating thread, on another thread, and without `aclrtSetDevice`),
-//! notifies between two streams (and a wait that times out), event timestamps and simulator
-//! kernels (run on the simulator, not supported through `hw`). A case that
+//! notifies between two streams (and a wait that times out), event timestamps, simulator
+//! kernels (run on the simulator, not supported through `hw`), host functions and report
+//! callbacks, stream control (abort, stop, failure mode, state callbacks), device queries and
+//! peer access, the built-in memory tasks and labels, stream capture, and kernels launched
+//! from binaries. A case that
 //! needs what the chip lacks returns [`Outcome::Skipped`] with the reason.
 //!
 //! The instantiations are in `tests/`: `sim.rs` (the simulator, every built-in SoC of
@@ -27,30 +30,40 @@
 // Denied rather than forbidden so that the raw probe's call module alone can allow it.
 #![deny(unsafe_code)]
 
+mod builtin_tasks;
+mod capture;
 mod cmo;
 mod contexts;
+mod device_queries;
 mod events;
 mod harness;
 mod helpers;
+mod host_calls;
 mod kernels;
 mod models;
 mod notifies;
 #[cfg(feature = "hw")]
 pub mod probe;
+mod stream_control;
 mod supporting;
 mod value;
 
 pub use harness::{assert_all_passed, run_case, run_suite, Case, CaseResult, Outcome, SIM_SOCS};
 
+use builtin_tasks::built_in_tasks_and_labels;
+use capture::{kernel_binaries, stream_capture};
 use cmo::{
     barrier_cmo_on_model_stream, cmo_async_validation, cmo_barrier_validation, cmo_desc_validation,
     desc_cmo_on_model_stream,
 };
 use contexts::explicit_contexts;
+use device_queries::device_queries_and_peer_access;
 use events::{event_ordering, event_timestamps};
+use host_calls::host_functions_and_reports;
 use kernels::simulator_kernels;
 use models::model_execution_repeatable;
 use notifies::notify_record_and_wait;
+use stream_control::stream_control;
 use supporting::{bad_handles, host_buffer_copies, supporting_api_validation};
 use value::{compare_modes, value_api_validation, wait_released_by_host_thread};
 
@@ -124,6 +137,30 @@ pub fn cases() -> &'static [Case] {
         Case {
             name: "simulator_kernels",
             run: simulator_kernels,
+        },
+        Case {
+            name: "host_functions_and_reports",
+            run: host_functions_and_reports,
+        },
+        Case {
+            name: "stream_control",
+            run: stream_control,
+        },
+        Case {
+            name: "device_queries_and_peer_access",
+            run: device_queries_and_peer_access,
+        },
+        Case {
+            name: "built_in_tasks_and_labels",
+            run: built_in_tasks_and_labels,
+        },
+        Case {
+            name: "stream_capture",
+            run: stream_capture,
+        },
+        Case {
+            name: "kernel_binaries",
+            run: kernel_binaries,
         },
     ]
 }

@@ -53,4 +53,10 @@ sim_cases!(
     notify_record_and_wait,
     event_timestamps,
     simulator_kernels,
+    host_functions_and_reports,
+    stream_control,
+    device_queries_and_peer_access,
+    built_in_tasks_and_labels,
+    stream_capture,
+    kernel_binaries,
 );

@@ -169,9 +169,24 @@ pub trait Backend: Send + Sync + Debug {
     /// `None` where the backend has no library to ask and the front end answers from its model.
     fn device_call(&self, call: DeviceCall) -> BResult<Option<i64>>;
 
+    /// The calling thread's id as the backend's `aclrtSubscribeReport` and
+    /// `aclrtProcessReport` know it. A real runtime uses the thread's `pthread_t`; a model
+    /// numbers its threads itself, once each.
+    fn caller_thread_id(&self) -> u64 {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        thread_local! {
+            static ID: u64 = NEXT.fetch_add(1, Ordering::Relaxed);
+        }
+        ID.with(|id| *id)
+    }
+
     /// Stop on failure for a stream (`ACL_STOP_ON_FAILURE`): after a task of it faults, its
-    /// later tasks are discarded.
-    fn set_stop_on_failure(&self, stream: StreamId) -> BResult<()>;
+    /// later tasks are discarded. Stop is a context's mode: the front end calls this for the
+    /// stream the program named (`named`), then for every other stream of its context, those
+    /// created later included (`!named`). A real runtime spreads the mode over the context
+    /// itself, so it needs only the named stream; a model marks each stream.
+    fn set_stop_on_failure(&self, stream: StreamId, named: bool) -> BResult<()>;
 
     /// `aclrtStreamAbort`: the stream's running and queued tasks are dropped; it stays usable.
     fn abort_stream(&self, stream: StreamId) -> BResult<()>;

@@ -157,7 +157,7 @@ impl Backend for NullBackend {
         Ok(None)
     }
 
-    fn set_stop_on_failure(&self, _stream: StreamId) -> BResult<()> {
+    fn set_stop_on_failure(&self, _stream: StreamId, _named: bool) -> BResult<()> {
         Ok(())
     }
 

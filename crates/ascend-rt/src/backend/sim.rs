@@ -291,7 +291,7 @@ impl Backend for SimBackend {
         Ok(None)
     }
 
-    fn set_stop_on_failure(&self, stream: StreamId) -> BResult<()> {
+    fn set_stop_on_failure(&self, stream: StreamId, _named: bool) -> BResult<()> {
         self.sim.set_stop_on_failure(stream).map_err(m)
     }
 

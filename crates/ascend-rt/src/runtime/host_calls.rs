@@ -182,6 +182,23 @@ impl Runtime {
         })
     }
 
+    /// The calling thread's id as [`Runtime::subscribe_report`] and [`Runtime::process_report`]
+    /// expect it: what a C program passes as `pthread_self()`. On the simulator, any number
+    /// works; on a real runtime only a live thread's id does, so a portable program subscribes
+    /// the id its report thread reads here.
+    ///
+    /// ```
+    /// use ascend_rt::Runtime;
+    /// let rt = Runtime::sim("Ascend910B1").unwrap();
+    /// let me = rt.report_thread_id();
+    /// assert_eq!(me, rt.report_thread_id());
+    /// let other = std::thread::scope(|s| s.spawn(|| rt.report_thread_id()).join().unwrap());
+    /// assert_ne!(me, other);
+    /// ```
+    pub fn report_thread_id(&self) -> u64 {
+        self.backend.caller_thread_id()
+    }
+
     /// `aclrtSubscribeReport(threadId, stream)`: the callbacks of `stream` run on thread
     /// `thread` when it calls `aclrtProcessReport`. Order: the stream handle (107017); a stream
     /// used by `aclrtLaunchHostFunc` (107011, EE1016); NULL without a context (107002); a

@@ -117,14 +117,15 @@ impl Runtime {
             // context's behaviour.
             st.failure_modes.insert(handle, stream_failure_mode::STOP_ON_FAILURE);
             st.stop_ctxs.insert(rec.ctx);
-            let streams: Vec<StreamId> = st
+            let others: Vec<StreamId> = st
                 .streams
                 .values()
-                .filter(|r| r.ctx == rec.ctx)
+                .filter(|r| r.ctx == rec.ctx && r.backend != rec.backend)
                 .map(|r| r.backend)
                 .collect();
-            for backend in streams {
-                self.backend.set_stop_on_failure(backend)?;
+            self.backend.set_stop_on_failure(rec.backend, true)?;
+            for backend in others {
+                self.backend.set_stop_on_failure(backend, false)?;
             }
             Ok(())
         })
@@ -134,7 +135,7 @@ impl Runtime {
     pub(super) fn inherit_failure_mode(&self, backend: StreamId, ctx: u64) -> AclResult<()> {
         let stop = self.lock().stop_ctxs.contains(&ctx);
         if stop {
-            self.backend.set_stop_on_failure(backend)?;
+            self.backend.set_stop_on_failure(backend, false)?;
         }
         Ok(())
     }

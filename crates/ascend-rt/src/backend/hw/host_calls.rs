@@ -11,6 +11,16 @@ use crate::error::AclResult;
 
 /// The C function the library calls: `args` is a `Box<HostFn>` leaked at launch, taken back
 /// and run exactly once. A panic is caught here: it must not unwind into the library.
+/// The calling thread's `pthread_t`, the id the library's report calls use.
+pub(super) fn pthread_id() -> u64 {
+    extern "C" {
+        fn pthread_self() -> usize;
+    }
+    // SAFETY: pthread_self has no preconditions and cannot fail; pthread_t is an unsigned
+    // integer of pointer width on the Linux targets the library exists for.
+    (unsafe { pthread_self() }) as u64
+}
+
 extern "C" fn trampoline(args: *mut c_void) {
     if args.is_null() {
         return;

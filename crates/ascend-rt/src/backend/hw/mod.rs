@@ -229,13 +229,23 @@ impl Backend for HwBackend {
             .map_err(BackendError::Library)
     }
 
+    fn caller_thread_id(&self) -> u64 {
+        host_calls::pthread_id()
+    }
+
     fn device_call(&self, call: super::DeviceCall) -> BResult<Option<i64>> {
         HwBackend::device_call(self, call)
             .map(Some)
             .map_err(BackendError::Library)
     }
 
-    fn set_stop_on_failure(&self, stream: StreamId) -> BResult<()> {
+    fn set_stop_on_failure(&self, stream: StreamId, named: bool) -> BResult<()> {
+        // The library spreads the mode over the context itself: telling it about the other
+        // streams would also name the default stream as NULL, which a chip without a control
+        // queue refuses.
+        if !named {
+            return Ok(());
+        }
         HwBackend::stream_control(self, stream.0, StreamControl::StopOnFailure)
             .map_err(BackendError::Library)
     }
