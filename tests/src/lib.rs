@@ -11,8 +11,8 @@
 //! notifies between two streams (and a wait that times out), event timestamps, simulator
 //! kernels (run on the simulator, not supported through `hw`), host functions and report
 //! callbacks, stream control (abort, stop, failure mode, state callbacks), device queries and
-//! peer access, the built-in memory tasks and labels, stream capture, and kernels launched
-//! from binaries. A case that
+//! peer access, the built-in memory tasks and labels, stream capture, kernels launched from
+//! binaries, and registered host memory. A case that
 //! needs what the chip lacks returns [`Outcome::Skipped`] with the reason.
 //!
 //! The instantiations are in `tests/`: `sim.rs` (the simulator, every built-in SoC of
@@ -44,6 +44,7 @@ mod models;
 mod notifies;
 #[cfg(feature = "hw")]
 pub mod probe;
+mod registered_memory;
 mod stream_control;
 mod supporting;
 mod value;
@@ -63,6 +64,7 @@ use host_calls::host_functions_and_reports;
 use kernels::simulator_kernels;
 use models::model_execution_repeatable;
 use notifies::notify_record_and_wait;
+use registered_memory::registered_host_memory;
 use stream_control::stream_control;
 use supporting::{bad_handles, host_buffer_copies, supporting_api_validation};
 use value::{compare_modes, value_api_validation, wait_released_by_host_thread};
@@ -161,6 +163,10 @@ pub fn cases() -> &'static [Case] {
         Case {
             name: "kernel_binaries",
             run: kernel_binaries,
+        },
+        Case {
+            name: "registered_host_memory",
+            run: registered_host_memory,
         },
     ]
 }

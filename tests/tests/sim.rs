@@ -59,4 +59,5 @@ sim_cases!(
     built_in_tasks_and_labels,
     stream_capture,
     kernel_binaries,
+    registered_host_memory,
 );

@@ -142,6 +142,10 @@ error_codes! {
     RtEventSyncTimeout = 507047, "ACL_ERROR_RT_EVENT_SYNC_TIMEOUT";
     /// `ACL_ERROR_RT_LABEL_CONTEXT`: the label belongs to another context.
     RtLabelContext = 507031, "ACL_ERROR_RT_LABEL_CONTEXT";
+    /// `ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED`: the host range overlaps a registered one.
+    HostMemoryAlreadyRegistered = 507910, "ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED";
+    /// `ACL_ERROR_HOST_MEMORY_NOT_REGISTERED`: no registration has that base.
+    HostMemoryNotRegistered = 507911, "ACL_ERROR_HOST_MEMORY_NOT_REGISTERED";
     /// `ACL_ERROR_RT_DRV_INTERNAL_ERROR`.
     RtDrvInternalError = 507899, "ACL_ERROR_RT_DRV_INTERNAL_ERROR";
 }

@@ -40,6 +40,7 @@ mod event_ext;
 mod ffi;
 mod global;
 mod host_calls;
+mod host_register;
 mod kernels;
 mod memory;
 mod model;

@@ -194,6 +194,9 @@ impl Runtime {
             Default::default()
         };
         drop(st);
+        if device_released {
+            self.forget_registrations_on(dev);
+        }
         self.release_ctx_objects(&objs, force);
         self.release_device_objects(dev, &allocs, &notifies);
         self.backend

@@ -20,6 +20,7 @@ mod errors;
 mod event;
 mod event_flags;
 mod host_calls;
+mod host_register;
 mod kernels;
 mod labels;
 mod memory;
@@ -57,6 +58,7 @@ pub use compat::{cann_attr, dev_feature, npu_arch};
 pub use device_info::{dev_attr, DEVICE_STATUS_NORMAL, RES_LIMIT_TYPES};
 pub use errmsg::RecentError;
 pub use host_calls::{callback_block, ExceptionCallback, ExceptionInfo};
+pub use host_register::{host_reg_flag, host_register_type, HostMemory, MEM_ATTACH_GLOBAL};
 pub use kernels::MAX_KERNEL_ARGS_BYTES;
 pub use labels::MAX_LABELS;
 pub use memory::{HostBuffer, MemDst, MemSrc};
@@ -106,6 +108,16 @@ pub struct Runtime {
     any_capture: std::sync::atomic::AtomicBool,
     /// Some stream is sealed by its model's build end (950).
     any_sealed: std::sync::atomic::AtomicBool,
+    /// Registered host memory (`aclrtHostRegister`); taken before `state`, never while
+    /// holding it.
+    registered: Mutex<Vec<host_register::Registration>>,
+    /// Some host memory is registered with a device mirror to keep coherent.
+    any_registered: std::sync::atomic::AtomicBool,
+}
+
+thread_local! {
+    /// How deep this thread is in API calls (an API body may call another API).
+    static CALL_DEPTH: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
 }
 
 impl Runtime {
@@ -123,6 +135,8 @@ impl Runtime {
             any_ctx_failed: std::sync::atomic::AtomicBool::new(false),
             any_capture: std::sync::atomic::AtomicBool::new(false),
             any_sealed: std::sync::atomic::AtomicBool::new(false),
+            registered: Mutex::new(Vec::new()),
+            any_registered: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -228,7 +242,26 @@ impl Runtime {
 
     /// Runs an API body and records a failure as the thread's recent error.
     fn call<T>(&self, body: impl FnOnce() -> AclResult<T>) -> AclResult<T> {
+        // Registered host memory is made coherent around the outermost call only, when this
+        // thread holds no lock of the runtime.
+        let outermost = CALL_DEPTH.with(|d| {
+            d.set(d.get() + 1);
+            d.get() == 1
+        });
+        struct Leave;
+        impl Drop for Leave {
+            fn drop(&mut self) {
+                CALL_DEPTH.with(|d| d.set(d.get() - 1));
+            }
+        }
+        let _leave = Leave;
+        if outermost {
+            self.exchange_registered(true);
+        }
         let result = body();
+        if outermost {
+            self.exchange_registered(false);
+        }
         if let Err(e) = &result {
             self.errors.record(e);
         }

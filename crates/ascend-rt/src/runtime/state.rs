@@ -102,6 +102,9 @@ pub(crate) enum AllocKind {
     Device(u32),
     /// Page-locked host memory.
     Host(HostBuf),
+    /// The device mirror of registered host memory on a device (`aclrtHostRegister`): device
+    /// memory, but not the program's to free.
+    Mapped(u32),
 }
 
 /// One allocation: its extent and kind.
@@ -265,7 +268,7 @@ impl State {
             if addr - base < alloc.len {
                 let room = alloc.len - (addr - base);
                 return match &alloc.kind {
-                    AllocKind::Device(device) => Location::Device {
+                    AllocKind::Device(device) | AllocKind::Mapped(device) => Location::Device {
                         device: *device,
                         base,
                         room,
@@ -355,7 +358,9 @@ impl State {
         let allocs: Vec<u64> = self
             .allocs
             .iter()
-            .filter(|(_, a)| matches!(a.kind, AllocKind::Device(d) if d == device))
+            .filter(|(_, a)| {
+                matches!(a.kind, AllocKind::Device(d) | AllocKind::Mapped(d) if d == device)
+            })
             .map(|(base, _)| *base)
             .collect();
         for base in &allocs {

@@ -80,6 +80,8 @@ static const int ACL_ERROR_RT_DEV_SETUP_ERROR = 507033;
 static const int ACL_ERROR_RT_STREAM_SYNC_TIMEOUT = 507046;
 static const int ACL_ERROR_RT_EVENT_SYNC_TIMEOUT = 507047;
 static const int ACL_ERROR_RT_DRV_INTERNAL_ERROR = 507899;
+static const int ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED = 507910;
+static const int ACL_ERROR_HOST_MEMORY_NOT_REGISTERED = 507911;
 
 /* The custom allocator's opaque types (acl_rt_allocator.h). */
 typedef void *aclrtAllocatorDesc;

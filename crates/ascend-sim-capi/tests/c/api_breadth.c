@@ -364,6 +364,47 @@ static void labels(void) {
     EXPECT_EQ(aclrtResetDevice(0), ACL_SUCCESS);
 }
 
+/* The program's own memory, registered and mapped: the device's writes reach it after a
+ * synchronize, and the host's writes reach tasks launched after them. */
+static void registered_memory(void) {
+    static unsigned char mine[4096];
+    void *dev = NULL, *copy = NULL;
+    aclrtStream s = NULL;
+    memset(mine, 7, sizeof(mine));
+    EXPECT_EQ(aclrtHostRegisterV2(mine, sizeof(mine), ACL_HOST_REG_MAPPED), ACL_ERROR_RT_CONTEXT_NULL);
+    EXPECT_EQ(aclrtSetDevice(0), ACL_SUCCESS);
+    EXPECT_EQ(aclrtCreateStream(&s), ACL_SUCCESS);
+    EXPECT_EQ(aclrtHostRegisterV2(NULL, 64, ACL_HOST_REG_MAPPED), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtHostRegisterV2(mine, sizeof(mine), 0), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_EQ(aclrtHostRegisterV2(mine, sizeof(mine), ACL_HOST_REG_MAPPED), ACL_SUCCESS);
+    EXPECT_EQ(aclrtHostRegisterV2(mine + 8, 8, ACL_HOST_REG_MAPPED), ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED);
+    EXPECT_EQ(aclrtHostGetDevicePointer(mine, &dev, 1), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtHostGetDevicePointer(mine, &dev, 0), ACL_SUCCESS);
+    EXPECT_EQ(dev != NULL && dev != (void *)mine, 1);
+    EXPECT_EQ(aclrtMemsetAsync(dev, 16, 3, 16, s), ACL_SUCCESS);
+    EXPECT_EQ(aclrtSynchronizeStream(s), ACL_SUCCESS);
+    EXPECT_EQ(mine[0], 3);
+    EXPECT_EQ(mine[15], 3);
+    EXPECT_EQ(mine[16], 7);
+    mine[100] = 42;
+    EXPECT_EQ(aclrtMalloc(&copy, sizeof(mine), ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+    EXPECT_EQ(aclrtMemcpyAsync(copy, sizeof(mine), dev, sizeof(mine), ACL_MEMCPY_DEVICE_TO_DEVICE, s), ACL_SUCCESS);
+    EXPECT_EQ(aclrtSynchronizeStream(s), ACL_SUCCESS);
+    unsigned char back[4096];
+    EXPECT_EQ(aclrtMemcpy(back, sizeof(back), copy, sizeof(back), ACL_MEMCPY_DEVICE_TO_HOST), ACL_SUCCESS);
+    EXPECT_EQ(back[100], 42);
+    EXPECT_EQ(back[0], 3);
+    EXPECT_EQ(aclrtFree(dev), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_EQ(aclrtHostUnregister(mine + 1), ACL_ERROR_HOST_MEMORY_NOT_REGISTERED);
+    EXPECT_EQ(aclrtHostUnregister(mine), ACL_SUCCESS);
+    void *managed = NULL;
+    EXPECT_EQ(aclrtMemAllocManaged(&managed, 64, 2), ACL_ERROR_INVALID_PARAM);
+    EXPECT_EQ(aclrtMemAllocManaged(&managed, 64, ACL_RT_MEM_ATTACH_GLOBAL), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    EXPECT_EQ(aclrtFree(copy), ACL_SUCCESS);
+    EXPECT_EQ(aclrtDestroyStream(s), ACL_SUCCESS);
+    EXPECT_EQ(aclrtResetDevice(0), ACL_SUCCESS);
+}
+
 int main(void) {
     if (aclInit(NULL) != ACL_SUCCESS) {
         printf("FAILED: aclInit\n");
@@ -379,6 +420,7 @@ int main(void) {
     stream_failures();
     capture();
     labels();
+    registered_memory();
     aclFinalize();
     if (failures) {
         printf("%d failures\n", failures);

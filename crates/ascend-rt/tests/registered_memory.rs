@@ -1,0 +1,288 @@
+//! Registered host memory and managed memory: the rows of each call in the vendor's order,
+//! and the device's view of registered memory kept coherent with the host's at every call.
+
+mod common;
+
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::Arc;
+
+use ascend_rt::raw_types::{memcpy_kind, Addr};
+use ascend_rt::{host_reg_flag, HostMemory, MemDst, MemSrc, MsgCode, Runtime};
+use common::*;
+
+/// Host memory of the test's own, as a C program's would be.
+struct Program(Vec<AtomicU8>);
+
+impl Program {
+    fn new(len: usize) -> Arc<Program> {
+        Arc::new(Program((0..len).map(|_| AtomicU8::new(0)).collect()))
+    }
+    fn get(&self, i: usize) -> u8 {
+        self.0[i].load(Ordering::SeqCst)
+    }
+    fn set_all(&self, v: u8) {
+        self.0.iter().for_each(|b| b.store(v, Ordering::SeqCst));
+    }
+}
+
+impl HostMemory for Program {
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    fn read(&self, offset: usize, out: &mut [u8]) {
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = self.0[offset + i].load(Ordering::SeqCst);
+        }
+    }
+    fn write(&self, offset: usize, data: &[u8]) {
+        for (i, d) in data.iter().enumerate() {
+            self.0[offset + i].store(*d, Ordering::SeqCst);
+        }
+    }
+}
+
+fn host_addr(p: &Arc<Program>) -> Addr {
+    Addr(p.0.as_ptr() as u64)
+}
+
+fn dev_bytes(r: &Runtime, a: Addr, n: usize) -> Vec<u8> {
+    let mut out = vec![0u8; n];
+    ok(r.memcpy(
+        MemDst::Host(&mut out),
+        n,
+        MemSrc::Addr(a),
+        n,
+        memcpy_kind::DEVICE_TO_HOST,
+    ));
+    out
+}
+
+#[test]
+fn a_mapped_registration_shows_each_side_what_the_other_wrote_by_the_next_call() {
+    let r = rt0(A2);
+    let s = stream(&r);
+    let prog = Program::new(256);
+    prog.set_all(7);
+    let host = host_addr(&prog);
+    ok(r.host_register_v2(host, 256, host_reg_flag::MAPPED, Some(prog.clone())));
+    let dev = ok(r.host_get_device_pointer(host, true, 0));
+    assert_eq!(
+        dev_bytes(&r, dev, 256),
+        vec![7; 256],
+        "the device sees the host's bytes"
+    );
+    // The host writes; a task launched afterwards reads it.
+    prog.set_all(9);
+    let copy = malloc(&r, 256);
+    ok(r.memcpy_async(
+        MemDst::Addr(copy),
+        256,
+        MemSrc::Addr(dev),
+        256,
+        memcpy_kind::DEVICE_TO_DEVICE,
+        s,
+    ));
+    ok(r.synchronize_stream(s));
+    assert_eq!(dev_bytes(&r, copy, 256), vec![9; 256]);
+    // The device writes half; after the synchronize the host sees it, and keeps the rest.
+    ok(r.memset_async(dev, 128, 3, 128, s));
+    ok(r.synchronize_stream(s));
+    assert_eq!((prog.get(0), prog.get(127), prog.get(128)), (3, 3, 9));
+    ok(r.host_unregister(host));
+    assert_err(r.host_unregister(host), 507911, Some(MsgCode::EE1018));
+}
+
+#[test]
+fn a_page_locked_buffer_registers_without_host_memory_given() {
+    let r = rt0(A2);
+    let s = stream(&r);
+    let host = malloc_host(&r, 64);
+    let buf = r.host_buffer(host).unwrap();
+    buf.write_at(0, &[5; 64]);
+    ok(r.host_register_v2(
+        host,
+        64,
+        host_reg_flag::MAPPED | host_reg_flag::PINNED,
+        None,
+    ));
+    let dev = ok(r.host_get_device_pointer(host, true, 0));
+    ok(r.memset_async(dev, 32, 1, 32, s));
+    ok(r.synchronize_stream(s));
+    assert_eq!(
+        buf.to_vec()[..33],
+        [[1u8; 32].as_slice(), &[5]].concat()[..]
+    );
+    ok(r.host_unregister(host));
+    ok(r.free_host(host));
+    // Memory the runtime cannot reach, given without its bytes: refused.
+    let outside = [0u8; 16];
+    assert_code(
+        r.host_register_v2(
+            Addr(outside.as_ptr() as u64),
+            16,
+            host_reg_flag::MAPPED,
+            None,
+        ),
+        107000,
+    );
+}
+
+#[test]
+fn registration_rows_follow_the_vendor_order() {
+    let r = rt0(A2);
+    let prog = Program::new(128);
+    let host = host_addr(&prog);
+    let m = host_reg_flag::MAPPED;
+    assert_err(
+        r.host_register_v2(Addr::NULL, 8, m, None),
+        100000,
+        Some(MsgCode::EH0008),
+    );
+    assert_err(
+        r.host_register_v2(host, 0, m, Some(prog.clone())),
+        100000,
+        Some(MsgCode::EH0007),
+    );
+    for bad in [0, 1, 0x10, m | 0x100] {
+        assert_err(
+            r.host_register_v2(host, 128, bad, Some(prog.clone())),
+            107000,
+            Some(MsgCode::EE1011),
+        );
+    }
+    on_fresh_thread(|| {
+        assert_code(r.host_register_v2(host, 128, m, Some(prog.clone())), 107002);
+        assert_code(r.host_get_device_pointer(host, true, 0), 107002);
+        assert_code(r.host_unregister(host), 107002);
+    });
+    // Pinned only: registered, without a device pointer.
+    ok(r.host_register_v2(host, 64, host_reg_flag::PINNED, Some(prog.clone())));
+    assert_err(
+        r.host_register_v2(Addr(host.0 + 32), 64, m, Some(prog.clone())),
+        507910,
+        Some(MsgCode::EE1018),
+    );
+    assert_err(
+        r.host_get_device_pointer(host, true, 0),
+        107000,
+        Some(MsgCode::EE1011),
+    );
+    ok(r.host_register_v2(Addr(host.0 + 64), 64, m, Some(prog.clone())));
+    assert_err(
+        r.host_get_device_pointer(Addr(host.0 + 65), true, 0),
+        107000,
+        Some(MsgCode::EE1011),
+    );
+    assert_err(
+        r.host_get_device_pointer(Addr::NULL, true, 0),
+        100000,
+        Some(MsgCode::EH0008),
+    );
+    assert_err(
+        r.host_get_device_pointer(host, false, 0),
+        100000,
+        Some(MsgCode::EH0008),
+    );
+    assert_err(
+        r.host_get_device_pointer(host, true, 1),
+        100000,
+        Some(MsgCode::EH0012),
+    );
+    assert_err(r.host_unregister(Addr::NULL), 100000, Some(MsgCode::EH0008));
+    assert_err(
+        r.host_unregister(Addr(host.0 + 1)),
+        507911,
+        Some(MsgCode::EE1018),
+    );
+    ok(r.host_unregister(host));
+    ok(r.host_unregister(Addr(host.0 + 64)));
+    // The first form: mapped, with its device pointer at once; a bad type is 207000.
+    assert_err(
+        r.host_register(host, 128, 0, false, Some(prog.clone())),
+        100000,
+        Some(MsgCode::EH0008),
+    );
+    assert_code(
+        r.host_register(host, 128, 0x1, true, Some(prog.clone())),
+        207000,
+    );
+    let dev = ok(r.host_register(host, 128, 0, true, Some(prog.clone())));
+    assert_eq!(ok(r.host_get_device_pointer(host, true, 0)), dev);
+    ok(r.host_unregister(host));
+}
+
+#[test]
+fn a_mirror_is_not_the_programs_to_free_and_goes_with_its_device() {
+    let r = rt0(A2);
+    let prog = Program::new(64);
+    let host = host_addr(&prog);
+    ok(r.host_register_v2(host, 64, host_reg_flag::MAPPED, Some(prog.clone())));
+    let dev = ok(r.host_get_device_pointer(host, true, 0));
+    assert_code(r.free(dev), 107000);
+    ok(r.reset_device_force(0));
+    ok(r.set_device(0));
+    assert_err(
+        r.host_get_device_pointer(host, true, 0),
+        107000,
+        Some(MsgCode::EE1011),
+    );
+    assert_code(r.host_unregister(host), 507911);
+    ok(r.host_register_v2(host, 64, host_reg_flag::MAPPED, Some(prog)));
+    ok(r.host_unregister(host));
+}
+
+#[test]
+fn many_threads_register_their_own_memory_and_see_their_own_writes() {
+    let r = Arc::new(rt0(A2));
+    let threads: Vec<_> = (0..8u8)
+        .map(|t| {
+            let r = r.clone();
+            std::thread::spawn(move || {
+                r.set_device(0).unwrap();
+                let s = stream(&r);
+                let prog = Program::new(4096);
+                let host = host_addr(&prog);
+                for round in 0..10u8 {
+                    r.host_register_v2(host, 4096, host_reg_flag::MAPPED, Some(prog.clone()))
+                        .unwrap();
+                    let dev = r.host_get_device_pointer(host, true, 0).unwrap();
+                    let v = t * 16 + round;
+                    r.memset_async(dev, 4096, v as i32, 4096, s).unwrap();
+                    r.synchronize_stream(s).unwrap();
+                    assert!(
+                        (0..4096).all(|i| prog.get(i) == v),
+                        "thread {t} round {round}"
+                    );
+                    r.host_unregister(host).unwrap();
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+}
+
+#[test]
+fn managed_memory_rows_end_in_no_unified_memory() {
+    let r = rt0(A2);
+    assert_err(
+        r.mem_alloc_managed(false, 64, 1),
+        100000,
+        Some(MsgCode::EH0008),
+    );
+    assert_err(
+        r.mem_alloc_managed(true, 64, 2),
+        100000,
+        Some(MsgCode::EH0009),
+    );
+    assert_err(
+        r.mem_alloc_managed(true, 0, 1),
+        107000,
+        Some(MsgCode::EE1003),
+    );
+    on_fresh_thread(|| assert_code(r.mem_alloc_managed(true, 64, 1), 107002));
+    for soc in ALL_SOCS {
+        assert_code(rt0(soc).mem_alloc_managed(true, 64, 1), 207000);
+    }
+}

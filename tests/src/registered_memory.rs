@@ -1,0 +1,124 @@
+//! Cases of registered host memory: the device reaches the program's own memory through the
+//! pointer `aclrtHostGetDevicePointer` gives, each side seeing what the other wrote by the
+//! next call; and managed memory, which no simulated chip has.
+
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::Arc;
+
+use ascend_rt::raw_types::*;
+use ascend_rt::{host_reg_flag, HostMemory, MemDst, MemSrc, Runtime, MEM_ATTACH_GLOBAL};
+
+use crate::helpers::*;
+use crate::CaseResult;
+
+/// The range overlaps a registered one (507910).
+const ALREADY_REGISTERED: i32 = 507_910;
+/// No registration has that base (507911).
+const NOT_REGISTERED: i32 = 507_911;
+
+/// Memory of the case's own, as a program's would be.
+struct Mine(Vec<AtomicU8>);
+
+impl HostMemory for Mine {
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    fn read(&self, offset: usize, out: &mut [u8]) {
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = self.0[offset + i].load(Ordering::SeqCst);
+        }
+    }
+    fn write(&self, offset: usize, data: &[u8]) {
+        for (i, d) in data.iter().enumerate() {
+            self.0[offset + i].store(*d, Ordering::SeqCst);
+        }
+    }
+}
+
+pub(crate) fn registered_host_memory(rt: &Runtime) -> CaseResult {
+    let mine = Arc::new(Mine((0..4096).map(|_| AtomicU8::new(7)).collect()));
+    let host = Addr(mine.0.as_ptr() as u64);
+    let mapped = host_reg_flag::MAPPED;
+    expect(
+        "HostRegisterV2 without a device",
+        rt.host_register_v2(host, 4096, mapped, Some(mine.clone())),
+        NO_CONTEXT,
+    );
+    let _d = Dev::open(rt);
+    let s = stream(rt);
+    expect(
+        "HostRegisterV2 NULL",
+        rt.host_register_v2(Addr::NULL, 4096, mapped, None),
+        INVALID_PARAM,
+    );
+    expect(
+        "HostRegisterV2 flag 0",
+        rt.host_register_v2(host, 4096, 0, Some(mine.clone())),
+        RT_PARAM,
+    );
+    expect(
+        "HostRegisterV2",
+        rt.host_register_v2(host, 4096, mapped, Some(mine.clone())),
+        0,
+    );
+    expect(
+        "HostRegisterV2 overlapping",
+        rt.host_register_v2(Addr(host.0 + 8), 8, mapped, Some(mine.clone())),
+        ALREADY_REGISTERED,
+    );
+    let dev = rt
+        .host_get_device_pointer(host, true, 0)
+        .expect("aclrtHostGetDevicePointer");
+    expect(
+        "HostGetDevicePointer inside the range",
+        rt.host_get_device_pointer(Addr(host.0 + 1), true, 0),
+        RT_PARAM,
+    );
+    // The device writes; the host sees it after the synchronize, and keeps the rest.
+    rt.memset_async(dev, 16, 3, 16, s)
+        .expect("aclrtMemsetAsync on the device pointer");
+    rt.synchronize_stream(s).expect("aclrtSynchronizeStream");
+    let at = |i: usize| mine.0[i].load(Ordering::SeqCst);
+    assert_eq!(
+        (at(0), at(15), at(16)),
+        (3, 3, 7),
+        "the device's fill, only"
+    );
+    // The host writes; a copy launched afterwards reads it.
+    mine.0[100].store(42, Ordering::SeqCst);
+    let copy = malloc(rt, 4096);
+    rt.memcpy_async(
+        MemDst::Addr(copy),
+        4096,
+        MemSrc::Addr(dev),
+        4096,
+        memcpy_kind::DEVICE_TO_DEVICE,
+        s,
+    )
+    .expect("aclrtMemcpyAsync from the device pointer");
+    rt.synchronize_stream(s).expect("aclrtSynchronizeStream");
+    let back = read_bytes(rt, copy, 4096);
+    assert_eq!((back[0], back[100], back[101]), (3, 42, 7));
+    expect(
+        "HostUnregister inside the range",
+        rt.host_unregister(Addr(host.0 + 1)),
+        NOT_REGISTERED,
+    );
+    expect("HostUnregister", rt.host_unregister(host), 0);
+    expect(
+        "HostUnregister twice",
+        rt.host_unregister(host),
+        NOT_REGISTERED,
+    );
+    expect(
+        "MemAllocManaged flag 2",
+        rt.mem_alloc_managed(true, 64, 2),
+        INVALID_PARAM,
+    );
+    expect(
+        "MemAllocManaged",
+        rt.mem_alloc_managed(true, 64, MEM_ATTACH_GLOBAL),
+        NOT_SUPPORTED,
+    );
+    Ok(())
+}
