@@ -2,11 +2,8 @@
 //! pointer `aclrtHostGetDevicePointer` gives, each side seeing what the other wrote by the
 //! next call; and managed memory, which no simulated chip has.
 
-use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::Arc;
-
 use ascend_rt::raw_types::*;
-use ascend_rt::{host_reg_flag, HostMemory, MemDst, MemSrc, Runtime, MEM_ATTACH_GLOBAL};
+use ascend_rt::{host_reg_flag, MemDst, MemSrc, Runtime, SharedBytes, MEM_ATTACH_GLOBAL};
 
 use crate::helpers::*;
 use crate::CaseResult;
@@ -16,28 +13,10 @@ const ALREADY_REGISTERED: i32 = 507_910;
 /// No registration has that base (507911).
 const NOT_REGISTERED: i32 = 507_911;
 
-/// Memory of the case's own, as a program's would be.
-struct Mine(Vec<AtomicU8>);
-
-impl HostMemory for Mine {
-    fn len(&self) -> usize {
-        self.0.len()
-    }
-    fn read(&self, offset: usize, out: &mut [u8]) {
-        for (i, o) in out.iter_mut().enumerate() {
-            *o = self.0[offset + i].load(Ordering::SeqCst);
-        }
-    }
-    fn write(&self, offset: usize, data: &[u8]) {
-        for (i, d) in data.iter().enumerate() {
-            self.0[offset + i].store(*d, Ordering::SeqCst);
-        }
-    }
-}
-
 pub(crate) fn registered_host_memory(rt: &Runtime) -> CaseResult {
-    let mine = Arc::new(Mine((0..4096).map(|_| AtomicU8::new(7)).collect()));
-    let host = Addr(mine.0.as_ptr() as u64);
+    let mine = SharedBytes::new(4096);
+    mine.fill(7);
+    let host = mine.addr();
     let mapped = host_reg_flag::MAPPED;
     expect(
         "HostRegisterV2 without a device",
@@ -78,14 +57,14 @@ pub(crate) fn registered_host_memory(rt: &Runtime) -> CaseResult {
     rt.memset_async(dev, 16, 3, 16, s)
         .expect("aclrtMemsetAsync on the device pointer");
     rt.synchronize_stream(s).expect("aclrtSynchronizeStream");
-    let at = |i: usize| mine.0[i].load(Ordering::SeqCst);
+    let at = |i: usize| mine.get(i);
     assert_eq!(
         (at(0), at(15), at(16)),
         (3, 3, 7),
         "the device's fill, only"
     );
     // The host writes; a copy launched afterwards reads it.
-    mine.0[100].store(42, Ordering::SeqCst);
+    mine.set(100, 42);
     let copy = malloc(rt, 4096);
     rt.memcpy_async(
         MemDst::Addr(copy),

@@ -46,7 +46,7 @@ pub use runtime::{
     cann_attr, dev_attr, dev_feature, npu_arch, DEVICE_STATUS_NORMAL, RES_LIMIT_TYPES,
 };
 pub use runtime::{capture_mode, capture_status, SimKernelFactory};
-pub use runtime::{host_reg_flag, host_register_type, HostMemory, MEM_ATTACH_GLOBAL};
+pub use runtime::{host_reg_flag, host_register_type, HostMemory, SharedBytes, MEM_ATTACH_GLOBAL};
 pub use runtime::{overflow_mode, OVERFLOW_STATUS_BYTES};
 pub use runtime::{random_rt_type, RawRandomParam, RawRandomTaskInfo, MAX_LABELS};
 pub use runtime::{stream_state, AllocatorField, AllocatorFields, StreamStateCallback};

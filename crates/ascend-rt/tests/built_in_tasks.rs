@@ -21,18 +21,6 @@ fn put(r: &Runtime, a: Addr, bytes: &[u8]) {
     ));
 }
 
-fn get(r: &Runtime, a: Addr, n: usize) -> Vec<u8> {
-    let mut out = vec![0u8; n];
-    ok(r.memcpy(
-        MemDst::Host(&mut out),
-        n,
-        MemSrc::Addr(a),
-        n,
-        memcpy_kind::DEVICE_TO_HOST,
-    ));
-    out
-}
-
 fn f32s(v: &[f32]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
@@ -47,14 +35,14 @@ fn a_reduce_combines_destination_and_source_in_stream_order() {
     ok(r.reduce_async(d, src, 16, SUM, data_type::FLOAT, s, true));
     ok(r.reduce_async(d, src, 16, SUM, data_type::FLOAT, s, true));
     ok(r.synchronize_stream(s));
-    assert_eq!(get(&r, d, 16), f32s(&[3.0, 6.0, 9.0, 12.0]));
+    assert_eq!(read_bytes(&r, d, 16), f32s(&[3.0, 6.0, 9.0, 12.0]));
     let (a, b) = (malloc(&r, 4), malloc(&r, 4));
     put(&r, a, &[1, 0xff, 5, 0x80]);
     put(&r, b, &[2, 3, 4, 0x7f]);
     ok(r.reduce_async(a, b, 4, MAX, data_type::INT8, s, true));
     ok(r.synchronize_stream(s));
     assert_eq!(
-        get(&r, a, 4),
+        read_bytes(&r, a, 4),
         vec![2, 3, 5, 0x7f],
         "signed bytes: max(-1, 3) = 3"
     );
@@ -200,18 +188,18 @@ fn random_numbers_land_in_range_and_the_counter_makes_each_run_new() {
     let info = uniform_i32(&r, out, counter, 64);
     ok(r.random_num_async(Some(&info), s, true));
     ok(r.synchronize_stream(s));
-    let first = get(&r, out, 256);
+    let first = read_bytes(&r, out, 256);
     assert!(first
         .chunks(4)
         .all(|x| (10..20).contains(&i32::from_le_bytes(x.try_into().unwrap()))));
     ok(r.random_num_async(Some(&info), s, true));
     ok(r.synchronize_stream(s));
-    assert_ne!(get(&r, out, 256), first, "the counter advanced");
+    assert_ne!(read_bytes(&r, out, 256), first, "the counter advanced");
     ok(r.memset(counter, 16, 0, 16));
     ok(r.random_num_async(Some(&info), s, true));
     ok(r.synchronize_stream(s));
     assert_eq!(
-        get(&r, out, 256),
+        read_bytes(&r, out, 256),
         first,
         "the same seed and counter repeat the numbers"
     );

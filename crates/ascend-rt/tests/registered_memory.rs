@@ -3,76 +3,28 @@
 
 mod common;
 
-use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 
 use ascend_rt::raw_types::{memcpy_kind, Addr};
-use ascend_rt::{host_reg_flag, HostMemory, MemDst, MemSrc, MsgCode, Runtime};
+use ascend_rt::{host_reg_flag, MemDst, MemSrc, MsgCode, SharedBytes};
 use common::*;
-
-/// Host memory of the test's own, as a C program's would be.
-struct Program(Vec<AtomicU8>);
-
-impl Program {
-    fn new(len: usize) -> Arc<Program> {
-        Arc::new(Program((0..len).map(|_| AtomicU8::new(0)).collect()))
-    }
-    fn get(&self, i: usize) -> u8 {
-        self.0[i].load(Ordering::SeqCst)
-    }
-    fn set_all(&self, v: u8) {
-        self.0.iter().for_each(|b| b.store(v, Ordering::SeqCst));
-    }
-}
-
-impl HostMemory for Program {
-    fn len(&self) -> usize {
-        self.0.len()
-    }
-    fn read(&self, offset: usize, out: &mut [u8]) {
-        for (i, o) in out.iter_mut().enumerate() {
-            *o = self.0[offset + i].load(Ordering::SeqCst);
-        }
-    }
-    fn write(&self, offset: usize, data: &[u8]) {
-        for (i, d) in data.iter().enumerate() {
-            self.0[offset + i].store(*d, Ordering::SeqCst);
-        }
-    }
-}
-
-fn host_addr(p: &Arc<Program>) -> Addr {
-    Addr(p.0.as_ptr() as u64)
-}
-
-fn dev_bytes(r: &Runtime, a: Addr, n: usize) -> Vec<u8> {
-    let mut out = vec![0u8; n];
-    ok(r.memcpy(
-        MemDst::Host(&mut out),
-        n,
-        MemSrc::Addr(a),
-        n,
-        memcpy_kind::DEVICE_TO_HOST,
-    ));
-    out
-}
 
 #[test]
 fn a_mapped_registration_shows_each_side_what_the_other_wrote_by_the_next_call() {
     let r = rt0(A2);
     let s = stream(&r);
-    let prog = Program::new(256);
-    prog.set_all(7);
-    let host = host_addr(&prog);
+    let prog = SharedBytes::new(256);
+    prog.fill(7);
+    let host = prog.addr();
     ok(r.host_register_v2(host, 256, host_reg_flag::MAPPED, Some(prog.clone())));
     let dev = ok(r.host_get_device_pointer(host, true, 0));
     assert_eq!(
-        dev_bytes(&r, dev, 256),
+        read_bytes(&r, dev, 256),
         vec![7; 256],
         "the device sees the host's bytes"
     );
     // The host writes; a task launched afterwards reads it.
-    prog.set_all(9);
+    prog.fill(9);
     let copy = malloc(&r, 256);
     ok(r.memcpy_async(
         MemDst::Addr(copy),
@@ -83,7 +35,7 @@ fn a_mapped_registration_shows_each_side_what_the_other_wrote_by_the_next_call()
         s,
     ));
     ok(r.synchronize_stream(s));
-    assert_eq!(dev_bytes(&r, copy, 256), vec![9; 256]);
+    assert_eq!(read_bytes(&r, copy, 256), vec![9; 256]);
     // The device writes half; after the synchronize the host sees it, and keeps the rest.
     ok(r.memset_async(dev, 128, 3, 128, s));
     ok(r.synchronize_stream(s));
@@ -130,8 +82,8 @@ fn a_page_locked_buffer_registers_without_host_memory_given() {
 #[test]
 fn registration_rows_follow_the_vendor_order() {
     let r = rt0(A2);
-    let prog = Program::new(128);
-    let host = host_addr(&prog);
+    let prog = SharedBytes::new(128);
+    let host = prog.addr();
     let m = host_reg_flag::MAPPED;
     assert_err(
         r.host_register_v2(Addr::NULL, 8, m, None),
@@ -214,8 +166,8 @@ fn registration_rows_follow_the_vendor_order() {
 #[test]
 fn a_mirror_is_not_the_programs_to_free_and_goes_with_its_device() {
     let r = rt0(A2);
-    let prog = Program::new(64);
-    let host = host_addr(&prog);
+    let prog = SharedBytes::new(64);
+    let host = prog.addr();
     ok(r.host_register_v2(host, 64, host_reg_flag::MAPPED, Some(prog.clone())));
     let dev = ok(r.host_get_device_pointer(host, true, 0));
     assert_code(r.free(dev), 107000);
@@ -240,8 +192,8 @@ fn many_threads_register_their_own_memory_and_see_their_own_writes() {
             std::thread::spawn(move || {
                 r.set_device(0).unwrap();
                 let s = stream(&r);
-                let prog = Program::new(4096);
-                let host = host_addr(&prog);
+                let prog = SharedBytes::new(4096);
+                let host = prog.addr();
                 for round in 0..10u8 {
                     r.host_register_v2(host, 4096, host_reg_flag::MAPPED, Some(prog.clone()))
                         .unwrap();

@@ -16,7 +16,7 @@
 //! contract asks), sees zero-copy behaviour. A byte both sides change between two calls is
 //! a race on a device too; here the host's write wins.
 
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 
 use super::state::{Alloc, AllocKind, Location};
@@ -66,6 +66,67 @@ pub trait HostMemory: Send + Sync {
     fn read(&self, offset: usize, out: &mut [u8]);
     /// Copies `data` to `offset`.
     fn write(&self, offset: usize, data: &[u8]);
+}
+
+/// Host memory a Rust program owns and registers: bytes the program and the runtime may both
+/// touch at any time, each one atomic, so neither side ever races the other.
+///
+/// ```
+/// use ascend_rt::{Runtime, SharedBytes, host_reg_flag, raw_types::*};
+/// let rt = Runtime::sim("Ascend910B1").unwrap();
+/// rt.set_device(0).unwrap();
+/// let mine = SharedBytes::new(64);
+/// rt.host_register_v2(mine.addr(), 64, host_reg_flag::MAPPED, Some(mine.clone())).unwrap();
+/// let dev = rt.host_get_device_pointer(mine.addr(), true, 0).unwrap();
+/// rt.memset_async(dev, 64, 5, 64, RawStream::NULL).unwrap();
+/// rt.synchronize_stream(RawStream::NULL).unwrap();
+/// assert_eq!(mine.to_vec(), vec![5; 64]);
+/// rt.host_unregister(mine.addr()).unwrap();
+/// ```
+#[derive(Debug)]
+pub struct SharedBytes(Vec<AtomicU8>);
+
+impl SharedBytes {
+    /// `len` zero bytes.
+    pub fn new(len: usize) -> Arc<SharedBytes> {
+        Arc::new(SharedBytes((0..len).map(|_| AtomicU8::new(0)).collect()))
+    }
+    /// The address of the first byte, which names the registration.
+    pub fn addr(&self) -> Addr {
+        Addr(self.0.as_ptr() as u64)
+    }
+    /// The byte at `i` (panics past the end).
+    pub fn get(&self, i: usize) -> u8 {
+        self.0[i].load(Ordering::SeqCst)
+    }
+    /// Sets the byte at `i` (panics past the end).
+    pub fn set(&self, i: usize, v: u8) {
+        self.0[i].store(v, Ordering::SeqCst);
+    }
+    /// Sets every byte.
+    pub fn fill(&self, v: u8) {
+        self.0.iter().for_each(|b| b.store(v, Ordering::SeqCst));
+    }
+    /// A copy of the bytes.
+    pub fn to_vec(&self) -> Vec<u8> {
+        self.0.iter().map(|b| b.load(Ordering::SeqCst)).collect()
+    }
+}
+
+impl HostMemory for SharedBytes {
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    fn read(&self, offset: usize, out: &mut [u8]) {
+        for (o, b) in out.iter_mut().zip(&self.0[offset..]) {
+            *o = b.load(Ordering::SeqCst);
+        }
+    }
+    fn write(&self, offset: usize, data: &[u8]) {
+        for (d, b) in data.iter().zip(&self.0[offset..]) {
+            b.store(*d, Ordering::SeqCst);
+        }
+    }
 }
 
 /// A range of a page-locked buffer of the runtime's own.

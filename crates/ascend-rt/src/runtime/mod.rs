@@ -58,7 +58,9 @@ pub use compat::{cann_attr, dev_feature, npu_arch};
 pub use device_info::{dev_attr, DEVICE_STATUS_NORMAL, RES_LIMIT_TYPES};
 pub use errmsg::RecentError;
 pub use host_calls::{callback_block, ExceptionCallback, ExceptionInfo};
-pub use host_register::{host_reg_flag, host_register_type, HostMemory, MEM_ATTACH_GLOBAL};
+pub use host_register::{
+    host_reg_flag, host_register_type, HostMemory, SharedBytes, MEM_ATTACH_GLOBAL,
+};
 pub use kernels::MAX_KERNEL_ARGS_BYTES;
 pub use labels::MAX_LABELS;
 pub use memory::{HostBuffer, MemDst, MemSrc};

@@ -194,3 +194,18 @@ pub fn read_u64(r: &Runtime, a: Addr) -> u64 {
     ));
     u64::from_le_bytes(h)
 }
+
+/// `n` bytes at device (or page-locked) address `a`, by a synchronous copy.
+#[allow(dead_code)]
+#[track_caller]
+pub fn read_bytes(r: &Runtime, a: Addr, n: usize) -> Vec<u8> {
+    let mut out = vec![0u8; n];
+    ok(r.memcpy(
+        ascend_rt::MemDst::Host(&mut out),
+        n,
+        ascend_rt::MemSrc::Addr(a),
+        n,
+        ascend_rt::raw_types::memcpy_kind::DEVICE_TO_HOST,
+    ));
+    out
+}
