@@ -563,9 +563,18 @@ fn run(data: &[u8]) {
                     } else {
                         null_mut()
                     };
-                    let default_stream = st.is_null() && has_device();
-                    let expect =
-                        stale_copy_code(sync, dst, src, dest_max, count, kind, default_stream);
+                    let has_context = has_device();
+                    let default_stream = st.is_null() && has_context;
+                    let expect = stale_copy_code(
+                        sync,
+                        dst,
+                        src,
+                        dest_max,
+                        count,
+                        kind,
+                        default_stream,
+                        has_context,
+                    );
                     let before = host;
                     let base = host.as_mut_ptr();
                     let ptr = |e: End| match e {

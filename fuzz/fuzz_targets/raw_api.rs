@@ -486,7 +486,16 @@ fn run(data: &[u8]) {
                     RawStream::NULL
                 };
                 let stream_ok = stream.0 == 0 && c.has_device();
-                let expect = stale_copy_code(sync, dst, src, dest_max, count, kind, stream_ok);
+                let expect = stale_copy_code(
+                    sync,
+                    dst,
+                    src,
+                    dest_max,
+                    count,
+                    kind,
+                    stream_ok,
+                    c.has_device(),
+                );
                 let before = host;
                 let st = (!sync).then_some(stream);
                 let r = copy(

@@ -2403,6 +2403,35 @@ fn t7_3_a_synchronous_copy_needs_a_current_context_after_the_same_address_shortc
         ok(r.memcpy_within(&mut buf, 2, 4, 2, 4, memcpy_kind::HOST_TO_HOST));
         assert_eq!(&buf, b"abcdef");
     });
+    // The context row answers before the ends are resolved: a freed device end is not looked
+    // at without a current context.
+    let mut freed = Addr(0);
+    ok(r.malloc(Some(&mut freed), 64, malloc_policy::NORMAL_ONLY));
+    ok(r.free(freed));
+    on_fresh_thread(|| {
+        let mut dst = [0u8; 8];
+        assert_code(
+            r.memcpy(
+                MemDst::Host(&mut dst),
+                8,
+                MemSrc::Addr(freed),
+                8,
+                memcpy_kind::DEVICE_TO_HOST,
+            ),
+            107002,
+        );
+    });
+    let mut dst = [0u8; 8];
+    assert_code(
+        r.memcpy(
+            MemDst::Host(&mut dst),
+            8,
+            MemSrc::Addr(freed),
+            8,
+            memcpy_kind::DEVICE_TO_HOST,
+        ),
+        107000,
+    );
 }
 
 #[test]

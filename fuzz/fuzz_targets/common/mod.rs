@@ -61,11 +61,14 @@ pub enum End {
 }
 
 /// The code a copy with a stale end must return, where the earlier rows decide it: NULL ends
-/// and a bad kind (100000), then the count rows (107000), then, for `aclrtMemcpy`, the stale
-/// end (107000). `None`: any error will do (`aclrtMemcpyAsync`, whose stream handle is
-/// checked before the count and whose stream rows come first, unless `stream_ok`), or, for `aclrtMemcpy` onto itself, success: CANN answers a copy with
-/// `dst == src` before it resolves the ends, stale or not, so that case is recorded, not
-/// asserted.
+/// and a bad kind (100000), then the count rows (107000), then, for `aclrtMemcpy`, the current
+/// context (107002, checked after the `dst == src` shortcut) and the stale end (107000).
+/// `None`: any error will do (`aclrtMemcpyAsync`, whose stream handle is checked before the
+/// count and whose stream rows come first, unless `stream_ok`), or, for `aclrtMemcpy` onto
+/// itself, success: CANN answers a copy with `dst == src` before it resolves the ends, stale or
+/// not, so that case is recorded, not asserted. `has_context`: a context is current on the
+/// calling thread.
+#[allow(clippy::too_many_arguments)]
 pub fn stale_copy_code(
     sync: bool,
     dst: End,
@@ -74,6 +77,7 @@ pub fn stale_copy_code(
     count: usize,
     kind: u32,
     stream_ok: bool,
+    has_context: bool,
 ) -> Option<i32> {
     const LAST_KIND: u32 = 5; // ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE
     if matches!(dst, End::Addr(0)) || matches!(src, End::Addr(0)) || kind > LAST_KIND {
@@ -92,6 +96,11 @@ pub fn stale_copy_code(
             if d == s {
                 return None;
             }
+        }
+        // The synchronous copy runs in the current context: without one, that row answers
+        // before the ends are resolved.
+        if !has_context {
+            return Some(RT_CONTEXT_NULL);
         }
         return Some(RT_PARAM_INVALID);
     }
