@@ -1,7 +1,7 @@
 //! Rust enums for the ACL enum values the safe level takes (the CMO type, wait mode and copy
 //! kind are the shared vocabulary of `ascend-types`).
 
-use crate::raw_types::{malloc_policy, stream_flag};
+use crate::raw_types::{malloc_policy, stream_failure_mode, stream_flag};
 
 pub use ascend_types::{CmoType, MemcpyKind, WaitMode};
 
@@ -79,5 +79,26 @@ impl StreamConfig {
             | bit(self.huge, stream_flag::HUGE)
             | bit(self.cpu_schedule, stream_flag::CPU_SCHEDULE)
             | bit(self.device_use_only, stream_flag::DEVICE_USE_ONLY)
+    }
+}
+
+/// What a stream does with its later tasks after one of its tasks fails
+/// (`aclrtSetStreamFailureMode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum FailureMode {
+    /// The later tasks run (`ACL_CONTINUE_ON_FAILURE`, the default).
+    #[default]
+    ContinueOnFailure,
+    /// The later tasks are discarded (`ACL_STOP_ON_FAILURE`).
+    StopOnFailure,
+}
+
+impl FailureMode {
+    /// The raw value.
+    pub fn raw(self) -> u64 {
+        match self {
+            FailureMode::ContinueOnFailure => stream_failure_mode::CONTINUE_ON_FAILURE,
+            FailureMode::StopOnFailure => stream_failure_mode::STOP_ON_FAILURE,
+        }
     }
 }

@@ -31,7 +31,7 @@ mod model;
 mod stream;
 
 pub use device::Device;
-pub use enums::{CmoType, MallocPolicy, MemcpyKind, StreamConfig, WaitMode};
+pub use enums::{CmoType, FailureMode, MallocPolicy, MemcpyKind, StreamConfig, WaitMode};
 pub use event::Event;
 pub use memory::{CmoDesc, DeviceBuffer, DevicePtr, PinnedHostBuffer};
 pub use model::ModelRI;

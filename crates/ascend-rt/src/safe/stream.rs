@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::device::DeviceGuard;
-use super::enums::{CmoType, WaitMode};
+use super::enums::{CmoType, FailureMode, WaitMode};
 use super::event::Event;
 use super::memory::{CmoDesc, DevicePtr};
 use crate::error::AclResult;
@@ -183,6 +183,42 @@ impl Stream {
         self.bind()?;
         let ms = timeout.as_millis().min(i32::MAX as u128) as i32;
         self.dev.rt.synchronize_stream_with_timeout(self.raw, ms)
+    }
+
+    /// Enqueues a host function (`aclrtLaunchHostFunc`): `f` runs on the runtime's
+    /// host-function thread when the stream reaches it, and the stream's later tasks wait
+    /// until it returns.
+    ///
+    /// ```
+    /// use std::sync::{Arc, atomic::{AtomicBool, Ordering}};
+    /// use ascend_rt::{Runtime, safe::*};
+    /// let rt = Arc::new(Runtime::sim("Ascend910B1").unwrap());
+    /// let dev = Device::open(&rt, 0).unwrap();
+    /// let s = dev.stream().unwrap();
+    /// let ran = Arc::new(AtomicBool::new(false));
+    /// let seen = ran.clone();
+    /// s.host_func(move || seen.store(true, Ordering::SeqCst)).unwrap();
+    /// s.synchronize().unwrap();
+    /// assert!(ran.load(Ordering::SeqCst));
+    /// ```
+    pub fn host_func(&self, f: impl FnOnce() + Send + 'static) -> AclResult<()> {
+        self.bind()?;
+        self.dev.rt.launch_host_func(self.raw, Some(Box::new(f)))
+    }
+
+    /// Sets what the stream does with its later tasks after a task fails
+    /// (`aclrtSetStreamFailureMode`).
+    pub fn set_failure_mode(&self, mode: FailureMode) -> AclResult<()> {
+        self.bind()?;
+        self.dev.rt.set_stream_failure_mode(self.raw, mode.raw())
+    }
+
+    /// Drops the stream's running and queued tasks; the stream stays usable
+    /// (`aclrtStreamAbort`). Refused with 207000 on the chips whose firmware cannot abort a
+    /// stream (310B, 310P, 910A).
+    pub fn abort(&self) -> AclResult<()> {
+        self.bind()?;
+        self.dev.rt.stream_abort(self.raw)
     }
 
     /// True when every task has completed (`aclrtStreamQuery`).
