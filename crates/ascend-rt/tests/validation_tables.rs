@@ -2408,30 +2408,18 @@ fn t7_3_a_synchronous_copy_needs_a_current_context_after_the_same_address_shortc
     let mut freed = Addr(0);
     ok(r.malloc(Some(&mut freed), 64, malloc_policy::NORMAL_ONLY));
     ok(r.free(freed));
-    on_fresh_thread(|| {
+    let from_freed = || {
         let mut dst = [0u8; 8];
-        assert_code(
-            r.memcpy(
-                MemDst::Host(&mut dst),
-                8,
-                MemSrc::Addr(freed),
-                8,
-                memcpy_kind::DEVICE_TO_HOST,
-            ),
-            107002,
-        );
-    });
-    let mut dst = [0u8; 8];
-    assert_code(
         r.memcpy(
             MemDst::Host(&mut dst),
             8,
             MemSrc::Addr(freed),
             8,
             memcpy_kind::DEVICE_TO_HOST,
-        ),
-        107000,
-    );
+        )
+    };
+    on_fresh_thread(|| assert_code(from_freed(), 107002));
+    assert_code(from_freed(), 107000);
 }
 
 #[test]
