@@ -241,3 +241,102 @@ fn the_last_task_id_is_per_thread_and_all_ones_before_any() {
     ok(r.get_thread_last_task_id(Some(&mut id)));
     assert_ne!(id, u32::MAX);
 }
+
+/// Runs `f` on a thread of its own; `None` if it has not returned within `secs` (a hang).
+fn within<T: Send + 'static>(secs: u64, f: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(std::time::Duration::from_secs(secs)).ok()
+}
+
+/// A host function that signals that it started and returns when `go` is sent.
+fn held() -> (
+    HostFn,
+    std::sync::mpsc::Receiver<()>,
+    std::sync::mpsc::Sender<()>,
+) {
+    let (started_tx, started) = std::sync::mpsc::channel();
+    let (go, go_rx) = std::sync::mpsc::channel::<()>();
+    let f: HostFn = Box::new(move || {
+        started_tx.send(()).unwrap();
+        let _ = go_rx.recv();
+    });
+    (f, started, go)
+}
+
+#[test]
+fn destroying_a_stream_drops_its_queued_functions_where_their_drop_may_call_the_runtime() {
+    let done = within(20, || {
+        let r = Arc::new(rt0(A2));
+        let (s, other) = (stream(&r), stream(&r));
+        let (f, started, go) = held();
+        ok(r.launch_host_func(s, Some(f)));
+        // Queued behind it: a function whose drop destroys another stream.
+        struct DestroysOnDrop(Arc<ascend_rt::Runtime>, RawStream);
+        impl Drop for DestroysOnDrop {
+            fn drop(&mut self) {
+                ok(self.0.destroy_stream_force(self.1));
+            }
+        }
+        let owned = DestroysOnDrop(r.clone(), other);
+        ok(r.launch_host_func(s, Some(Box::new(move || drop(owned)))));
+        started.recv().unwrap();
+        ok(r.destroy_stream_force(s));
+        go.send(()).ok();
+        // The runtime still takes host functions.
+        let s2 = stream(&r);
+        let (n, f) = counter();
+        ok(r.launch_host_func(s2, Some(f())));
+        ok(r.synchronize_stream(s2));
+        n.load(Ordering::SeqCst)
+    });
+    assert_eq!(done, Some(1), "the destroy, or a later launch, hung");
+}
+
+#[test]
+fn an_abort_releases_the_functions_it_discards() {
+    let r = rt0(A2);
+    let s = stream(&r);
+    let (f, started, go) = held();
+    ok(r.launch_host_func(s, Some(f)));
+    let token = Arc::new(());
+    for _ in 0..5 {
+        let t = token.clone();
+        ok(r.launch_host_func(s, Some(Box::new(move || drop(t)))));
+    }
+    started.recv().unwrap();
+    ok(r.stream_abort(s));
+    assert_eq!(
+        Arc::strong_count(&token),
+        1,
+        "the discarded functions were dropped"
+    );
+    go.send(()).unwrap();
+    ok(r.synchronize_stream(s));
+}
+
+#[test]
+fn stop_on_failure_releases_the_functions_it_discards() {
+    let r = rt0(A2);
+    let s = stream(&r);
+    let a = malloc(&r, 64);
+    ok(r.set_stream_failure_mode(
+        s,
+        ascend_rt::raw_types::stream_failure_mode::STOP_ON_FAILURE,
+    ));
+    // A prefetch past the end of its allocation faults; the functions behind it are discarded.
+    ok(r.cmo_async(a, 1 << 30, ascend_rt::raw_types::cmo_type::PREFETCH, s));
+    let token = Arc::new(());
+    for _ in 0..5 {
+        let t = token.clone();
+        ok(r.launch_host_func(s, Some(Box::new(move || drop(t)))));
+    }
+    assert_code(r.synchronize_stream(s), 507000);
+    assert_eq!(
+        Arc::strong_count(&token),
+        1,
+        "the discarded functions were dropped"
+    );
+}

@@ -53,11 +53,36 @@ impl HostCallTable {
             .map(|(_, f)| f)
     }
 
+    /// Forgets the functions of a stream that is gone.
     fn forget_stream(&self, stream: StreamId) {
-        self.fns
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .retain(|_, (s, _)| *s != stream);
+        self.forget_where(|_, s| s == stream);
+    }
+
+    /// Forgets the functions of these calls (dropped without running).
+    fn forget_calls(&self, calls: &[u64]) {
+        if !calls.is_empty() {
+            self.forget_where(|call, _| calls.contains(&call));
+        }
+    }
+
+    /// Takes the matching functions out under the lock and drops them after it: a function may
+    /// own what calls back into the runtime when dropped (a stream, a buffer), which may come
+    /// back here.
+    fn forget_where(&self, gone: impl Fn(u64, StreamId) -> bool) {
+        let dropped: Vec<HostFn> = {
+            let mut fns = self.fns.lock().unwrap_or_else(|p| p.into_inner());
+            let calls: Vec<u64> = fns
+                .iter()
+                .filter(|(call, (s, _))| gone(**call, *s))
+                .map(|(call, _)| *call)
+                .collect();
+            calls
+                .iter()
+                .filter_map(|c| fns.remove(c))
+                .map(|(_, f)| f)
+                .collect()
+        };
+        drop(dropped);
     }
 }
 
@@ -91,6 +116,13 @@ impl SimBackend {
             host_calls: Arc::default(),
             host_thread: Mutex::new(None),
         }
+    }
+
+    /// Releases the functions of the host calls the simulator dropped without running (their
+    /// streams aborted or stopped after a failure), so that what they own goes with them.
+    fn release_dropped_host_calls(&self) {
+        self.host_calls
+            .forget_calls(&self.sim.take_dropped_host_calls());
     }
 
     /// Starts the runtime's host-function thread if it is not running: it runs the host
@@ -239,6 +271,7 @@ impl Backend for SimBackend {
     fn destroy_stream(&self, stream: StreamId, force: bool) -> BResult<()> {
         self.sim.destroy_stream(stream, force).map_err(m)?;
         self.host_calls.forget_stream(stream);
+        self.release_dropped_host_calls();
         Ok(())
     }
 
@@ -249,6 +282,7 @@ impl Backend for SimBackend {
         thread: HostCallThread,
         blocking: bool,
     ) -> BResult<()> {
+        self.release_dropped_host_calls();
         if thread == HostCallThread::Runtime {
             self.ensure_host_thread()?;
         }
@@ -296,7 +330,9 @@ impl Backend for SimBackend {
     }
 
     fn abort_stream(&self, stream: StreamId) -> BResult<()> {
-        self.sim.abort_stream(stream).map_err(m)
+        let r = self.sim.abort_stream(stream).map_err(m);
+        self.release_dropped_host_calls();
+        r
     }
 
     fn stop_stream(&self, stream: StreamId) -> BResult<()> {
@@ -306,6 +342,7 @@ impl Backend for SimBackend {
     }
 
     fn take_task_faults(&self) -> Vec<TaskFaultInfo> {
+        self.release_dropped_host_calls();
         self.sim
             .take_task_faults()
             .into_iter()
@@ -327,7 +364,9 @@ impl Backend for SimBackend {
     }
 
     fn synchronize_stream(&self, stream: StreamId, timeout_ms: Option<u64>) -> BResult<()> {
-        self.sim.synchronize_stream(stream, timeout_ms).map_err(m)
+        let r = self.sim.synchronize_stream(stream, timeout_ms).map_err(m);
+        self.release_dropped_host_calls();
+        r
     }
 
     fn stream_idle(&self, stream: StreamId) -> BResult<bool> {
@@ -335,7 +374,9 @@ impl Backend for SimBackend {
     }
 
     fn synchronize_device(&self, device: u32, timeout_ms: Option<u64>) -> BResult<()> {
-        self.sim.synchronize_device(device, timeout_ms).map_err(m)
+        let r = self.sim.synchronize_device(device, timeout_ms).map_err(m);
+        self.release_dropped_host_calls();
+        r
     }
 
     fn create_event(&self, device: u32, _flags: u32) -> BResult<EventId> {

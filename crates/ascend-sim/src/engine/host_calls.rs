@@ -78,9 +78,18 @@ impl HostCalls {
         self.calls.values().any(|c| c.taken)
     }
 
-    /// Forgets the calls of a stream that is gone.
-    pub fn drop_stream(&mut self, stream: u64) {
-        self.calls.retain(|_, c| c.stream != stream);
+    /// Forgets the calls of a stream that is gone; returns their numbers.
+    pub fn drop_stream(&mut self, stream: u64) -> Vec<u64> {
+        let gone: Vec<u64> = self
+            .calls
+            .values()
+            .filter(|c| c.stream == stream)
+            .map(|c| c.call)
+            .collect();
+        for c in &gone {
+            self.calls.remove(c);
+        }
+        gone
     }
 
     /// Every outstanding call, earliest first.

@@ -208,6 +208,9 @@ pub struct Engine {
     /// Task faults not yet taken by the host (for its exception callback), oldest first; at
     /// most [`FAULT_LOG_LIMIT`] are kept.
     pub fault_log: VecDeque<crate::types::TaskFault>,
+    /// Host calls dropped without running (their stream aborted, stopped after a failure, or
+    /// destroyed), not yet taken by the host, whose closures the host may now release.
+    pub dropped_host_calls: Vec<u64>,
 }
 
 /// The most task faults [`Engine::fault_log`] keeps for the host.
@@ -239,6 +242,7 @@ impl Engine {
             now: 0,
             host_calls: HostCalls::default(),
             fault_log: VecDeque::new(),
+            dropped_host_calls: Vec::new(),
             events_due: EventQueue::default(),
             mem,
             desc_blocks: HashMap::new(),

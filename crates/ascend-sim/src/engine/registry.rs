@@ -114,12 +114,7 @@ impl Engine {
         let limit = self.config.max_timeline_entries;
         self.report.keep_destroyed_stream(s, &st, limit);
         let head_dispatched = matches!(st.head, Head::CopySetup { .. } | Head::Copying { .. });
-        if let (Head::Kernel, Some(t)) = (&st.head, st.queue.front()) {
-            self.cancel_kernel(t.id);
-        }
-        self.cancel_copy(&st);
-        self.host_calls.drop_stream(s);
-        self.forget_waiter(s, &st.head);
+        self.cancel_head(s, &st);
         self.settle_dropped(&st, head_dispatched);
         if let Some(m) = st.model.and_then(|m| self.models.get_mut(&m)) {
             m.streams.retain(|&x| x != s);
@@ -146,6 +141,11 @@ impl Engine {
                 self.record_done(e.0, seq, None);
             }
         }
+        self.dropped_host_calls
+            .extend(st.queue.iter().filter_map(|t| match &t.work {
+                Work::User(Task::HostCall { call, .. }) => Some(*call),
+                _ => None,
+            }));
         let instances: Vec<u64> = st.queue.iter().filter_map(|t| t.instance).collect();
         for i in instances {
             self.instance_task_done(i);
@@ -172,7 +172,8 @@ impl Engine {
             self.cancel_kernel(t.id);
         }
         self.cancel_copy(st);
-        self.host_calls.drop_stream(s);
+        let dropped = self.host_calls.drop_stream(s);
+        self.dropped_host_calls.extend(dropped);
         self.forget_waiter(s, &st.head);
     }
 

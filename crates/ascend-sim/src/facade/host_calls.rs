@@ -45,6 +45,12 @@ impl Sim {
         c
     }
 
+    /// The host calls dropped without running since the last call (their streams aborted,
+    /// stopped after a failure, or destroyed): the host may release what it keeps for them.
+    pub fn take_dropped_host_calls(&self) -> Vec<u64> {
+        self.with(|e| std::mem::take(&mut e.dropped_host_calls))
+    }
+
     /// The task faults since the last call, oldest first (at most the latest 1,024).
     pub fn take_task_faults(&self) -> Vec<crate::types::TaskFault> {
         self.with(|e| e.fault_log.drain(..).collect())
