@@ -340,3 +340,33 @@ fn stop_on_failure_releases_the_functions_it_discards() {
         "the discarded functions were dropped"
     );
 }
+
+#[test]
+fn callbacks_for_any_report_thread_id_run_on_that_thread_not_the_runtimes() {
+    // Zero and the top bit are ids like any other: none of them shares the runtime's own
+    // host-function thread, and none shares another's.
+    for id in [0u64, 1 << 63, (1 << 63) | 5] {
+        let r = rt0(A2);
+        let (s, busy) = (stream(&r), stream(&r));
+        // The runtime's own host-function thread is running.
+        let (n, f) = counter();
+        ok(r.launch_host_func(busy, Some(f())));
+        ok(r.synchronize_stream(busy));
+        assert_eq!(n.load(Ordering::SeqCst), 1);
+        ok(r.subscribe_report(id, s));
+        let ran_on = Arc::new(Mutex::new(None));
+        let seen = ran_on.clone();
+        let f: HostFn = Box::new(move || {
+            *seen.lock().unwrap() = Some(std::thread::current().id());
+        });
+        ok(r.launch_callback(Some(f), callback_block::NO_BLOCK, s));
+        ok(r.synchronize_stream(s));
+        ok(r.process_report(id, 1000));
+        assert_eq!(
+            *ran_on.lock().unwrap(),
+            Some(std::thread::current().id()),
+            "report thread {id:#x}"
+        );
+        ok(r.unsubscribe_report(id, s));
+    }
+}

@@ -49,7 +49,7 @@ pub enum SyncDst<'a> {
 pub type HostFn = Box<dyn FnOnce() + Send + 'static>;
 
 /// Which host thread runs a host call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum HostCallThread {
     /// The runtime's own host-function thread (`aclrtLaunchHostFunc`).
     Runtime,

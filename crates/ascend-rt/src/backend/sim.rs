@@ -28,6 +28,10 @@ pub struct SimBackend {
     host_calls: Arc<HostCallTable>,
     /// The runtime's host-function thread, once a host function was launched.
     host_thread: Mutex<Option<Arc<AtomicBool>>>,
+    /// The channel number the simulator tags each host thread's calls with: 0 for the
+    /// runtime's own thread, then one per thread id and kind as first named, so that no two
+    /// threads share one, whatever their ids.
+    channels: Mutex<HashMap<HostCallThread, u64>>,
 }
 
 /// The functions of the host calls launched and not yet run, with their streams.
@@ -86,15 +90,6 @@ impl HostCallTable {
     }
 }
 
-/// The channel number the simulator tags a host call with.
-fn channel(thread: HostCallThread) -> u64 {
-    match thread {
-        HostCallThread::Runtime => 0,
-        HostCallThread::Reports(t) => t & !(1 << 63),
-        HostCallThread::HostFuncs(t) => t | (1 << 63),
-    }
-}
-
 /// Runs host call `call` (a panic in it is caught and logged: it must not take the host thread
 /// down) and tells the simulator it returned.
 fn run_host_call(sim: &Sim, table: &HostCallTable, call: u64) {
@@ -115,7 +110,15 @@ impl SimBackend {
             default_streams: Mutex::new(HashMap::new()),
             host_calls: Arc::default(),
             host_thread: Mutex::new(None),
+            channels: Mutex::new(HashMap::from([(HostCallThread::Runtime, 0)])),
         }
+    }
+
+    /// The channel of `thread`'s host calls.
+    fn channel(&self, thread: HostCallThread) -> u64 {
+        let mut channels = self.channels.lock().unwrap_or_else(|p| p.into_inner());
+        let next = channels.len() as u64;
+        *channels.entry(thread).or_insert(next)
     }
 
     /// Releases the functions of the host calls the simulator dropped without running (their
@@ -294,7 +297,7 @@ impl Backend for SimBackend {
             .insert(call, (stream, f));
         let task = Task::HostCall {
             call,
-            channel: channel(thread),
+            channel: self.channel(thread),
             blocking,
         };
         if let Err(e) = self.launch(stream, task) {
@@ -305,7 +308,7 @@ impl Backend for SimBackend {
     }
 
     fn process_host_calls(&self, thread: HostCallThread, timeout_ms: Option<u64>) -> BResult<bool> {
-        let ch = channel(thread);
+        let ch = self.channel(thread);
         let Some(first) = self.sim.next_host_call(ch, timeout_ms).map_err(m)? else {
             return Ok(false);
         };
