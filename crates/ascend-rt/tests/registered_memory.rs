@@ -238,3 +238,42 @@ fn managed_memory_rows_end_in_no_unified_memory() {
         assert_code(rt0(soc).mem_alloc_managed(true, 64, 1), 207000);
     }
 }
+
+#[test]
+fn a_host_function_sees_the_devices_earlier_writes_and_the_next_task_sees_its_own() {
+    let r = rt0(A2);
+    let s = stream(&r);
+    let prog = SharedBytes::new(64);
+    let host = prog.addr();
+    ok(r.host_register_v2(host, 64, host_reg_flag::MAPPED, Some(prog.clone())));
+    let dev = ok(r.host_get_device_pointer(host, true, 0));
+    let out = malloc(&r, 64);
+    ok(r.memset(out, 64, 0, 64));
+    // The stream writes the registered memory, a host function reads it and writes it back
+    // changed, and a copy after the function reads what it wrote; all with one synchronize.
+    ok(r.memset_async(dev, 64, 5, 64, s));
+    let (mine, saw) = (prog.clone(), Arc::new(std::sync::Mutex::new(0u8)));
+    let seen = saw.clone();
+    ok(r.launch_host_func(
+        s,
+        Some(Box::new(move || {
+            *seen.lock().unwrap() = mine.get(0);
+            mine.fill(42);
+        })),
+    ));
+    ok(r.memcpy_async(
+        MemDst::Addr(out),
+        64,
+        MemSrc::Addr(dev),
+        64,
+        memcpy_kind::DEVICE_TO_DEVICE,
+        s,
+    ));
+    ok(r.synchronize_stream(s));
+    assert_eq!(*saw.lock().unwrap(), 5, "the host function saw the fill");
+    assert_eq!(
+        read_bytes(&r, out, 64),
+        vec![42; 64],
+        "the copy saw the host function's write"
+    );
+}

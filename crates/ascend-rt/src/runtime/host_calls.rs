@@ -176,6 +176,7 @@ impl Runtime {
             if let Some(e) = self.ctx_failure_of_backend(backend) {
                 return Err(e);
             }
+            let f = self.coherent_host_fn(f);
             self.backend
                 .launch_host_call(backend, f, thread, true)
                 .map_err(AclError::from)
@@ -288,6 +289,7 @@ impl Runtime {
             if let Some(e) = self.ctx_failure_of_backend(backend) {
                 return Err(e);
             }
+            let f = self.coherent_host_fn(f);
             self.backend
                 .launch_host_call(backend, f, thread, blocking)
                 .map_err(AclError::from)

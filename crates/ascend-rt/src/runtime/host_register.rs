@@ -11,7 +11,9 @@
 //! cannot see the host program's loads and stores, so a mapped registration gets a device
 //! allocation of its size, the *mirror*, kept coherent at the API boundary: at the start of
 //! every call, host bytes that changed since the last exchange are copied to the mirror; at
-//! its end, mirror bytes that changed are copied back. A program that synchronizes before it
+//! its end, mirror bytes that changed are copied back. A host function (or callback) is such
+//! a boundary too: the device's writes are copied back before it runs, and its own writes
+//! reach the mirror before its stream's next task. A program that synchronizes before it
 //! reads what the device wrote, and writes before it launches what reads it (as the ACL
 //! contract asks), sees zero-copy behaviour. A byte both sides change between two calls is
 //! a race on a device too; here the host's write wins.
@@ -21,7 +23,7 @@ use std::sync::Arc;
 
 use super::state::{Alloc, AllocKind, Location};
 use super::Runtime;
-use crate::backend::{SyncDst, SyncSrc};
+use crate::backend::{HostFn, SyncDst, SyncSrc};
 use crate::error::{fail, AclError, AclResult, ErrorCode, MsgCode};
 use crate::raw_types::{malloc_policy, Addr};
 
@@ -149,6 +151,65 @@ impl HostMemory for PageLocked {
         let mut b = super::copy_staging::locked(&self.buf);
         let at = self.offset + offset;
         b[at..at + data.len()].copy_from_slice(data);
+    }
+}
+
+/// The process's registrations, shared with the wrappers of host functions.
+#[derive(Debug, Default)]
+pub(crate) struct Registrations {
+    /// Taken before the runtime's state, never while holding it.
+    list: std::sync::Mutex<Vec<Registration>>,
+    /// Some host memory is registered with a device mirror to keep coherent (a quick check).
+    any: std::sync::atomic::AtomicBool,
+}
+
+impl Registrations {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Registration>> {
+        self.list
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Exchanges the bytes that changed between mapped registrations and their mirrors:
+    /// host to device (`to_device`), or device to host.
+    fn exchange(&self, backend: &dyn crate::backend::Backend, to_device: bool) {
+        if !self.any.load(Ordering::Acquire) {
+            return;
+        }
+        let mut regs = self.lock();
+        for reg in regs.iter_mut() {
+            let (Some((_, dev)), Some(host)) = (reg.mirror, reg.host.clone()) else {
+                continue;
+            };
+            let mut now = vec![0u8; reg.agreed.len()];
+            if to_device {
+                host.read(0, &mut now);
+            } else if backend
+                .memcpy(SyncDst::Host(&mut now), SyncSrc::Device(dev), reg.len)
+                .is_err()
+            {
+                continue;
+            }
+            for (start, end) in differing_runs(&now, &reg.agreed) {
+                let bytes = &now[start..end];
+                if to_device {
+                    let at = dev + start as u64;
+                    if backend
+                        .memcpy(
+                            SyncDst::Device(at),
+                            SyncSrc::Host(bytes),
+                            bytes.len() as u64,
+                        )
+                        .is_err()
+                    {
+                        continue;
+                    }
+                } else {
+                    host.write(start, bytes);
+                }
+                reg.agreed[start..end].copy_from_slice(bytes);
+            }
+        }
     }
 }
 
@@ -371,7 +432,7 @@ impl Runtime {
         }
         let dev = reg.mirror.map_or(Addr::NULL, |(_, a)| Addr(a));
         regs.push(reg);
-        self.any_registered.store(true, Ordering::Release);
+        self.registered.any.store(true, Ordering::Release);
         Ok(dev)
     }
 
@@ -459,7 +520,7 @@ impl Runtime {
             })?;
             let reg = regs.remove(at);
             if regs.is_empty() {
-                self.any_registered.store(false, Ordering::Release);
+                self.registered.any.store(false, Ordering::Release);
             }
             drop(regs);
             if let Some((device, a)) = reg.mirror {
@@ -507,53 +568,31 @@ impl Runtime {
 
     /// The registrations, locked.
     pub(super) fn registrations(&self) -> std::sync::MutexGuard<'_, Vec<Registration>> {
-        self.registered
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.registered.lock()
     }
 
     /// Exchanges the bytes that changed between mapped registrations and their mirrors:
     /// host to device first (`to_device`), or device to host.
     pub(super) fn exchange_registered(&self, to_device: bool) {
-        if !self.any_registered.load(Ordering::Acquire) {
-            return;
-        }
-        let mut regs = self.registrations();
-        for reg in regs.iter_mut() {
-            let (Some((_, dev)), Some(host)) = (reg.mirror, reg.host.clone()) else {
-                continue;
-            };
-            let mut now = vec![0u8; reg.agreed.len()];
-            if to_device {
-                host.read(0, &mut now);
-            } else if self
-                .backend
-                .memcpy(SyncDst::Host(&mut now), SyncSrc::Device(dev), reg.len)
-                .is_err()
-            {
-                continue;
+        self.registered.exchange(&*self.backend, to_device);
+    }
+
+    /// `f`, run as a host function: registered memory is made coherent around it, as at the
+    /// boundary of an API call. What the stream's earlier tasks wrote is in the host's bytes
+    /// when it starts, and what it writes there reaches the device before the stream's next
+    /// task, as a device's direct access to the host's pages would have it.
+    pub(super) fn coherent_host_fn(&self, f: HostFn) -> HostFn {
+        let (regs, backend) = (self.registered.clone(), Arc::downgrade(&self.backend));
+        let exchange = move |to_device: bool| {
+            if let Some(b) = backend.upgrade() {
+                regs.exchange(&*b, to_device);
             }
-            for (start, end) in differing_runs(&now, &reg.agreed) {
-                let bytes = &now[start..end];
-                if to_device {
-                    let at = dev + start as u64;
-                    if self
-                        .backend
-                        .memcpy(
-                            SyncDst::Device(at),
-                            SyncSrc::Host(bytes),
-                            bytes.len() as u64,
-                        )
-                        .is_err()
-                    {
-                        continue;
-                    }
-                } else {
-                    host.write(start, bytes);
-                }
-                reg.agreed[start..end].copy_from_slice(bytes);
-            }
-        }
+        };
+        Box::new(move || {
+            exchange(false);
+            f();
+            exchange(true);
+        })
     }
 
     /// Forgets the registrations mirrored on `device` (its memory is gone with a reset).
@@ -561,7 +600,7 @@ impl Runtime {
         let mut regs = self.registrations();
         regs.retain(|r| !matches!(r.mirror, Some((d, _)) if d == device));
         if regs.is_empty() {
-            self.any_registered.store(false, Ordering::Release);
+            self.registered.any.store(false, Ordering::Release);
         }
     }
 }

@@ -93,7 +93,9 @@ pub use version::{CannPackageVersion, ACL_VERSION, SIM_PACKAGE_VERSION};
 /// ```
 #[derive(Debug)]
 pub struct Runtime {
-    backend: Box<dyn Backend>,
+    /// Shared (weakly) with the wrappers of host functions, which keep registered memory
+    /// coherent around the function (see `host_register`).
+    backend: std::sync::Arc<dyn Backend>,
     chip: ChipProfile,
     state: Mutex<State>,
     /// Held while a device is opened (its first `aclrtSetDevice`) or released (its last
@@ -112,9 +114,7 @@ pub struct Runtime {
     any_sealed: std::sync::atomic::AtomicBool,
     /// Registered host memory (`aclrtHostRegister`); taken before `state`, never while
     /// holding it.
-    registered: Mutex<Vec<host_register::Registration>>,
-    /// Some host memory is registered with a device mirror to keep coherent.
-    any_registered: std::sync::atomic::AtomicBool,
+    registered: std::sync::Arc<host_register::Registrations>,
 }
 
 thread_local! {
@@ -127,7 +127,7 @@ impl Runtime {
     pub(crate) fn new(backend: Box<dyn Backend>) -> Runtime {
         let chip = backend.chip().clone();
         Runtime {
-            backend,
+            backend: std::sync::Arc::from(backend),
             chip,
             state: Mutex::new(State::default()),
             device_lifecycle: Mutex::new(()),
@@ -137,8 +137,7 @@ impl Runtime {
             any_ctx_failed: std::sync::atomic::AtomicBool::new(false),
             any_capture: std::sync::atomic::AtomicBool::new(false),
             any_sealed: std::sync::atomic::AtomicBool::new(false),
-            registered: Mutex::new(Vec::new()),
-            any_registered: std::sync::atomic::AtomicBool::new(false),
+            registered: std::sync::Arc::default(),
         }
     }
 
