@@ -370,3 +370,22 @@ fn callbacks_for_any_report_thread_id_run_on_that_thread_not_the_runtimes() {
         ok(r.unsubscribe_report(id, s));
     }
 }
+
+#[test]
+fn a_destroyed_streams_subscriptions_go_with_it() {
+    let r = rt0(A2);
+    let s = stream(&r);
+    ok(r.subscribe_report(7, s));
+    ok(r.destroy_stream(s));
+    // Thread 7 serves no stream now: it is not subscribed, and may serve another device.
+    assert_code(r.process_report(7, 10), 107012);
+    ok(r.set_device(1));
+    let s1 = stream(&r);
+    ok(r.subscribe_report(7, s1));
+    ok(r.unsubscribe_report(7, s1));
+    // The same for a thread that ran a stream's host functions.
+    let s2 = stream(&r);
+    ok(r.subscribe_host_func(9, s2));
+    ok(r.destroy_stream(s2));
+    assert_code(r.process_host_func(9, 10), 107012);
+}

@@ -213,6 +213,17 @@ pub(crate) struct State {
 }
 
 impl State {
+    /// Forgets what is kept per stream besides its record, for a stream that is gone: its
+    /// overflow switch, its subscription (and the report thread, if it served no other
+    /// stream), the thread that ran its host functions.
+    pub fn forget_stream_extras(&mut self, h: u64) {
+        self.overflow_switches.remove(&h);
+        self.hostfunc_threads.remove(&h);
+        if let Some(Subscription::Reports(thread)) = self.subscriptions.remove(&h) {
+            self.forget_idle_report_thread(thread);
+        }
+    }
+
     /// Forgets `thread` as a report thread once no stream is subscribed to it.
     pub fn forget_idle_report_thread(&mut self, thread: u64) {
         let busy = self
@@ -307,9 +318,7 @@ impl State {
         for h in streams {
             if let Some(rec) = self.streams.remove(&h) {
                 self.failure_modes.remove(&h);
-                self.overflow_switches.remove(&h);
-                self.subscriptions.remove(&h);
-                self.hostfunc_threads.remove(&h);
+                self.forget_stream_extras(h);
                 if rec.is_default {
                     objs.default_stream = Some(rec.backend);
                 } else {

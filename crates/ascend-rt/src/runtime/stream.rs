@@ -175,7 +175,9 @@ impl Runtime {
             .destroy_stream(rec.backend, force)
             .map_err(AclError::from);
         if result.is_ok() {
-            self.lock().streams_leaving.remove(&stream.0);
+            let mut st = self.lock();
+            st.streams_leaving.remove(&stream.0);
+            st.forget_stream_extras(stream.0);
         } else {
             // The backend kept the stream (a wait that failed): it stays usable, as before the
             // call, unless its context or model went away meanwhile.
