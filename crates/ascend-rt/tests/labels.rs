@@ -140,3 +140,18 @@ fn a_backward_jump_faults_the_run_and_says_so() {
     let e = r.synchronize_stream(exec).unwrap_err();
     assert!(e.message.contains("backwards"), "{e}");
 }
+
+#[test]
+fn labels_and_their_lists_go_with_their_context() {
+    let r = rt0(A2);
+    let a = ok(r.create_label(true));
+    let b = ok(r.create_label(true));
+    let list = ok(r.create_label_list(Some(&[a, b]), true));
+    ok(r.reset_device(0));
+    ok(r.set_device(0));
+    // Gone with the device's context: unknown handles now, and no longer counted.
+    assert_code(r.destroy_label(a), 107017);
+    assert_code(r.destroy_label_list(list), 107017);
+    let c = ok(r.create_label(true));
+    ok(r.destroy_label(c));
+}

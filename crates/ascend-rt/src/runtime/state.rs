@@ -344,6 +344,18 @@ impl State {
                 objs.models.push(m.backend);
             }
         }
+        // Labels are the context's, and so are the lists made of them.
+        let gone: std::collections::HashSet<u64> = self
+            .labels
+            .iter()
+            .filter(|(_, l)| l.ctx == ctx)
+            .map(|(h, _)| *h)
+            .collect();
+        if !gone.is_empty() {
+            self.labels.retain(|h, _| !gone.contains(h));
+            self.label_lists
+                .retain(|_, list| !list.iter().any(|l| gone.contains(l)));
+        }
         self.current.retain(|_, c| *c != ctx);
         self.contexts.remove(&ctx);
         objs
