@@ -389,3 +389,63 @@ fn a_destroyed_streams_subscriptions_go_with_it() {
     ok(r.destroy_stream(s2));
     assert_code(r.process_host_func(9, 10), 107012);
 }
+
+#[test]
+fn a_blocking_callback_left_behind_by_an_unsubscribe_is_explained_as_never_running() {
+    // As on a device, nothing runs the call once its thread stops serving the stream; the
+    // stall says so (here the watchdog fails the wait instead of waiting for ever).
+    let cfg = ascend_sim::SimConfig {
+        on_stall: ascend_sim::OnStall::Error,
+        watchdog_grace: std::time::Duration::from_millis(500),
+        ..ascend_sim::SimConfig::default()
+    };
+    let r = ascend_rt::Runtime::sim_with(A2, cfg).unwrap();
+    ok(r.set_device(0));
+    let s = stream(&r);
+    ok(r.subscribe_report(5, s));
+    let (n, f) = counter();
+    ok(r.launch_callback(Some(f()), callback_block::BLOCK, s));
+    ok(r.unsubscribe_report(5, s));
+    let e = r.synchronize_stream(s).unwrap_err();
+    let text = e.to_string();
+    assert!(text.contains("report thread 5"), "{text}");
+    assert!(text.contains("no longer serves this stream"), "{text}");
+    assert_eq!(n.load(Ordering::SeqCst), 0);
+}
+
+#[test]
+fn a_host_function_waiting_for_its_own_stream_is_explained_not_left_hanging() {
+    let cfg = ascend_sim::SimConfig {
+        on_stall: ascend_sim::OnStall::Error,
+        watchdog_grace: std::time::Duration::from_millis(500),
+        ..ascend_sim::SimConfig::default()
+    };
+    let r = Arc::new(ascend_rt::Runtime::sim_with(A2, cfg).unwrap());
+    ok(r.set_device(0));
+    let s = stream(&r);
+    let inner = Arc::new(Mutex::new(None));
+    let (r2, seen) = (r.clone(), inner.clone());
+    let f: HostFn = Box::new(move || {
+        r2.set_device(0).unwrap();
+        let e = r2.synchronize_stream(s).err().map(|e| e.to_string());
+        *seen.lock().unwrap() = Some(e);
+    });
+    ok(r.launch_host_func(s, Some(f)));
+    let r3 = r.clone();
+    let outer = within(30, move || {
+        r3.set_device(0).unwrap();
+        code(r3.synchronize_stream(s))
+    });
+    assert_eq!(
+        outer,
+        Some(0),
+        "the stream went on once the host function returned"
+    );
+    let text = inner
+        .lock()
+        .unwrap()
+        .clone()
+        .flatten()
+        .expect("the inner wait failed");
+    assert!(text.contains("must not wait for its own stream"), "{text}");
+}

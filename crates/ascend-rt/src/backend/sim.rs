@@ -117,8 +117,19 @@ impl SimBackend {
     /// The channel of `thread`'s host calls.
     fn channel(&self, thread: HostCallThread) -> u64 {
         let mut channels = self.channels.lock().unwrap_or_else(|p| p.into_inner());
-        let next = channels.len() as u64;
-        *channels.entry(thread).or_insert(next)
+        if let Some(&ch) = channels.get(&thread) {
+            return ch;
+        }
+        let ch = channels.len() as u64;
+        channels.insert(thread, ch);
+        drop(channels);
+        let name = match thread {
+            HostCallThread::Runtime => "the runtime's host-function thread".to_string(),
+            HostCallThread::Reports(t) => format!("report thread {t}"),
+            HostCallThread::HostFuncs(t) => format!("host-function thread {t}"),
+        };
+        self.sim.name_host_channel(ch, name);
+        ch
     }
 
     /// Releases the functions of the host calls the simulator dropped without running (their
@@ -320,7 +331,9 @@ impl Backend for SimBackend {
         Ok(true)
     }
 
-    fn subscribe_reports(&self, _thread: u64, _stream: StreamId, _subscribe: bool) -> BResult<()> {
+    fn subscribe_reports(&self, thread: u64, stream: StreamId, subscribe: bool) -> BResult<()> {
+        let ch = self.channel(HostCallThread::Reports(thread));
+        self.sim.set_host_channel_serves(ch, stream, subscribe);
         Ok(())
     }
 

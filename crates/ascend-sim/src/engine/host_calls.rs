@@ -23,6 +23,8 @@ pub struct DueHostCall {
     pub due_ns: u64,
     /// A host thread has taken it and is running it.
     pub taken: bool,
+    /// The host thread that took it.
+    pub taker: Option<std::thread::ThreadId>,
 }
 
 /// The outstanding host calls, by number.
@@ -32,6 +34,11 @@ pub struct HostCalls {
     /// A call became due since the flag was last cleared: host threads waiting for one must be
     /// woken.
     pub newly_due: bool,
+    /// What the host calls each channel's thread, for explanations.
+    names: std::collections::HashMap<u64, String>,
+    /// (channel, stream) pairs whose thread stopped serving the stream (unsubscribed): a call
+    /// of the stream for that channel is never taken.
+    unserved: std::collections::HashSet<(u64, u64)>,
 }
 
 impl HostCalls {
@@ -49,6 +56,7 @@ impl HostCalls {
             .filter(|c| c.channel == channel && !c.taken)
             .min_by_key(|c| (c.due_ns, c.call))?;
         c.taken = true;
+        c.taker = Some(std::thread::current().id());
         Some(c.clone())
     }
 
@@ -73,9 +81,12 @@ impl HostCalls {
             .min()
     }
 
-    /// True when a host thread is running a call now.
-    pub fn any_running(&self) -> bool {
-        self.calls.values().any(|c| c.taken)
+    /// True when a host thread other than the calling one is running a call now. The calling
+    /// thread, if it runs one, is waiting for the device instead: that call cannot return
+    /// while this wait lasts.
+    pub fn running_elsewhere(&self) -> bool {
+        let me = std::thread::current().id();
+        self.calls.values().any(|c| c.taken && c.taker != Some(me))
     }
 
     /// Forgets the calls of a stream that is gone; returns their numbers.
@@ -90,6 +101,28 @@ impl HostCalls {
             self.calls.remove(c);
         }
         gone
+    }
+
+    /// Names the thread of `channel` (for explanations).
+    pub fn name_channel(&mut self, channel: u64, name: String) {
+        self.names.insert(channel, name);
+    }
+
+    /// Records whether the thread of `channel` serves `stream`'s calls.
+    pub fn set_served(&mut self, channel: u64, stream: u64, served: bool) {
+        if served {
+            self.unserved.remove(&(channel, stream));
+        } else {
+            self.unserved.insert((channel, stream));
+        }
+    }
+
+    /// The name of `channel`'s thread, and whether it stopped serving `stream`.
+    pub fn channel_of(&self, channel: u64, stream: u64) -> (Option<&str>, bool) {
+        (
+            self.names.get(&channel).map(String::as_str),
+            self.unserved.contains(&(channel, stream)),
+        )
     }
 
     /// Every outstanding call, earliest first.

@@ -15,6 +15,7 @@ impl Engine {
             blocking,
             due_ns: self.now,
             taken: false,
+            taker: None,
         });
         self.effects += 1;
         if blocking {
@@ -54,16 +55,35 @@ impl Engine {
         let Some(c) = self.host_calls.outstanding().find(|c| c.call == call) else {
             return format!("host call {call}, finished");
         };
+        let (name, unserved) = self.host_calls.channel_of(c.channel, c.stream);
+        let name = match (c.channel, name) {
+            (0, _) => "the runtime's host-function thread".to_string(),
+            (ch, name) => name.map_or_else(|| format!("host thread {ch}"), str::to_string),
+        };
         let who = if c.channel == 0 {
-            "the runtime's host-function thread".to_string()
+            name.clone()
         } else {
             format!(
-                "host thread {} (subscribed to the stream: it runs the call when it calls \
-                 aclrtProcessReport or aclrtProcessHostFunc)",
-                c.channel
+                "{name} (subscribed to the stream: it runs the call when it calls \
+                 aclrtProcessReport or aclrtProcessHostFunc)"
             )
         };
-        if c.taken {
+        if unserved && !c.taken {
+            return format!(
+                "host call {call}, due at {} ns: launched for {name}, which no longer serves \
+                 this stream (it was unsubscribed with the call pending): no thread will run \
+                 it, so the stream waits at {} ns for ever",
+                c.due_ns, c.due_ns
+            );
+        }
+        if c.taken && c.taker == Some(std::thread::current().id()) {
+            format!(
+                "host call {call}, due at {} ns: {name} is running it and, from inside it, \
+                 waits for the device, which waits for the call to return: a host function \
+                 must not wait for its own stream or device",
+                c.due_ns
+            )
+        } else if c.taken {
             format!(
                 "host call {call}, due at {} ns: {who} is running it and has not returned; \
                  the device clock stays at {} ns until it does (a host function must not wait \

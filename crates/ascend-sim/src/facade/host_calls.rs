@@ -45,6 +45,22 @@ impl Sim {
         c
     }
 
+    /// Names the host thread of `channel` in explanations (as "report thread 5").
+    pub fn name_host_channel(&self, channel: u64, name: String) {
+        self.with(|e| e.host_calls.name_channel(channel, name));
+    }
+
+    /// Records whether the thread of `channel` serves `stream`'s host calls (subscribed or
+    /// unsubscribed), so that a call nothing will take is explained as such.
+    pub fn set_host_channel_serves(
+        &self,
+        channel: u64,
+        stream: crate::types::StreamId,
+        served: bool,
+    ) {
+        self.with(|e| e.host_calls.set_served(channel, stream.0, served));
+    }
+
     /// The host calls dropped without running since the last call (their streams aborted,
     /// stopped after a failure, or destroyed): the host may release what it keeps for them.
     pub fn take_dropped_host_calls(&self) -> Vec<u64> {

@@ -204,8 +204,8 @@ impl Sim {
                 *record = Some(g.begin_host_wait(what));
             }
             // A host thread running a host call is progress the engine cannot see: the
-            // watchdog waits for it to return.
-            if g.host_calls.any_running() {
+            // watchdog waits for it to return, unless it is this thread, waiting here.
+            if g.host_calls.running_elsewhere() {
                 stall = None;
             }
             let progress = g.progress;
