@@ -449,3 +449,44 @@ fn a_host_function_waiting_for_its_own_stream_is_explained_not_left_hanging() {
         .expect("the inner wait failed");
     assert!(text.contains("must not wait for its own stream"), "{text}");
 }
+
+#[test]
+fn a_host_function_no_thread_drives_towards_is_reported_on_stderr() {
+    // The scenario runs in a child process of this test binary, whose standard error the
+    // parent reads.
+    const CHILD: &str = "ASCEND_RT_TEST_UNDRIVEN_CHILD";
+    const NAME: &str = "a_host_function_no_thread_drives_towards_is_reported_on_stderr";
+    if std::env::var_os(CHILD).is_some() {
+        let cfg = ascend_sim::SimConfig {
+            watchdog_grace: std::time::Duration::from_millis(300),
+            ..ascend_sim::SimConfig::default()
+        };
+        let r = ascend_rt::Runtime::sim_with(A2, cfg).unwrap();
+        ok(r.set_device(0));
+        let s = stream(&r);
+        let (n, f) = counter();
+        ok(r.launch_host_func(s, Some(f())));
+        // The program waits by other means: nothing runs the device meanwhile.
+        std::thread::sleep(std::time::Duration::from_millis(1200));
+        assert_eq!(n.load(Ordering::SeqCst), 0);
+        ok(r.synchronize_stream(s));
+        assert_eq!(n.load(Ordering::SeqCst), 1);
+        return;
+    }
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", NAME, "--nocapture", "--test-threads=1"])
+        .env(CHILD, "1")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("no host thread is running the device"),
+        "{err}"
+    );
+    assert_eq!(
+        err.matches("no host thread is running").count(),
+        1,
+        "said once: {err}"
+    );
+}

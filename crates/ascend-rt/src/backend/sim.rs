@@ -101,6 +101,50 @@ fn run_host_call(sim: &Sim, table: &HostCallTable, call: u64) {
     sim.finish_host_call(call);
 }
 
+/// Tells the program, once, that a host function waits in a stream's queue while no thread
+/// runs the device: the simulator runs the device only while a host thread waits on it (a
+/// synchronize, a wait for an event), so a program that waits for the function by other
+/// means (a condition variable it signals) would wait for ever without being told.
+#[derive(Default)]
+struct UndrivenHostCall {
+    /// The device's position when first seen unchanged, and since when (wall).
+    since: Option<((u64, u64), std::time::Instant)>,
+    /// The position last warned about.
+    warned: Option<(u64, u64)>,
+}
+
+impl UndrivenHostCall {
+    fn check(&mut self, sim: &Sim) {
+        let Some((stream, pos)) = sim.queued_host_call(0) else {
+            self.since = None;
+            return;
+        };
+        let since = match self.since {
+            Some((p, t)) if p == pos => t,
+            _ => {
+                self.since = Some((pos, std::time::Instant::now()));
+                return;
+            }
+        };
+        if since.elapsed() < sim.config().watchdog_grace || self.warned == Some(pos) {
+            return;
+        }
+        self.warned = Some(pos);
+        let text = format!(
+            "a host function waits in the queue of stream {} at {} ns, but no host thread is \
+             running the device: the simulator runs it only while a thread waits on it \
+             (aclrtSynchronizeStream, aclrtSynchronizeEvent, ...). A program that waits for the \
+             function by other means waits for ever; synchronize the stream instead",
+            stream.0, pos.0
+        );
+        if tracing::dispatcher::has_been_set() {
+            tracing::warn!("{text}");
+        } else {
+            eprintln!("ascend-sim: {text}");
+        }
+    }
+}
+
 impl SimBackend {
     /// A simulator of `chip` with `config`.
     pub fn new(chip: ChipProfile, config: SimConfig) -> SimBackend {
@@ -151,9 +195,12 @@ impl SimBackend {
         std::thread::Builder::new()
             .name("acl host functions".into())
             .spawn(move || {
+                let mut undriven = UndrivenHostCall::default();
                 while !flag.load(Ordering::Acquire) {
                     if let Some(c) = sim.wait_host_call(0, Duration::from_millis(50)) {
                         run_host_call(&sim, &table, c.call);
+                    } else {
+                        undriven.check(&sim);
                     }
                 }
             })

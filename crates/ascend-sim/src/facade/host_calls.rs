@@ -45,6 +45,26 @@ impl Sim {
         c
     }
 
+    /// A stream (not bound to a model) that holds a host call of `channel` in its queue while
+    /// the device has work scheduled, with the device's position (time, progress). The device
+    /// runs only while a host thread waits on it; if the position stays the same while the
+    /// host thread of `channel` waits for a call, no thread is running the device, and the
+    /// call becomes due only once one does (a synchronize, a query that waits).
+    pub fn queued_host_call(&self, channel: u64) -> Option<(crate::types::StreamId, (u64, u64))> {
+        use crate::stream::Work;
+        use crate::types::Task;
+        self.with(|e| {
+            e.next_time()?;
+            let (s, _) = e.streams.iter().find(|(_, st)| {
+                st.model.is_none()
+                    && st.queue.iter().any(|t| {
+                        matches!(&t.work, Work::User(Task::HostCall { channel: c, .. }) if *c == channel)
+                    })
+            })?;
+            Some((crate::types::StreamId(*s), (e.now, e.progress)))
+        })
+    }
+
     /// Names the host thread of `channel` in explanations (as "report thread 5").
     pub fn name_host_channel(&self, channel: u64, name: String) {
         self.with(|e| e.host_calls.name_channel(channel, name));
