@@ -193,3 +193,43 @@ fn binary_and_argument_rows_follow_the_vendor_order() {
     ok(r.binary_unload(bin));
     assert_err(r.binary_unload(bin), 107017, Some(MsgCode::EE1017));
 }
+
+#[test]
+fn placeholder_memory_is_freed_once_the_stream_has_run_the_kernel() {
+    let r = rt0(A2);
+    let s = stream(&r);
+    let path = a_binary_file();
+    let nop: SimKernelFactory = Arc::new(|_: &[u8]| Kernel::new("nop", |_: &mut dyn KernelOps| {}));
+    r.register_sim_function("nop", nop);
+    let bin = ok(r.binary_load_from_file(Some(&path), true));
+    let f = ok(r.binary_get_function(bin, Some("nop"), true));
+    let args = ok(r.kernel_args_init(f, true));
+    let ph = ok(r.kernel_args_append_placeholder(args, true));
+    let buf = ok(r.kernel_args_placeholder_buffer(args, ph, 1 << 20, true));
+    buf.lock().unwrap().fill(1);
+    ok(r.kernel_args_finalize(args));
+    let backing = || r.sim_view().unwrap().backing_bytes();
+    let before = backing();
+    // Each launch copies 1 MiB; a loop that synchronizes holds one launch's copy at a time.
+    for _ in 0..32 {
+        ok(r.launch_kernel_with_config(f, 1, s, args, true));
+        ok(r.synchronize_stream(s));
+        assert!(
+            backing() <= before + (2 << 20),
+            "held {} bytes",
+            backing() - before
+        );
+    }
+    // Launches in flight hold theirs until the stream has run them.
+    for _ in 0..8 {
+        ok(r.launch_kernel_with_config(f, 1, s, args, true));
+    }
+    assert!(backing() >= before + (8 << 20));
+    ok(r.synchronize_stream(s));
+    assert!(
+        backing() <= before + (1 << 20),
+        "held {} bytes",
+        backing() - before
+    );
+    ok(r.binary_unload(bin));
+}

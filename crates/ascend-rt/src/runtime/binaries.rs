@@ -12,7 +12,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use ascend_types::{HostBuf, Kernel, Task};
+use ascend_types::{HostBuf, Kernel, StreamId, Task};
 
 use super::state::HandleKind;
 use super::Runtime;
@@ -62,6 +62,15 @@ pub(crate) struct ArgsRec {
     pub function: u64,
     args: Vec<(u64, Arg)>,
     finalized: bool,
+}
+
+/// Device memory a launch's placeholder argument was copied to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct PlaceholderMemory {
+    pub device: u32,
+    pub addr: u64,
+    /// The backend stream of the launch.
+    pub stream: StreamId,
 }
 
 fn unknown(api: &str, what: &str, h: u64) -> AclError {
@@ -140,6 +149,8 @@ impl Runtime {
                 st.functions.remove(f);
             }
             st.kernel_args.retain(|_, a| !funcs.contains(&a.function));
+            drop(st);
+            self.free_idle_placeholder_memory();
             Ok(())
         })
     }
@@ -379,8 +390,8 @@ impl Runtime {
     /// Order: funcHandle NULL (100000, EH0008); numBlocks 0 (EH0007); argsHandle NULL (EH0008);
     /// reserve not NULL (EH0012); not a live function or list (107017); the stream (107017,
     /// 107002, 107003); no simulator kernel registered for the function's name (207000,
-    /// naming it). Each placeholder's buffer is copied into fresh device memory, freed with the
-    /// binary's device.
+    /// naming it). Each placeholder's buffer is copied into fresh device memory, freed once the
+    /// stream has run the kernel.
     pub fn launch_kernel_with_config(
         &self,
         func: u64,
@@ -424,7 +435,9 @@ impl Runtime {
                     ),
                 )
             })?;
+            self.free_idle_placeholder_memory();
             let mut packed = Vec::new();
+            let mut copied = Vec::new();
             for (_, a) in &list {
                 match a {
                     Arg::Value(bytes) => packed.extend_from_slice(bytes),
@@ -433,19 +446,88 @@ impl Runtime {
                             .as_ref()
                             .map(|b| b.lock().unwrap_or_else(|p| p.into_inner()).clone())
                             .unwrap_or_default();
-                        let addr = self.placeholder_memory(rec.device, &data)?;
+                        let addr = self.placeholder_memory(rec.device, &data);
+                        let addr = match addr {
+                            Ok(a) => a,
+                            Err(e) => {
+                                self.free_placeholder_memory(rec.device, &copied);
+                                return Err(e);
+                            }
+                        };
+                        copied.push(addr);
                         packed.extend_from_slice(&addr.to_le_bytes());
                     }
                 }
             }
             let kernel = factory(&packed);
-            self.launch_task(rec.backend, Task::Kernel { kernel, blocks })
-                .map_err(AclError::from)
+            let launched = self
+                .launch_task(rec.backend, Task::Kernel { kernel, blocks })
+                .map_err(AclError::from);
+            if launched.is_err() {
+                self.free_placeholder_memory(rec.device, &copied);
+            } else {
+                // Kept until the stream has gone idle: recorded after the launch, so that an
+                // idle stream means this kernel has run.
+                self.lock()
+                    .placeholder_memory
+                    .extend(copied.iter().map(|&addr| PlaceholderMemory {
+                        device: rec.device,
+                        addr,
+                        stream: rec.backend,
+                    }));
+            }
+            launched
         })
     }
 
-    /// Device memory holding `data` for a placeholder argument: allocated and filled now, and
-    /// released with the device.
+    /// Frees the placeholder memory of launches whose streams have gone idle (or are gone):
+    /// their kernels have read it.
+    pub(super) fn free_idle_placeholder_memory(&self) {
+        let held = self.lock().placeholder_memory.clone();
+        if held.is_empty() {
+            return;
+        }
+        let mut streams: Vec<StreamId> = held.iter().map(|p| p.stream).collect();
+        streams.sort_unstable_by_key(|s| s.0);
+        streams.dedup();
+        let idle: Vec<StreamId> = streams
+            .into_iter()
+            .filter(|s| self.backend.stream_idle(*s).unwrap_or(true))
+            .collect();
+        let done: Vec<PlaceholderMemory> = held
+            .into_iter()
+            .filter(|p| idle.contains(&p.stream))
+            .collect();
+        if done.is_empty() {
+            return;
+        }
+        // Only the entries seen above: a launch recorded since may still be queued.
+        let freed: Vec<PlaceholderMemory> = {
+            let mut st = self.lock();
+            st.placeholder_memory.retain(|p| !done.contains(p));
+            done.into_iter()
+                .filter(|p| st.allocs.remove(&p.addr).is_some())
+                .collect()
+        };
+        for p in freed {
+            if let Err(e) = self.backend.free(p.device, p.addr) {
+                tracing::warn!("freeing placeholder memory {:#x}: {e}", p.addr);
+            }
+        }
+    }
+
+    /// Frees placeholder memory that no launch names (the launch failed).
+    fn free_placeholder_memory(&self, device: u32, addrs: &[u64]) {
+        for &addr in addrs {
+            if self.lock().allocs.remove(&addr).is_some() {
+                let _ = self.backend.free(device, addr);
+            }
+        }
+    }
+
+    /// Device memory holding `data` for a placeholder argument, allocated and filled now; freed
+    /// once the launch's stream has gone idle (at a later launch, an unload, a synchronize), or
+    /// with the device.
     fn placeholder_memory(&self, device: u32, data: &[u8]) -> AclResult<u64> {
         let len = (data.len().max(1) as u64).next_multiple_of(32);
         let addr = self.backend.malloc(device, len, 0)?;

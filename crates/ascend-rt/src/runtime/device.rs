@@ -240,6 +240,7 @@ impl Runtime {
             }
             let r = self.backend.synchronize_device(dev, None);
             self.report_task_faults();
+            self.free_idle_placeholder_memory();
             let r = r.map_err(AclError::from);
             if let (Err(e), Some(c)) = (&r, ctx) {
                 self.note_failure(c, None, e);

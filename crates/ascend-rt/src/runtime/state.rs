@@ -179,6 +179,9 @@ pub(crate) struct State {
     pub binaries: HashMap<u64, super::binaries::BinaryRec>,
     pub functions: HashMap<u64, super::binaries::FunctionRec>,
     pub kernel_args: HashMap<u64, super::binaries::ArgsRec>,
+    /// Device memory holding a launch's placeholder arguments, with the stream the launch went
+    /// to: freed once that stream has gone idle (the kernel read it).
+    pub placeholder_memory: Vec<super::binaries::PlaceholderMemory>,
     /// Simulator kernels by function name.
     pub sim_functions: super::binaries::SimFunctions,
     /// Custom allocator descriptors, by handle.
@@ -376,6 +379,8 @@ impl State {
     /// Removes the device allocations and notifies of a device, returning what the backend
     /// must free.
     pub fn take_device_objects(&mut self, device: u32) -> (Vec<u64>, Vec<NotifyId>) {
+        // Placeholder memory is among the device's allocations, freed with them below.
+        self.placeholder_memory.retain(|p| p.device != device);
         let allocs: Vec<u64> = self
             .allocs
             .iter()

@@ -233,6 +233,7 @@ impl Runtime {
             }
             let r = self.backend.synchronize_stream(rec.backend, None);
             self.report_task_faults();
+            self.free_idle_placeholder_memory();
             let r = r.map_err(AclError::from);
             if let Err(e) = &r {
                 self.note_failure(rec.ctx, self.handle_of(rec.backend), e);
