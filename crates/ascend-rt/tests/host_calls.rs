@@ -242,6 +242,16 @@ fn the_last_task_id_is_per_thread_and_all_ones_before_any() {
     assert_ne!(id, u32::MAX);
 }
 
+/// A runtime whose watchdog fails a stalled wait after half a second, with its explanation.
+fn failing_stalls() -> ascend_rt::Runtime {
+    let cfg = ascend_sim::SimConfig {
+        on_stall: ascend_sim::OnStall::Error,
+        watchdog_grace: std::time::Duration::from_millis(500),
+        ..ascend_sim::SimConfig::default()
+    };
+    ascend_rt::Runtime::sim_with(A2, cfg).unwrap()
+}
+
 /// Runs `f` on a thread of its own; `None` if it has not returned within `secs` (a hang).
 fn within<T: Send + 'static>(secs: u64, f: impl FnOnce() -> T + Send + 'static) -> Option<T> {
     let (tx, rx) = std::sync::mpsc::channel();
@@ -394,12 +404,7 @@ fn a_destroyed_streams_subscriptions_go_with_it() {
 fn a_blocking_callback_left_behind_by_an_unsubscribe_is_explained_as_never_running() {
     // As on a device, nothing runs the call once its thread stops serving the stream; the
     // stall says so (here the watchdog fails the wait instead of waiting for ever).
-    let cfg = ascend_sim::SimConfig {
-        on_stall: ascend_sim::OnStall::Error,
-        watchdog_grace: std::time::Duration::from_millis(500),
-        ..ascend_sim::SimConfig::default()
-    };
-    let r = ascend_rt::Runtime::sim_with(A2, cfg).unwrap();
+    let r = failing_stalls();
     ok(r.set_device(0));
     let s = stream(&r);
     ok(r.subscribe_report(5, s));
@@ -415,12 +420,7 @@ fn a_blocking_callback_left_behind_by_an_unsubscribe_is_explained_as_never_runni
 
 #[test]
 fn a_host_function_waiting_for_its_own_stream_is_explained_not_left_hanging() {
-    let cfg = ascend_sim::SimConfig {
-        on_stall: ascend_sim::OnStall::Error,
-        watchdog_grace: std::time::Duration::from_millis(500),
-        ..ascend_sim::SimConfig::default()
-    };
-    let r = Arc::new(ascend_rt::Runtime::sim_with(A2, cfg).unwrap());
+    let r = Arc::new(failing_stalls());
     ok(r.set_device(0));
     let s = stream(&r);
     let inner = Arc::new(Mutex::new(None));
