@@ -233,3 +233,96 @@ fn placeholder_memory_is_freed_once_the_stream_has_run_the_kernel() {
     );
     ok(r.binary_unload(bin));
 }
+
+/// A `store_sum` launch set up: (function, arguments), with the placeholder holding 40 and
+/// `dst` the destination, so that a run stores 42.
+fn store_sum_launch(r: &ascend_rt::Runtime, dst: ascend_rt::raw_types::Addr) -> (u64, u64) {
+    r.register_sim_function("store_sum", store_sum());
+    let bin = ok(r.binary_load_from_file(Some(&a_binary_file()), true));
+    let f = ok(r.binary_get_function(bin, Some("store_sum"), true));
+    let args = ok(r.kernel_args_init(f, true));
+    ok(r.kernel_args_append(args, Some(&dst.0.to_le_bytes()), true));
+    let ph = ok(r.kernel_args_append_placeholder(args, true));
+    let buf = ok(r.kernel_args_placeholder_buffer(args, ph, 8, true));
+    buf.lock().unwrap().copy_from_slice(&40u64.to_le_bytes());
+    ok(r.kernel_args_append(args, Some(&2u64.to_le_bytes()), true));
+    ok(r.kernel_args_finalize(args));
+    (f, args)
+}
+
+#[test]
+fn placeholder_memory_of_a_launch_into_a_model_lives_as_long_as_the_model_runs() {
+    for captured in [false, true] {
+        let r = rt0(A2);
+        let dst = malloc(&r, 8);
+        ok(r.memset(dst, 8, 0, 8));
+        let (f, args) = store_sum_launch(&r, dst);
+        let exec = stream(&r);
+        let m = if captured {
+            let s = stream(&r);
+            ok(r.mdl_ri_capture_begin(s, ascend_rt::capture_mode::RELAXED));
+            ok(r.launch_kernel_with_config(f, 1, s, args, true));
+            let mut m = ascend_rt::raw_types::RawModel::default();
+            ok(r.mdl_ri_capture_end(s, Some(&mut m)));
+            m
+        } else {
+            let (m, s) = bound(&r);
+            ok(r.launch_kernel_with_config(f, 1, s, args, true));
+            ok(r.mdl_ri_end_task(m, s));
+            ok(r.mdl_ri_build_end(m, None));
+            m
+        };
+        // The recording stream is idle: what would free a plain launch's copy happens here,
+        // and new memory may take a freed address.
+        ok(r.synchronize_stream(stream(&r)));
+        let junk = malloc(&r, 32);
+        ok(r.memset(junk, 32, 0x11, 32));
+        for _ in 0..2 {
+            ok(r.memset(dst, 8, 0, 8));
+            ok(r.mdl_ri_execute_async(m, exec));
+            ok(r.synchronize_stream(exec));
+            assert_eq!(read_u64(&r, dst), 42, "captured: {captured}");
+        }
+    }
+}
+
+#[test]
+fn freeing_placeholder_memory_on_many_threads_never_frees_another_owners_memory() {
+    let r = rt0(A2);
+    let nop: SimKernelFactory = Arc::new(|_: &[u8]| Kernel::new("nop", |_: &mut dyn KernelOps| {}));
+    r.register_sim_function("nop", nop);
+    let bin = ok(r.binary_load_from_file(Some(&a_binary_file()), true));
+    let f = ok(r.binary_get_function(bin, Some("nop"), true));
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let running = || !stop.load(std::sync::atomic::Ordering::Relaxed);
+    std::thread::scope(|sc| {
+        // Launchers, each with its own stream, synchronizing after each launch.
+        for _ in 0..4 {
+            sc.spawn(|| {
+                ok(r.set_device(0));
+                let s = stream(&r);
+                let args = ok(r.kernel_args_init(f, true));
+                let ph = ok(r.kernel_args_append_placeholder(args, true));
+                ok(r.kernel_args_placeholder_buffer(args, ph, 8, true));
+                ok(r.kernel_args_finalize(args));
+                while running() {
+                    ok(r.launch_kernel_with_config(f, 1, s, args, true));
+                    ok(r.synchronize_stream(s));
+                }
+            });
+        }
+        // Programs allocating, using and freeing their own memory meanwhile.
+        for _ in 0..3 {
+            sc.spawn(|| {
+                ok(r.set_device(0));
+                while running() {
+                    let a = malloc(&r, 32);
+                    ok(r.memset(a, 32, 7, 32));
+                    ok(r.free(a));
+                }
+            });
+        }
+        std::thread::sleep(std::time::Duration::from_secs(3));
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    });
+}

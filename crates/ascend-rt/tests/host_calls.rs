@@ -490,3 +490,38 @@ fn a_host_function_no_thread_drives_towards_is_reported_on_stderr() {
         "said once: {err}"
     );
 }
+
+#[test]
+fn a_host_function_may_wait_for_another_stream_which_runs_meanwhile() {
+    let r = Arc::new(failing_stalls());
+    ok(r.set_device(0));
+    let (s1, s2) = (stream(&r), stream(&r));
+    let (a, b) = (malloc(&r, 1 << 20), malloc(&r, 1 << 20));
+    ok(r.memset(a, 1 << 20, 1, 1 << 20));
+    let inner = Arc::new(Mutex::new(None));
+    let (r2, seen) = (r.clone(), inner.clone());
+    let f: HostFn = Box::new(move || {
+        r2.set_device(0).unwrap();
+        *seen.lock().unwrap() = Some(code(r2.synchronize_stream(s1)));
+    });
+    ok(r.launch_host_func(s2, Some(f)));
+    ok(r.memcpy_async(
+        MemDst::Addr(b),
+        1 << 20,
+        MemSrc::Addr(a),
+        1 << 20,
+        memcpy_kind::DEVICE_TO_DEVICE,
+        s1,
+    ));
+    let r3 = r.clone();
+    let outer = within(30, move || {
+        r3.set_device(0).unwrap();
+        code(r3.synchronize_stream(s2))
+    });
+    assert_eq!(outer, Some(0));
+    assert_eq!(
+        *inner.lock().unwrap(),
+        Some(0),
+        "the other stream's copy ran"
+    );
+}

@@ -277,3 +277,55 @@ fn a_host_function_sees_the_devices_earlier_writes_and_the_next_task_sees_its_ow
         "the copy saw the host function's write"
     );
 }
+
+#[test]
+fn calls_made_inside_a_callback_see_registered_memory_as_calls_inside_a_host_function_do() {
+    for use_callback in [false, true] {
+        let r = Arc::new(rt0(A2));
+        let s = stream(&r);
+        let prog = SharedBytes::new(64);
+        let host = prog.addr();
+        ok(r.host_register_v2(host, 64, host_reg_flag::MAPPED, Some(prog.clone())));
+        let dev = ok(r.host_get_device_pointer(host, true, 0));
+        let mut ctx = ascend_rt::raw_types::RawContext::default();
+        ok(r.get_current_context(Some(&mut ctx)));
+        ok(r.memset_async(dev, 64, 5, 64, s));
+        let seen = Arc::new(std::sync::Mutex::new((0u8, 0u8)));
+        let (r2, mine, seen2) = (r.clone(), prog.clone(), seen.clone());
+        let f: ascend_rt::HostFn = Box::new(move || {
+            r2.set_current_context(ctx).unwrap();
+            // The host writes; a copy from the device pointer reads it back.
+            mine.fill(42);
+            let mut out = [0u8; 8];
+            r2.memcpy(
+                MemDst::Host(&mut out),
+                8,
+                MemSrc::Addr(dev),
+                8,
+                memcpy_kind::DEVICE_TO_HOST,
+            )
+            .unwrap();
+            // The device writes; the host's bytes show it.
+            r2.memset(dev, 64, 77, 64).unwrap();
+            *seen2.lock().unwrap() = (out[0], mine.get(0));
+        });
+        if use_callback {
+            // A callback runs inside aclrtProcessReport: an API call around the calls it makes.
+            ok(r.subscribe_report(5, s));
+            ok(r.launch_callback(Some(f), ascend_rt::callback_block::BLOCK, s));
+            let r3 = r.clone();
+            let sync = std::thread::spawn(move || {
+                r3.set_device(0).unwrap();
+                r3.synchronize_stream(s)
+            });
+            ok(r.process_report(5, 2000));
+            ok(sync.join().unwrap());
+        } else {
+            ok(r.launch_host_func(s, Some(f)));
+            ok(r.synchronize_stream(s));
+        }
+        assert_eq!(*seen.lock().unwrap(), (42, 77), "callback: {use_callback}");
+        assert_eq!(prog.get(0), 77, "callback: {use_callback}");
+        assert_eq!(read_bytes(&r, dev, 1), vec![77], "callback: {use_callback}");
+    }
+}

@@ -133,8 +133,9 @@ impl UndrivenHostCall {
         let text = format!(
             "a host function waits in the queue of stream {} at {} ns, but no host thread is \
              running the device: the simulator runs it only while a thread waits on it \
-             (aclrtSynchronizeStream, aclrtSynchronizeEvent, ...). A program that waits for the \
-             function by other means waits for ever; synchronize the stream instead",
+             (aclrtSynchronizeStream, aclrtSynchronizeEvent, ...). If the program waits for the \
+             function by other means (a condition variable it signals), it will wait for ever: \
+             synchronize the stream instead",
             stream.0, pos.0
         );
         if tracing::dispatcher::has_been_set() {

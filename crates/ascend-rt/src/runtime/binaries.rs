@@ -71,6 +71,9 @@ pub(crate) struct PlaceholderMemory {
     pub addr: u64,
     /// The backend stream of the launch.
     pub stream: StreamId,
+    /// The launch went into a model (a bound, persistent or capturing stream): the kernel
+    /// runs each time the model does, so the memory stays until the device is released.
+    pub kept_by_model: bool,
 }
 
 fn unknown(api: &str, what: &str, h: u64) -> AclError {
@@ -468,12 +471,16 @@ impl Runtime {
             } else {
                 // Kept until the stream has gone idle: recorded after the launch, so that an
                 // idle stream means this kernel has run.
+                let kept_by_model = rec.model.is_some()
+                    || rec.flags & crate::raw_types::stream_flag::PERSISTENT != 0
+                    || self.capture_target(rec.backend) != rec.backend;
                 self.lock()
                     .placeholder_memory
                     .extend(copied.iter().map(|&addr| PlaceholderMemory {
                         device: rec.device,
                         addr,
                         stream: rec.backend,
+                        kept_by_model,
                     }));
             }
             launched
@@ -483,7 +490,13 @@ impl Runtime {
     /// Frees the placeholder memory of launches whose streams have gone idle (or are gone):
     /// their kernels have read it.
     pub(super) fn free_idle_placeholder_memory(&self) {
-        let held = self.lock().placeholder_memory.clone();
+        let held: Vec<PlaceholderMemory> = self
+            .lock()
+            .placeholder_memory
+            .iter()
+            .filter(|p| !p.kept_by_model)
+            .copied()
+            .collect();
         if held.is_empty() {
             return;
         }
@@ -501,13 +514,23 @@ impl Runtime {
         if done.is_empty() {
             return;
         }
-        // Only the entries seen above: a launch recorded since may still be queued.
+        // Only the entries seen above and still held: a launch recorded since may still be
+        // queued, and another thread may have freed an entry meanwhile (its address may
+        // already be someone else's).
         let freed: Vec<PlaceholderMemory> = {
             let mut st = self.lock();
-            st.placeholder_memory.retain(|p| !done.contains(p));
-            done.into_iter()
-                .filter(|p| st.allocs.remove(&p.addr).is_some())
-                .collect()
+            let mut freed = Vec::new();
+            st.placeholder_memory.retain(|p| {
+                let go = done.contains(p);
+                if go {
+                    freed.push(*p);
+                }
+                !go
+            });
+            for p in &freed {
+                st.allocs.remove(&p.addr);
+            }
+            freed
         };
         for p in freed {
             if let Err(e) = self.backend.free(p.device, p.addr) {

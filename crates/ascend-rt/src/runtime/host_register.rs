@@ -589,6 +589,15 @@ impl Runtime {
             }
         };
         Box::new(move || {
+            // The function is a boundary of its own, whichever call runs it (a callback runs
+            // inside aclrtProcessReport): the API calls it makes are outermost, and exchange.
+            struct Restore(u32);
+            impl Drop for Restore {
+                fn drop(&mut self) {
+                    super::CALL_DEPTH.with(|d| d.set(self.0));
+                }
+            }
+            let _restore = Restore(super::CALL_DEPTH.with(|d| d.replace(0)));
             exchange(false);
             f();
             exchange(true);

@@ -72,11 +72,15 @@ impl HostCalls {
         self.calls.remove(&call)
     }
 
-    /// The time the clock may not pass: the earliest due time of a blocking call.
+    /// The time the clock may not pass: the earliest due time of a blocking call. A call the
+    /// calling thread is running does not count: that thread, inside the call, waits for the
+    /// device (a host function that synchronizes another stream), and the device runs on for
+    /// it; the call's own stream stays held until it returns.
     pub fn clock_stop(&self) -> Option<u64> {
+        let me = std::thread::current().id();
         self.calls
             .values()
-            .filter(|c| c.blocking)
+            .filter(|c| c.blocking && !(c.taken && c.taker == Some(me)))
             .map(|c| c.due_ns)
             .min()
     }

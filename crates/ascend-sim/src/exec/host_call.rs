@@ -79,8 +79,9 @@ impl Engine {
         if c.taken && c.taker == Some(std::thread::current().id()) {
             format!(
                 "host call {call}, due at {} ns: {name} is running it and, from inside it, \
-                 waits for the device, which waits for the call to return: a host function \
-                 must not wait for its own stream or device",
+                 waits for work that needs the call's own stream to go on (a synchronize of \
+                 that stream or of the device), which waits for the call to return: a host \
+                 function must not wait for its own stream or device",
                 c.due_ns
             )
         } else if c.taken {
