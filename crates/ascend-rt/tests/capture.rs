@@ -168,3 +168,109 @@ fn capture_rows_and_refusals_during_a_capture() {
         assert_code(r.mdl_ri_capture_begin(stream(&r), 0), 207000);
     }
 }
+
+/// A synchronous device-to-device copy: what a GLOBAL capture refuses (107030).
+fn sync_copy(r: &Runtime) -> i32 {
+    let (a, b) = (malloc(r, 8), malloc(r, 8));
+    code(r.memcpy(
+        MemDst::Addr(b),
+        8,
+        MemSrc::Addr(a),
+        8,
+        memcpy_kind::DEVICE_TO_DEVICE,
+    ))
+}
+
+#[test]
+fn a_capture_ends_with_its_context_or_device() {
+    // A device reset.
+    let r = rt0(A2);
+    let s = stream(&r);
+    ok(r.mdl_ri_capture_begin(s, capture_mode::GLOBAL));
+    assert_eq!(sync_copy(&r), 107030);
+    ok(r.reset_device(0));
+    ok(r.set_device(0));
+    assert_eq!(sync_copy(&r), 0, "the reset ended the capture");
+    // A context destroyed.
+    let r = rt0(A2);
+    let mut c = ascend_rt::raw_types::RawContext::default();
+    ok(r.create_context(Some(&mut c), 0));
+    let s = stream(&r);
+    ok(r.mdl_ri_capture_begin(s, capture_mode::GLOBAL));
+    ok(r.destroy_context(c));
+    ok(r.set_device(0));
+    assert_eq!(
+        sync_copy(&r),
+        0,
+        "the context's destruction ended the capture"
+    );
+}
+
+#[test]
+fn a_stream_that_begins_capturing_while_it_is_destroyed_is_not_destroyed() {
+    let r = std::sync::Arc::new(rt0(A2));
+    let w = std::sync::Arc::downgrade(&r);
+    // The destroy's state callback begins a capture of the stream being destroyed.
+    let cb: ascend_rt::StreamStateCallback =
+        std::sync::Arc::new(move |s: RawStream, state: u32| {
+            if state == 2 {
+                if let Some(r) = w.upgrade() {
+                    let _ = r.mdl_ri_capture_begin(s, capture_mode::GLOBAL);
+                }
+            }
+        });
+    ok(r.reg_stream_state_callback(Some("begins a capture"), Some(cb)));
+    let s = stream(&r);
+    assert_code(r.destroy_stream(s), 107027);
+    ok(r.reg_stream_state_callback(Some("begins a capture"), None));
+    let mut m = RawModel::default();
+    ok(r.mdl_ri_capture_end(s, Some(&mut m)));
+    ok(r.destroy_stream(s));
+    assert_eq!(sync_copy(&r), 0);
+}
+
+#[test]
+fn of_many_threads_beginning_a_capture_of_one_stream_exactly_one_succeeds() {
+    let r = rt0(A2);
+    let mut ctx = ascend_rt::raw_types::RawContext::default();
+    ok(r.get_current_context(Some(&mut ctx)));
+    for _ in 0..20 {
+        let s = stream(&r);
+        let go = std::sync::Barrier::new(8);
+        let codes: Vec<i32> = std::thread::scope(|sc| {
+            let hs: Vec<_> = (0..8)
+                .map(|_| {
+                    sc.spawn(|| {
+                        ok(r.set_current_context(ctx));
+                        go.wait();
+                        code(r.mdl_ri_capture_begin(s, capture_mode::RELAXED))
+                    })
+                })
+                .collect();
+            hs.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        assert_eq!(codes.iter().filter(|&&c| c == 0).count(), 1, "{codes:?}");
+        assert!(codes.iter().all(|&c| c == 0 || c == 107027), "{codes:?}");
+        let mut m = RawModel::default();
+        ok(r.mdl_ri_capture_end(s, Some(&mut m)));
+        ok(r.mdl_ri_destroy(m));
+        ok(r.destroy_stream(s));
+    }
+}
+
+#[test]
+fn the_model_a_capture_records_into_is_not_destroyed_before_the_capture_ends() {
+    let r = rt0(A2);
+    let s = stream(&r);
+    let a = malloc(&r, 8);
+    ok(r.mdl_ri_capture_begin(s, capture_mode::GLOBAL));
+    let (mut status, mut m) = (0u32, RawModel::default());
+    ok(r.mdl_ri_capture_get_info(s, Some(&mut status), Some(&mut m)));
+    assert_code(r.mdl_ri_destroy(m), 107027);
+    // The capture goes on as before.
+    ok(r.value_write(a, 5, 0, s));
+    let mut ended = RawModel::default();
+    ok(r.mdl_ri_capture_end(s, Some(&mut ended)));
+    assert_eq!(ended, m);
+    ok(r.mdl_ri_destroy(m));
+}

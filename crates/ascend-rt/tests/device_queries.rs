@@ -237,3 +237,64 @@ fn peer_access_rows_and_a_copy_across_devices_needs_it() {
     assert_code(copy(&r), 507899);
     ok(r.device_disable_peer_access(0));
 }
+
+#[test]
+fn a_reduce_between_devices_needs_peer_access_as_a_copy_does() {
+    let r = rt0(A2);
+    let a = malloc(&r, 64);
+    ok(r.memset(a, 64, 7, 64));
+    ok(r.set_device(1));
+    let b = malloc(&r, 64);
+    ok(r.memset(b, 64, 1, 64));
+    let s1 = stream(&r);
+    const SUM: u32 = 10;
+    assert_code(
+        r.reduce_async(
+            b,
+            a,
+            64,
+            SUM,
+            ascend_rt::data_types::data_type::INT8,
+            s1,
+            true,
+        ),
+        507899,
+    );
+    ok(r.device_enable_peer_access(0, 0));
+    ok(r.reduce_async(
+        b,
+        a,
+        64,
+        SUM,
+        ascend_rt::data_types::data_type::INT8,
+        s1,
+        true,
+    ));
+    ok(r.synchronize_stream(s1));
+}
+
+#[test]
+fn peer_access_ends_when_either_device_is_reset() {
+    let r = rt0(A2);
+    ok(r.set_device(1));
+    // Device 1 may reach device 0's memory.
+    ok(r.device_enable_peer_access(0, 0));
+    let b = malloc(&r, 64);
+    // Device 0, the peer, is reset: its mappings go.
+    ok(r.set_device(0));
+    ok(r.reset_device(0));
+    ok(r.reset_device(0));
+    ok(r.set_device(0));
+    let a = malloc(&r, 64);
+    ok(r.set_device(1));
+    assert_code(
+        r.memcpy(
+            MemDst::Addr(b),
+            64,
+            MemSrc::Addr(a),
+            64,
+            memcpy_kind::DEVICE_TO_DEVICE,
+        ),
+        507899,
+    );
+}

@@ -87,13 +87,20 @@ pub unsafe extern "C" fn aclrtSetStreamConfigOpt(
     valueSize: usize,
 ) -> aclError {
     guard("aclrtSetStreamConfigOpt", |rt| {
-        // SAFETY: NULL or readable for `valueSize` bytes by the caller's contract.
-        let value = (!attrValue.is_null())
-            .then(|| unsafe { std::slice::from_raw_parts(attrValue.cast::<u8>(), valueSize) });
+        // No option takes more than 8 bytes: no more are read, whatever `valueSize` says (the
+        // size is checked before the bytes are used).
+        let readable = valueSize.min(8);
+        // SAFETY: NULL or readable for `valueSize` bytes by the caller's contract, and
+        // `readable` is at most that.
+        let value = (!attrValue.is_null()).then(|| {
+            (valueSize, unsafe {
+                std::slice::from_raw_parts(attrValue.cast::<u8>(), readable)
+            })
+        });
         // SAFETY: NULL or a live handle of ours by the caller's contract.
         let h = unsafe { out_ref(handle) };
         let mut raw = h.as_ref().map(|h| h.to_raw());
-        rt.set_stream_config_opt(raw.as_mut(), attr, value)?;
+        rt.set_stream_config_opt_sized(raw.as_mut(), attr, value)?;
         if let (Some(h), Some(r)) = (h, raw) {
             *h = StreamConfigC::from_raw(r);
         }

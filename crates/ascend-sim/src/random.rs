@@ -80,6 +80,66 @@ pub fn param_value(ty: RandomType, raw: u64) -> f64 {
     }
 }
 
+/// An integer parameter's bytes as its value (floats: 0, unused).
+fn int_param(ty: RandomType, raw: u64) -> i128 {
+    match ty {
+        RandomType::I32 => i128::from(raw as u32 as i32),
+        RandomType::I64 => i128::from(raw as i64),
+        RandomType::U32 => i128::from(raw as u32),
+        RandomType::U64 => i128::from(raw),
+        _ => 0,
+    }
+}
+
+/// Encodes `v`, drawn from `[lo, hi)`, at the element type's precision, keeping it below
+/// `hi`: rounding to the nearest value of a narrow type may reach `hi` itself, which the
+/// uniform distribution excludes; the value just below `hi` is used then (or `lo`, if no
+/// value of the type lies between).
+fn encode_below(ty: RandomType, v: f64, lo: f64, hi: f64, out: &mut Vec<u8>) {
+    /// The bits of the largest value below the one with `bits` (sign-magnitude encoding).
+    fn below(bits: u64, sign: u64) -> u64 {
+        if bits & !sign == 0 {
+            sign | 1 // below ±0: the negative value of least magnitude
+        } else if bits & sign == 0 {
+            bits - 1
+        } else {
+            bits + 1
+        }
+    }
+    let pick = |bits: u64, value: &dyn Fn(u64) -> f64, of: &dyn Fn(f64) -> u64, sign: u64| {
+        if value(bits) < hi || hi <= lo {
+            return bits;
+        }
+        let b = below(of(hi), sign);
+        if value(b) >= lo {
+            b
+        } else {
+            of(lo)
+        }
+    };
+    match ty {
+        RandomType::F16 => {
+            let value = |b: u64| f64::from(f16::from_bits(b as u16));
+            let of = |x: f64| u64::from(f16::from_f64(x).to_bits());
+            let b = pick(of(v), &value, &of, 0x8000);
+            out.extend_from_slice(&(b as u16).to_le_bytes());
+        }
+        RandomType::Bf16 => {
+            let value = |b: u64| f64::from(bf16::from_bits(b as u16));
+            let of = |x: f64| u64::from(bf16::from_f64(x).to_bits());
+            let b = pick(of(v), &value, &of, 0x8000);
+            out.extend_from_slice(&(b as u16).to_le_bytes());
+        }
+        RandomType::F32 => {
+            let value = |b: u64| f64::from(f32::from_bits(b as u32));
+            let of = |x: f64| u64::from((x as f32).to_bits());
+            let b = pick(of(v), &value, &of, 0x8000_0000);
+            out.extend_from_slice(&(b as u32).to_le_bytes());
+        }
+        _ => encode(ty, v, out),
+    }
+}
+
 fn encode(ty: RandomType, v: f64, out: &mut Vec<u8>) {
     match ty {
         RandomType::I32 => out.extend_from_slice(&(v as i32).to_le_bytes()),
@@ -126,15 +186,24 @@ pub fn generate(
             }
         }
         RandomFunc::Uniform => {
+            // Integers in exact arithmetic (a 64-bit bound is not exact as a double); a
+            // minimum at or above the maximum gives the minimum.
+            let (ia, ib) = (int_param(ty, a), int_param(ty, b));
+            let span = u128::try_from(ib - ia).unwrap_or(0).max(1);
             for _ in 0..num {
-                let v = if ty.is_float() {
-                    pa + (pb - pa) * w.unit()
+                if ty.is_float() {
+                    let v = pa + (pb - pa) * w.unit();
+                    encode_below(ty, v, pa, pb, &mut out);
                 } else {
-                    let span = (pb - pa).max(1.0) as u64;
-                    let r = (u64::from(w.next()) << 32 | u64::from(w.next())) % span;
-                    pa + r as f64
-                };
-                encode(ty, v, &mut out);
+                    let r = u128::from(u64::from(w.next()) << 32 | u64::from(w.next())) % span;
+                    let v = ia + r as i128;
+                    match ty {
+                        RandomType::I32 | RandomType::U32 => {
+                            out.extend_from_slice(&(v as u32).to_le_bytes())
+                        }
+                        _ => out.extend_from_slice(&(v as u64).to_le_bytes()),
+                    }
+                }
             }
         }
         RandomFunc::Normal | RandomFunc::TruncatedNormal => {
@@ -153,6 +222,61 @@ pub fn generate(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn uniform_values_stay_below_the_maximum_at_every_precision() {
+        let one = [
+            (RandomType::F16, u64::from(f16::ONE.to_bits())),
+            (RandomType::Bf16, u64::from(bf16::ONE.to_bits())),
+            (RandomType::F32, u64::from(1f32.to_bits())),
+        ];
+        for (ty, max) in one {
+            let (bytes, _) = generate(RandomFunc::Uniform, ty, 0, max, 7, [0; 16], 100_000);
+            let width = if ty == RandomType::F32 { 4 } else { 2 };
+            for c in bytes.chunks(width) {
+                let v = match ty {
+                    RandomType::F16 => f64::from(f16::from_le_bytes([c[0], c[1]])),
+                    RandomType::Bf16 => f64::from(bf16::from_le_bytes([c[0], c[1]])),
+                    _ => f64::from(f32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+                };
+                assert!((0.0..1.0).contains(&v), "{ty:?}: {v}");
+            }
+        }
+    }
+
+    #[test]
+    fn uniform_64_bit_integers_stay_in_range_beyond_the_precision_of_a_double() {
+        let lo = (1u64 << 60) + 1100;
+        let (bytes, _) = generate(
+            RandomFunc::Uniform,
+            RandomType::U64,
+            lo,
+            lo + 100,
+            3,
+            [0; 16],
+            1000,
+        );
+        let vals: Vec<u64> = bytes
+            .chunks(8)
+            .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        assert!(vals.iter().all(|v| (lo..lo + 100).contains(v)), "{vals:?}");
+        assert!(vals.iter().collect::<std::collections::HashSet<_>>().len() > 50);
+        let (lo, hi) = (-(1i64 << 62) - 7, -(1i64 << 62) + 5);
+        let (bytes, _) = generate(
+            RandomFunc::Uniform,
+            RandomType::I64,
+            lo as u64,
+            hi as u64,
+            3,
+            [0; 16],
+            1000,
+        );
+        for c in bytes.chunks(8) {
+            let v = i64::from_le_bytes(c.try_into().unwrap());
+            assert!((lo..hi).contains(&v), "{v}");
+        }
+    }
 
     #[test]
     fn philox_matches_the_published_test_vectors() {

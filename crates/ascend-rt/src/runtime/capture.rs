@@ -49,7 +49,7 @@ pub(crate) struct Capture {
     pub thread: std::thread::ThreadId,
 }
 
-fn captured(api: &str) -> AclError {
+pub(super) fn captured(api: &str) -> AclError {
     AclError::new(
         ErrorCode::RtStreamCaptured,
         Some(MsgCode::EE1016),
@@ -129,8 +129,23 @@ impl Runtime {
                 let _ = self.mdl_ri_destroy(model);
                 return Err(e);
             }
-            let to = self.lock().streams[&cs.0].backend;
             let mut st = self.lock();
+            let to = st.streams[&cs.0].backend;
+            // Another thread may have begun a capture of the stream, or destroyed it, while
+            // the model was built: the first to get here captures, the others undo theirs.
+            let refused = if st.captures.contains_key(&h) {
+                Some(captured(api))
+            } else if !st.streams.contains_key(&h) {
+                Some(fail::invalid_handle(api, "stream", h))
+            } else {
+                None
+            };
+            if let Some(e) = refused {
+                drop(st);
+                let _ = self.mdl_ri_destroy(model);
+                let _ = self.destroy_stream_force(cs);
+                return Err(e);
+            }
             st.captures.insert(
                 h,
                 Capture {

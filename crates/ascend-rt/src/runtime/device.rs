@@ -188,7 +188,8 @@ impl Runtime {
         let device_released = !st.contexts.values().any(|c| c.device == dev);
         let (allocs, notifies) = if device_released {
             st.res_limits.remove(&dev);
-            st.peer_access.retain(|&(d, _)| d != dev);
+            // Either side's reset ends the access: the peer's mappings go with it.
+            st.peer_access.retain(|&(d, p)| d != dev && p != dev);
             st.take_device_objects(dev)
         } else {
             Default::default()

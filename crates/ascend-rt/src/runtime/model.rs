@@ -417,6 +417,18 @@ impl Runtime {
                 .models
                 .get(&model.0)
                 .ok_or_else(|| fail::invalid_handle(api, "modelRI", model.0))?;
+            // A model a capture records into goes when the capture ends, not before.
+            if st.captures.values().any(|c| c.model == model.0) {
+                return Err(AclError::new(
+                    crate::error::ErrorCode::RtStreamCaptured,
+                    Some(crate::error::MsgCode::EE1016),
+                    format!(
+                        "{api} failed: model {:#x} is being captured into; end the capture \
+                         (aclmdlRICaptureEnd) first",
+                        model.0
+                    ),
+                ));
+            }
             self.backend.destroy_model(mdl.backend)?;
             st.forget_model(model.0);
             // A captured model's own stream goes with it.

@@ -174,6 +174,7 @@ impl Runtime {
             }
             self.require_device_range(api, "src", src, count)?;
             self.require_device_range(api, "dst", dst, count)?;
+            self.check_peer_copy(api, dst.0, src.0)?;
             self.launch_task(
                 rec.backend,
                 Task::Reduce {

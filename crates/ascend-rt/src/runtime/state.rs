@@ -347,6 +347,11 @@ impl State {
                 objs.models.push(m.backend);
             }
         }
+        // Captures of the context's streams end with it (their models and streams went above).
+        let streams = &self.streams;
+        self.captures.retain(|h, _| streams.contains_key(h));
+        let models = &self.models;
+        self.capture_streams.retain(|m, _| models.contains_key(m));
         // Labels are the context's, and so are the lists made of them.
         let gone: std::collections::HashSet<u64> = self
             .labels

@@ -151,6 +151,10 @@ impl Runtime {
             // The callbacks ran without the lock: check again what another thread may have
             // changed meanwhile (destroyed the stream, bound it to a model).
             let mut st = self.lock();
+            if st.captures.contains_key(&stream.0) {
+                // A capture began meanwhile (a state callback may begin one).
+                return Err(super::capture::captured(api));
+            }
             match st.streams.get(&stream.0) {
                 None => return Err(fail::invalid_handle(api, "stream", stream.0)),
                 Some(r) if r.model.is_some() => {

@@ -47,9 +47,21 @@ impl Runtime {
         attribute: u32,
         value: Option<&[u8]>,
     ) -> AclResult<()> {
+        self.set_stream_config_opt_sized(handle, attribute, value.map(|v| (v.len(), v)))
+    }
+
+    /// [`Runtime::set_stream_config_opt`] with the value's declared size apart from its bytes,
+    /// for a caller that must not read `valueSize` bytes before the size is checked (the C
+    /// library passes at most the 8 bytes an option takes).
+    pub fn set_stream_config_opt_sized(
+        &self,
+        handle: Option<&mut RawStreamConfig>,
+        attribute: u32,
+        value: Option<(usize, &[u8])>,
+    ) -> AclResult<()> {
         self.call(|| {
             let api = "aclrtSetStreamConfigOpt";
-            let (Some(h), Some(v)) = (handle, value) else {
+            let (Some(h), Some((size, v))) = (handle, value) else {
                 return Err(invalid(api, "handle or attrValue is NULL"));
             };
             let want = match attribute {
@@ -57,10 +69,10 @@ impl Runtime {
                 attr::PRIORITY => 4,
                 _ => return Err(invalid(api, format_args!("attr {attribute} is invalid"))),
             };
-            if v.len() != want {
+            if size != want || v.len() != want {
                 return Err(invalid(
                     api,
-                    format_args!("valueSize {} is invalid, it should be {want}", v.len()),
+                    format_args!("valueSize {size} is invalid, it should be {want}"),
                 ));
             }
             let word = |b: &[u8]| -> u64 {

@@ -62,6 +62,8 @@ int main(void) {
     EXPECT_CODE(aclrtSetStreamConfigOpt(cfg, ACL_RT_STREAM_PRIORITY, &flag, sizeof(flag)), ACL_ERROR_INVALID_PARAM);
     prio = 8;
     EXPECT_CODE(aclrtSetStreamConfigOpt(cfg, ACL_RT_STREAM_PRIORITY, &prio, sizeof(prio)), ACL_ERROR_INVALID_PARAM);
+    /* A size no option has, even one no memory has, is refused before any byte is read. */
+    EXPECT_CODE(aclrtSetStreamConfigOpt(cfg, ACL_RT_STREAM_FLAG, &flag, (size_t)-1), ACL_ERROR_INVALID_PARAM);
     aclrtStream s = NULL;
     CHECK(aclrtCreateStreamV2(&s, cfg));
     CHECK(aclrtDestroyStreamConfigHandle(cfg));
