@@ -155,3 +155,13 @@ fn labels_and_their_lists_go_with_their_context() {
     let c = ok(r.create_label(true));
     ok(r.destroy_label(c));
 }
+
+#[test]
+fn a_label_named_twice_in_one_list_is_already_listed() {
+    let r = rt0(A2);
+    let l = ok(r.create_label(true));
+    assert_code(r.create_label_list(Some(&[l, l]), true), 507000);
+    // Nothing was listed by the refused call.
+    let list = ok(r.create_label_list(Some(&[l]), true));
+    ok(r.destroy_label_list(list));
+}

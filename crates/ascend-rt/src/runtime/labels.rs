@@ -118,7 +118,12 @@ impl Runtime {
                 }
             }
             Self::current_device(&st, api)?;
-            if labels.iter().any(|l| st.labels[l].listed) {
+            // Each label in turn: one already listed, or named twice here, is refused.
+            let mut seen = std::collections::HashSet::with_capacity(labels.len());
+            if labels
+                .iter()
+                .any(|l| st.labels[l].listed || !seen.insert(*l))
+            {
                 return Err(label_state(api, None, "a label is already in a label list"));
             }
             for l in labels {
