@@ -29,22 +29,28 @@ fn store_sum() -> SimKernelFactory {
     })
 }
 
-#[test]
-fn a_function_runs_the_registered_kernel_with_its_packed_arguments_and_placeholders() {
-    let r = rt0(A2);
-    let s = stream(&r);
-    let path = a_binary_file();
+/// A `store_sum` launch set up: (function, arguments), with the placeholder holding 40 and
+/// `dst` the destination, so that a run stores 42: (binary, function, arguments).
+fn store_sum_launch(r: &ascend_rt::Runtime, dst: ascend_rt::raw_types::Addr) -> (u64, u64, u64) {
     r.register_sim_function("store_sum", store_sum());
-    let bin = ok(r.binary_load_from_file(Some(&path), true));
+    let bin = ok(r.binary_load_from_file(Some(&a_binary_file()), true));
     let f = ok(r.binary_get_function(bin, Some("store_sum"), true));
     let args = ok(r.kernel_args_init(f, true));
-    let dst = malloc(&r, 8);
     ok(r.kernel_args_append(args, Some(&dst.0.to_le_bytes()), true));
     let ph = ok(r.kernel_args_append_placeholder(args, true));
     let buf = ok(r.kernel_args_placeholder_buffer(args, ph, 8, true));
     buf.lock().unwrap().copy_from_slice(&40u64.to_le_bytes());
     ok(r.kernel_args_append(args, Some(&2u64.to_le_bytes()), true));
     ok(r.kernel_args_finalize(args));
+    (bin, f, args)
+}
+
+#[test]
+fn a_function_runs_the_registered_kernel_with_its_packed_arguments_and_placeholders() {
+    let r = rt0(A2);
+    let s = stream(&r);
+    let dst = malloc(&r, 8);
+    let (bin, f, args) = store_sum_launch(&r, dst);
     assert_err(
         r.kernel_args_append(args, Some(&[1]), true),
         107000,
@@ -234,29 +240,13 @@ fn placeholder_memory_is_freed_once_the_stream_has_run_the_kernel() {
     ok(r.binary_unload(bin));
 }
 
-/// A `store_sum` launch set up: (function, arguments), with the placeholder holding 40 and
-/// `dst` the destination, so that a run stores 42.
-fn store_sum_launch(r: &ascend_rt::Runtime, dst: ascend_rt::raw_types::Addr) -> (u64, u64) {
-    r.register_sim_function("store_sum", store_sum());
-    let bin = ok(r.binary_load_from_file(Some(&a_binary_file()), true));
-    let f = ok(r.binary_get_function(bin, Some("store_sum"), true));
-    let args = ok(r.kernel_args_init(f, true));
-    ok(r.kernel_args_append(args, Some(&dst.0.to_le_bytes()), true));
-    let ph = ok(r.kernel_args_append_placeholder(args, true));
-    let buf = ok(r.kernel_args_placeholder_buffer(args, ph, 8, true));
-    buf.lock().unwrap().copy_from_slice(&40u64.to_le_bytes());
-    ok(r.kernel_args_append(args, Some(&2u64.to_le_bytes()), true));
-    ok(r.kernel_args_finalize(args));
-    (f, args)
-}
-
 #[test]
 fn placeholder_memory_of_a_launch_into_a_model_lives_as_long_as_the_model_runs() {
     for captured in [false, true] {
         let r = rt0(A2);
         let dst = malloc(&r, 8);
         ok(r.memset(dst, 8, 0, 8));
-        let (f, args) = store_sum_launch(&r, dst);
+        let (_, f, args) = store_sum_launch(&r, dst);
         let exec = stream(&r);
         let m = if captured {
             let s = stream(&r);
