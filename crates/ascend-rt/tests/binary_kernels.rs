@@ -316,3 +316,26 @@ fn freeing_placeholder_memory_on_many_threads_never_frees_another_owners_memory(
         stop.store(true, std::sync::atomic::Ordering::Relaxed);
     });
 }
+
+#[test]
+fn arguments_larger_than_an_argument_list_are_refused_before_memory_is_taken() {
+    let r = rt0(A2);
+    let dst = malloc(&r, 8);
+    r.register_sim_function("store_sum", store_sum());
+    let bin = ok(r.binary_load_from_file(Some(&a_binary_file()), true));
+    let f = ok(r.binary_get_function(bin, Some("store_sum"), true));
+    let args = ok(r.kernel_args_init(f, true));
+    let big = vec![0u8; ascend_rt::MAX_KERNEL_ARGS_BYTES + 1];
+    assert_code(r.kernel_args_append(args, Some(&big), true), 107000);
+    let p = ok(r.kernel_args_append(args, Some(&dst.0.to_le_bytes()), true));
+    assert_code(r.kernel_args_para_update(args, p, Some(&big)), 107000);
+    let ph = ok(r.kernel_args_append_placeholder(args, true));
+    assert_code(
+        r.kernel_args_placeholder_buffer(args, ph, usize::MAX, true),
+        107000,
+    );
+    assert_code(
+        r.kernel_args_placeholder_buffer(args, ph, 1 << 46, true),
+        107000,
+    );
+}

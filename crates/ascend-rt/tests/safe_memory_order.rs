@@ -65,3 +65,65 @@ fn a_buffer_used_by_a_dropped_stream_is_freed_at_once() {
     drop(s);
     drop(buf);
 }
+
+#[test]
+fn a_buffer_a_models_task_names_outlives_its_drop_while_the_model_may_run() {
+    let rt = Arc::new(Runtime::sim("Ascend910B1").unwrap());
+    let dev = Device::open(&rt, 0).unwrap();
+    let bound = dev.stream_with(StreamConfig::persistent()).unwrap();
+    let model = dev.model().unwrap();
+    model.bind(&bound).unwrap();
+    let buf = dev.malloc(4096, MallocPolicy::NormalOnly).unwrap();
+    let addr = buf.ptr().addr();
+    bound.fill_async(buf.ptr(), 9, 4096).unwrap();
+    model.end_task(&bound).unwrap();
+    model.build_end().unwrap();
+    drop(buf);
+    // The memory was not given back: a new buffer does not get it, so the model's fill
+    // cannot land in it.
+    let other = dev.malloc(4096, MallocPolicy::NormalOnly).unwrap();
+    assert_ne!(other.ptr().addr(), addr);
+    other.fill_sync(0).unwrap();
+    model.execute().unwrap();
+    assert_eq!(other.read_u64(0).unwrap(), 0);
+}
+
+#[test]
+fn a_buffer_moved_into_a_host_function_is_freed_there_without_waiting_for_that_stream() {
+    let rt = Arc::new(Runtime::sim("Ascend910B1").unwrap());
+    let dev = Device::open(&rt, 0).unwrap();
+    let s = dev.stream().unwrap();
+    let buf = dev.malloc(64, MallocPolicy::NormalOnly).unwrap();
+    s.fill_async(buf.ptr(), 1, 64).unwrap();
+    let (done, dropped) = std::sync::mpsc::channel();
+    s.host_func(move || {
+        drop(buf);
+        done.send(()).unwrap();
+    })
+    .unwrap();
+    let s = Arc::new(s);
+    let waiter = {
+        let s = s.clone();
+        std::thread::spawn(move || s.synchronize())
+    };
+    dropped
+        .recv_timeout(Duration::from_secs(20))
+        .expect("the drop inside the host function returned");
+    waiter.join().unwrap().unwrap();
+}
+
+#[test]
+fn reads_and_writes_past_a_buffers_end_are_refused() {
+    let rt = Arc::new(Runtime::sim("Ascend910B1").unwrap());
+    let dev = Device::open(&rt, 0).unwrap();
+    let buf = dev.malloc(64, MallocPolicy::NormalOnly).unwrap();
+    buf.fill_sync(0).unwrap();
+    assert_eq!(buf.read_u64(56).unwrap(), 0);
+    assert_eq!(buf.read_u64(60).unwrap_err().code(), 100000);
+    assert_eq!(buf.read_u64(usize::MAX).unwrap_err().code(), 100000);
+    let host = dev.malloc_host(16).unwrap();
+    assert_eq!(host.len(), 16);
+    host.write_at(8, &[1; 8]).unwrap();
+    assert_eq!(host.write_at(10, &[1; 16]).unwrap_err().code(), 100000);
+    assert_eq!(host.write_at(usize::MAX, &[1]).unwrap_err().code(), 100000);
+}

@@ -100,3 +100,12 @@ fn an_abort_is_refused_where_the_firmware_cannot_abort_a_stream() {
     let s = dev.stream().unwrap();
     assert_eq!(s.abort().unwrap_err().code(), 207000);
 }
+
+#[test]
+fn a_timeout_shorter_than_a_millisecond_waits_one_millisecond() {
+    let dev = device();
+    let s = dev.stream().unwrap();
+    s.synchronize_timeout(std::time::Duration::ZERO).unwrap();
+    s.synchronize_timeout(std::time::Duration::from_micros(500))
+        .unwrap();
+}

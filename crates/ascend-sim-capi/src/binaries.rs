@@ -160,9 +160,12 @@ pub unsafe extern "C" fn aclrtKernelArgsAppend(
     paramHandle: *mut *mut c_void,
 ) -> aclError {
     guard("aclrtKernelArgsAppend", |rt| {
+        // One byte past the largest argument is enough for the size check: no more are read.
+        let readable = paramSize.min(ascend_rt::MAX_KERNEL_ARGS_BYTES + 1);
         let bytes = (!param.is_null()).then(|| {
-            // SAFETY: non-NULL and valid for `paramSize` bytes by the caller's contract.
-            unsafe { std::slice::from_raw_parts(param.cast::<u8>(), paramSize) }
+            // SAFETY: non-NULL and valid for `paramSize` bytes by the caller's contract;
+            // `readable` is at most that.
+            unsafe { std::slice::from_raw_parts(param.cast::<u8>(), readable) }
         });
         let h = rt.kernel_args_append(handle_in(argsHandle), bytes, !paramHandle.is_null())?;
         // SAFETY: forwarded contract.
@@ -228,9 +231,12 @@ pub unsafe extern "C" fn aclrtKernelArgsParaUpdate(
     paramSize: usize,
 ) -> aclError {
     guard("aclrtKernelArgsParaUpdate", |rt| {
+        // One byte past the largest argument is enough for the size check: no more are read.
+        let readable = paramSize.min(ascend_rt::MAX_KERNEL_ARGS_BYTES + 1);
         let bytes = (!param.is_null()).then(|| {
-            // SAFETY: non-NULL and valid for `paramSize` bytes by the caller's contract.
-            unsafe { std::slice::from_raw_parts(param.cast::<u8>(), paramSize) }
+            // SAFETY: non-NULL and valid for `paramSize` bytes by the caller's contract;
+            // `readable` is at most that.
+            unsafe { std::slice::from_raw_parts(param.cast::<u8>(), readable) }
         });
         rt.kernel_args_para_update(handle_in(argsHandle), handle_in(paramHandle), bytes)
     })

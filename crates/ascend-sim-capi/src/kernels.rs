@@ -228,7 +228,15 @@ pub unsafe extern "C" fn aclsimCopyGmToLocal(
     if local.is_null() || n == 0 {
         return;
     }
-    // SAFETY: valid for writes of `n` bytes by the caller's contract.
+    if n > isize::MAX as usize {
+        // SAFETY: forwarded contract.
+        return unsafe {
+            with_ops(ctx, (), |o| {
+                o.trap("aclsimCopyGmToLocal: n exceeds any buffer")
+            })
+        };
+    }
+    // SAFETY: valid for writes of `n` bytes by the caller's contract, and at most isize::MAX.
     let buf = unsafe { std::slice::from_raw_parts_mut(local.cast::<u8>(), n) };
     // SAFETY: forwarded contract.
     unsafe { with_ops(ctx, (), |o| o.copy_gm_to_local(buf, gm as usize as u64)) }
@@ -248,7 +256,15 @@ pub unsafe extern "C" fn aclsimCopyLocalToGm(
     if local.is_null() || n == 0 {
         return;
     }
-    // SAFETY: valid for reads of `n` bytes by the caller's contract.
+    if n > isize::MAX as usize {
+        // SAFETY: forwarded contract.
+        return unsafe {
+            with_ops(ctx, (), |o| {
+                o.trap("aclsimCopyLocalToGm: n exceeds any buffer")
+            })
+        };
+    }
+    // SAFETY: valid for reads of `n` bytes by the caller's contract, and at most isize::MAX.
     let buf = unsafe { std::slice::from_raw_parts(local.cast::<u8>(), n) };
     // SAFETY: forwarded contract.
     unsafe { with_ops(ctx, (), |o| o.copy_local_to_gm(gm as usize as u64, buf)) }

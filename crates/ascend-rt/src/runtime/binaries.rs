@@ -76,6 +76,19 @@ pub(crate) struct PlaceholderMemory {
     pub kept_by_model: bool,
 }
 
+/// 107000 for an argument larger than a whole argument list may be.
+fn too_large(api: &str, param: &str, size: usize) -> AclError {
+    fail::rt_value(
+        api,
+        param,
+        size,
+        &format!(
+            "at most {} bytes (what a kernel's argument list holds)",
+            crate::runtime::MAX_KERNEL_ARGS_BYTES
+        ),
+    )
+}
+
 fn unknown(api: &str, what: &str, h: u64) -> AclError {
     AclError::new(
         ErrorCode::RtInvalidHandle,
@@ -262,6 +275,9 @@ impl Runtime {
             if !want_out {
                 return Err(fail::acl_null(api, "paramHandle"));
             }
+            if param.len() > crate::runtime::MAX_KERNEL_ARGS_BYTES {
+                return Err(too_large(api, "paramSize", param.len()));
+            }
             let mut st = self.lock();
             let h = st.new_handle(HandleKind::Param);
             Self::args_mut(&mut st, api, args)?
@@ -318,6 +334,30 @@ impl Runtime {
             if !want_out {
                 return Err(fail::acl_null(api, "bufferAddr"));
             }
+            // The data is copied to device memory at launch: no more than a device holds, and
+            // host memory for it or a clear error.
+            if size as u64 > self.chip.memory.device_bytes {
+                return Err(fail::rt_value(
+                    api,
+                    "dataSize",
+                    size,
+                    &format!(
+                        "at most the device's {} bytes",
+                        self.chip.memory.device_bytes
+                    ),
+                ));
+            }
+            let mut data = Vec::new();
+            if data.try_reserve_exact(size).is_err() {
+                return Err(AclError::new(
+                    ErrorCode::RtMemoryAllocation,
+                    None,
+                    format!(
+                        "{api} failed: no host memory for a placeholder buffer of {size} bytes"
+                    ),
+                ));
+            }
+            data.resize(size, 0);
             let mut st = self.lock();
             let rec = st
                 .kernel_args
@@ -328,7 +368,7 @@ impl Runtime {
                 .iter_mut()
                 .find(|(h, a)| *h == param && matches!(a, Arg::Placeholder(_)))
                 .ok_or_else(|| unknown(api, "placeholder", param))?;
-            let buf: HostBuf = Arc::new(Mutex::new(vec![0u8; size]));
+            let buf: HostBuf = Arc::new(Mutex::new(data));
             slot.1 = Arg::Placeholder(Some(buf.clone()));
             Ok(buf)
         })
@@ -354,6 +394,9 @@ impl Runtime {
             let value = value.ok_or_else(|| fail::acl_null(api, "param"))?;
             if value.is_empty() {
                 return Err(fail::acl_range(api, "paramSize", 0, "greater than 0"));
+            }
+            if value.len() > crate::runtime::MAX_KERNEL_ARGS_BYTES {
+                return Err(too_large(api, "paramSize", value.len()));
             }
             let mut st = self.lock();
             let rec = st

@@ -82,7 +82,7 @@ impl Device {
         self.bind_to_thread()?;
         let mut raw = RawStream::NULL;
         self.guard.rt.create_stream(Some(&mut raw))?;
-        Ok(Stream::new(self.guard.clone(), raw))
+        Ok(Stream::new(self.guard.clone(), raw, false))
     }
 
     /// Creates a stream with settings (`aclrtCreateStreamWithConfig`).
@@ -92,7 +92,7 @@ impl Device {
         self.guard
             .rt
             .create_stream_with_config(Some(&mut raw), config.priority, config.flags())?;
-        Ok(Stream::new(self.guard.clone(), raw))
+        Ok(Stream::new(self.guard.clone(), raw, config.persistent))
     }
 
     /// The default stream of this device's context (not destroyed on drop).

@@ -5,6 +5,7 @@
 //! first waits for those streams, so memory a queued task still touches is never freed under
 //! it (as cudarc's device slices do with their events).
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::device::DeviceGuard;
@@ -12,21 +13,36 @@ use crate::error::{AclError, AclResult, ErrorCode};
 use crate::raw_types::{Addr, RawContext, RawStream};
 use crate::runtime::{HostBuffer, MemDst, MemSrc};
 
-/// The streams that have tasks naming a buffer, not yet known to have finished them.
+/// The streams that have tasks naming a buffer, not yet known to have finished them, and
+/// whether a model recorded such a task.
 #[derive(Debug, Default)]
-pub(super) struct StreamUsers(Mutex<Vec<(RawContext, RawStream)>>);
+pub(super) struct StreamUsers {
+    streams: Mutex<Vec<(RawContext, RawStream)>>,
+    /// A task naming the buffer went into a model (a persistent stream's tasks run each time
+    /// the model runs, for as long as it lives).
+    in_model: AtomicBool,
+}
 
 impl StreamUsers {
-    /// Records that `stream` of `ctx` has a task naming the buffer.
-    pub(super) fn add(&self, ctx: RawContext, stream: RawStream) {
-        let mut users = self.0.lock().unwrap_or_else(|p| p.into_inner());
+    /// Records that `stream` of `ctx` has a task naming the buffer; `persistent`: the stream's
+    /// tasks are a model's.
+    pub(super) fn add(&self, ctx: RawContext, stream: RawStream, persistent: bool) {
+        if persistent {
+            self.in_model.store(true, Ordering::Release);
+            return;
+        }
+        let mut users = self.streams.lock().unwrap_or_else(|p| p.into_inner());
         if !users.contains(&(ctx, stream)) {
             users.push((ctx, stream));
         }
     }
 
     fn take(&self) -> Vec<(RawContext, RawStream)> {
-        std::mem::take(&mut *self.0.lock().unwrap_or_else(|p| p.into_inner()))
+        std::mem::take(&mut *self.streams.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    fn in_model(&self) -> bool {
+        self.in_model.load(Ordering::Acquire)
     }
 }
 
@@ -53,16 +69,20 @@ impl DevicePtr<'_> {
         self.addr
     }
 
-    /// Records that a task on `stream` of `ctx` names this memory.
-    pub(super) fn used_by(self, ctx: RawContext, stream: RawStream) {
-        self.users.add(ctx, stream);
+    /// Records that a task on `stream` of `ctx` names this memory; `persistent`: the stream's
+    /// tasks are a model's.
+    pub(super) fn used_by(self, ctx: RawContext, stream: RawStream, persistent: bool) {
+        self.users.add(ctx, stream, persistent);
     }
 }
 
 /// Device memory from `aclrtMalloc`. Dropping it waits for every stream that has a task
 /// naming it (through a [`DevicePtr`]) to finish its work, then frees it: a buffer is never
 /// freed under a queued copy, wait or CMO. A stream blocked forever makes the drop block too;
-/// the simulator's watchdog then explains which.
+/// the simulator's watchdog then explains which. Memory a model's task names (a task on a
+/// persistent stream) stays allocated until the device is released, as the model may run
+/// again. A buffer moved into a host function may be dropped there: the drop does not wait
+/// for the stream running that function.
 ///
 /// ```
 /// use std::sync::Arc;
@@ -152,8 +172,19 @@ impl DeviceBuffer {
         )
     }
 
-    /// Reads the 64-bit word at `offset` now (`aclrtMemcpy`; no stream order).
+    /// Reads the 64-bit word at `offset` now (`aclrtMemcpy`; no stream order); the word must
+    /// lie inside the buffer.
     pub fn read_u64(&self, offset: usize) -> AclResult<u64> {
+        if offset.checked_add(8).is_none_or(|end| end > self.size) {
+            return Err(AclError::new(
+                ErrorCode::InvalidParam,
+                None,
+                format!(
+                    "a word at offset {offset} runs past a {}-byte buffer",
+                    self.size
+                ),
+            ));
+        }
         self.dev.rt.set_current_context(self.dev.ctx)?;
         let mut b = [0u8; 8];
         self.dev.rt.memcpy(
@@ -177,9 +208,24 @@ impl DeviceBuffer {
 
 impl Drop for DeviceBuffer {
     fn drop(&mut self) {
+        if self.users.in_model() {
+            // A model's task names it: the model may run again, whenever the program says, so
+            // the memory stays allocated until the device is released.
+            tracing::debug!(
+                "device buffer {:#x} is named by a model's task: kept until the device goes",
+                self.addr.0
+            );
+            return;
+        }
         // Wait for the streams whose tasks name the buffer. A stream that is gone abandoned
         // its tasks (a dropped `Stream` destroys without waiting), so its error is no concern.
+        // The stream whose host function is dropping it has run its earlier tasks, and no
+        // later one can name it.
+        let running = super::stream::running_host_func();
         for (ctx, stream) in self.users.take() {
+            if running == Some((ctx, stream)) {
+                continue;
+            }
             let waited = self
                 .dev
                 .rt
@@ -224,9 +270,34 @@ impl PinnedHostBuffer {
         self.buf.to_vec()
     }
 
-    /// Writes bytes at an offset.
-    pub fn write_at(&self, offset: usize, data: &[u8]) {
-        self.buf.write_at(offset, data)
+    /// Its length in bytes.
+    pub fn len(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// True for a zero-length buffer (never: `aclrtMallocHost` rejects size 0).
+    pub fn is_empty(&self) -> bool {
+        self.buf.len() == 0
+    }
+
+    /// Writes bytes at an offset; a range past the buffer's end is refused (100000).
+    pub fn write_at(&self, offset: usize, data: &[u8]) -> AclResult<()> {
+        if offset
+            .checked_add(data.len())
+            .is_none_or(|end| end > self.buf.len())
+        {
+            return Err(AclError::new(
+                ErrorCode::InvalidParam,
+                None,
+                format!(
+                    "{} bytes at offset {offset} run past a {}-byte host buffer",
+                    data.len(),
+                    self.buf.len()
+                ),
+            ));
+        }
+        self.buf.write_at(offset, data);
+        Ok(())
     }
 }
 

@@ -1,5 +1,6 @@
 //! [`Stream`]: a stream and the tasks that go on it.
 
+use std::cell::Cell;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -9,7 +10,7 @@ use super::event::Event;
 use super::memory::{CmoDesc, DevicePtr};
 use crate::error::AclResult;
 use crate::raw_types::{
-    Addr, RawBarrierCmoInfo, RawBarrierTaskInfo, RawStream, CMO_MAX_BARRIER_NUM,
+    Addr, RawBarrierCmoInfo, RawBarrierTaskInfo, RawContext, RawStream, CMO_MAX_BARRIER_NUM,
 };
 
 /// A stream. Dropping it destroys it without waiting (`aclrtDestroyStreamForce`: queued tasks
@@ -20,14 +21,28 @@ pub struct Stream {
     dev: Arc<DeviceGuard>,
     raw: RawStream,
     owned: bool,
+    /// Created persistent: its tasks are a model's once bound.
+    persistent: bool,
+}
+
+thread_local! {
+    /// The stream (with its context) whose host function this thread is running, if any.
+    static RUNNING_HOST_FUNC: Cell<Option<(RawContext, RawStream)>> = const { Cell::new(None) };
+}
+
+/// The stream whose host function (launched through [`Stream::host_func`]) the calling thread
+/// is running.
+pub(super) fn running_host_func() -> Option<(RawContext, RawStream)> {
+    RUNNING_HOST_FUNC.with(Cell::get)
 }
 
 impl Stream {
-    pub(super) fn new(dev: Arc<DeviceGuard>, raw: RawStream) -> Self {
+    pub(super) fn new(dev: Arc<DeviceGuard>, raw: RawStream, persistent: bool) -> Self {
         Stream {
             dev,
             raw,
             owned: true,
+            persistent,
         }
     }
 
@@ -36,6 +51,7 @@ impl Stream {
             dev,
             raw: RawStream::NULL,
             owned: false,
+            persistent: false,
         }
     }
 
@@ -53,7 +69,7 @@ impl Stream {
     fn uses(&self, ptrs: &[DevicePtr<'_>]) -> AclResult<()> {
         self.bind()?;
         for p in ptrs {
-            p.used_by(self.dev.ctx, self.raw);
+            p.used_by(self.dev.ctx, self.raw, self.persistent);
         }
         Ok(())
     }
@@ -179,9 +195,15 @@ impl Stream {
     }
 
     /// Blocks at most `timeout` (`aclrtSynchronizeStreamWithTimeout`; 507046 on expiry).
+    /// The timeout counts in whole milliseconds, rounded up, and at least one.
     pub fn synchronize_timeout(&self, timeout: Duration) -> AclResult<()> {
         self.bind()?;
-        let ms = timeout.as_millis().min(i32::MAX as u128) as i32;
+        // Whole milliseconds, rounded up: a wait shorter than one is a wait of one (0 is
+        // CANN's "invalid", not "do not wait").
+        let ms = timeout
+            .as_micros()
+            .div_ceil(1000)
+            .clamp(1, i32::MAX as u128) as i32;
         self.dev.rt.synchronize_stream_with_timeout(self.raw, ms)
     }
 
@@ -201,9 +223,27 @@ impl Stream {
     /// s.synchronize().unwrap();
     /// assert!(ran.load(Ordering::SeqCst));
     /// ```
+    ///
+    /// The function is kept until the stream reaches it: a handle it owns (a buffer, a stream,
+    /// the device) lives until then, so synchronize the stream before dropping the last
+    /// handles of a device whose stream still holds one. A buffer it owns may be dropped in
+    /// it; the drop does not wait for this stream.
     pub fn host_func(&self, f: impl FnOnce() + Send + 'static) -> AclResult<()> {
         self.bind()?;
-        self.dev.rt.launch_host_func(self.raw, Some(Box::new(f)))
+        let me = (self.dev.ctx, self.raw);
+        self.dev.rt.launch_host_func(
+            self.raw,
+            Some(Box::new(move || {
+                struct Restore(Option<(RawContext, RawStream)>);
+                impl Drop for Restore {
+                    fn drop(&mut self) {
+                        RUNNING_HOST_FUNC.with(|c| c.set(self.0));
+                    }
+                }
+                let _restore = Restore(RUNNING_HOST_FUNC.with(|c| c.replace(Some(me))));
+                f();
+            })),
+        )
     }
 
     /// Sets what the stream does with its later tasks after a task fails

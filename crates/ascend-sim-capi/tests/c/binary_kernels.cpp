@@ -49,6 +49,25 @@ int main(int argc, char **argv) {
         aclrtParamHandle ph = nullptr;
         CHECK(aclrtKernelArgsAppend(args, &p, sizeof p, &ph));
     }
+    /* Sizes no argument has are refused, before more bytes are read than an argument can
+     * hold, and a placeholder larger than the device is refused before host memory is taken. */
+    {
+        aclrtArgsHandle big = nullptr;
+        aclrtParamHandle ph = nullptr;
+        uint64_t word = 5;
+        CHECK(aclrtKernelArgsInit(f, &big));
+        if (aclrtKernelArgsAppend(big, &word, SIZE_MAX, &ph) != ACL_ERROR_RT_PARAM_INVALID) return 1;
+        if (aclrtKernelArgsAppend((void *)0xdeadbeef, &word, SIZE_MAX, &ph) == ACL_SUCCESS) return 1;
+        CHECK(aclrtKernelArgsAppend(big, &word, sizeof word, &ph));
+        if (aclrtKernelArgsParaUpdate(big, ph, &word, SIZE_MAX) != ACL_ERROR_RT_PARAM_INVALID) return 1;
+        aclrtParamHandle holder = nullptr;
+        void *buf = nullptr;
+        CHECK(aclrtKernelArgsAppendPlaceHolder(big, &holder));
+        if (aclrtKernelArgsGetPlaceHolderBuffer(big, holder, SIZE_MAX, &buf) != ACL_ERROR_RT_PARAM_INVALID)
+            return 1;
+        if (aclrtKernelArgsGetPlaceHolderBuffer(big, holder, (size_t)1 << 46, &buf) != ACL_ERROR_RT_PARAM_INVALID)
+            return 1;
+    }
     CHECK(aclrtKernelArgsFinalize(args));
     CHECK(aclrtLaunchKernelWithConfig(f, 8, s, nullptr, args, nullptr));
     CHECK(aclrtSynchronizeStream(s));
