@@ -159,8 +159,10 @@ fn a_host_thread_releases_a_kernel_another_host_thread_waits_for() {
         sim.synchronize_stream(st, None).unwrap();
         let write_took = b.join().unwrap();
         assert!(t.elapsed() >= Duration::from_millis(200));
+        // The writer gets the lock within the watchdog's grace, however loaded the machine
+        // (the driving thread lets other host threads in between steps).
         assert!(
-            write_took < Duration::from_secs(1),
+            write_took < Duration::from_secs(2),
             "the host write waited {write_took:?} for the lock"
         );
         assert_eq!(alive.load(Ordering::SeqCst), 0);

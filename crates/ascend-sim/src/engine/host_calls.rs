@@ -77,10 +77,15 @@ impl HostCalls {
     /// device (a host function that synchronizes another stream), and the device runs on for
     /// it; the call's own stream stays held until it returns.
     pub fn clock_stop(&self) -> Option<u64> {
-        let me = std::thread::current().id();
+        // Called at every step: the thread is looked up only when some blocking call is taken.
+        let mut me = None;
         self.calls
             .values()
-            .filter(|c| c.blocking && !(c.taken && c.taker == Some(me)))
+            .filter(|c| {
+                c.blocking
+                    && !(c.taken
+                        && c.taker == Some(*me.get_or_insert_with(|| std::thread::current().id())))
+            })
             .map(|c| c.due_ns)
             .min()
     }
