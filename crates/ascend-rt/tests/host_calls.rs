@@ -467,7 +467,7 @@ fn a_host_function_no_thread_drives_towards_is_reported_on_stderr() {
         let (n, f) = counter();
         ok(r.launch_host_func(s, Some(f())));
         // The program waits by other means: nothing runs the device meanwhile.
-        std::thread::sleep(std::time::Duration::from_millis(1200));
+        std::thread::sleep(std::time::Duration::from_millis(2000));
         assert_eq!(n.load(Ordering::SeqCst), 0);
         ok(r.synchronize_stream(s));
         assert_eq!(n.load(Ordering::SeqCst), 1);
