@@ -212,18 +212,9 @@ fn peer_access_rows_and_a_copy_across_devices_needs_it() {
     ok(r.memset(a, 64, 7, 64));
     ok(r.set_device(1));
     let b = malloc(&r, 64);
-    let copy = |r: &ascend_rt::Runtime| {
-        r.memcpy(
-            MemDst::Addr(b),
-            64,
-            MemSrc::Addr(a),
-            64,
-            memcpy_kind::DEVICE_TO_DEVICE,
-        )
-    };
-    assert_code(copy(&r), 507899);
+    assert_code(copy_64(&r, b, a), 507899);
     ok(r.device_enable_peer_access(0, 0));
-    ok(copy(&r));
+    ok(copy_64(&r, b, a));
     let mut host = [0u8; 64];
     ok(r.memcpy(
         MemDst::Host(&mut host),
@@ -234,7 +225,7 @@ fn peer_access_rows_and_a_copy_across_devices_needs_it() {
     ));
     assert_eq!(host, [7u8; 64]);
     ok(r.device_disable_peer_access(0));
-    assert_code(copy(&r), 507899);
+    assert_code(copy_64(&r, b, a), 507899);
     ok(r.device_disable_peer_access(0));
 }
 
@@ -287,14 +278,20 @@ fn peer_access_ends_when_either_device_is_reset() {
     ok(r.set_device(0));
     let a = malloc(&r, 64);
     ok(r.set_device(1));
-    assert_code(
-        r.memcpy(
-            MemDst::Addr(b),
-            64,
-            MemSrc::Addr(a),
-            64,
-            memcpy_kind::DEVICE_TO_DEVICE,
-        ),
-        507899,
-    );
+    assert_code(copy_64(&r, b, a), 507899);
+}
+
+/// A synchronous 64-byte device-to-device copy from `src` to `dst`.
+fn copy_64(
+    r: &ascend_rt::Runtime,
+    dst: ascend_rt::raw_types::Addr,
+    src: ascend_rt::raw_types::Addr,
+) -> ascend_rt::AclResult<()> {
+    r.memcpy(
+        MemDst::Addr(dst),
+        64,
+        MemSrc::Addr(src),
+        64,
+        memcpy_kind::DEVICE_TO_DEVICE,
+    )
 }

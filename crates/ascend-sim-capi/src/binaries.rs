@@ -148,6 +148,19 @@ pub unsafe extern "C" fn aclrtKernelArgsInit(
     })
 }
 
+/// An argument's bytes as the runtime checks them: `None` for NULL, else at most one byte
+/// past the largest argument, which is enough for the size check, so that no more are read
+/// whatever `size` says.
+///
+/// # Safety
+/// `param` is NULL or valid for reads of `size` bytes.
+unsafe fn argument_bytes<'a>(param: *const c_void, size: usize) -> Option<&'a [u8]> {
+    let readable = size.min(ascend_rt::MAX_KERNEL_ARGS_BYTES + 1);
+    // SAFETY: non-NULL and valid for `size` bytes by the caller's contract; `readable` is at
+    // most that.
+    (!param.is_null()).then(|| unsafe { std::slice::from_raw_parts(param.cast::<u8>(), readable) })
+}
+
 /// `aclrtKernelArgsAppend(argsHandle, param, paramSize, &paramHandle)`.
 ///
 /// # Safety
@@ -160,13 +173,8 @@ pub unsafe extern "C" fn aclrtKernelArgsAppend(
     paramHandle: *mut *mut c_void,
 ) -> aclError {
     guard("aclrtKernelArgsAppend", |rt| {
-        // One byte past the largest argument is enough for the size check: no more are read.
-        let readable = paramSize.min(ascend_rt::MAX_KERNEL_ARGS_BYTES + 1);
-        let bytes = (!param.is_null()).then(|| {
-            // SAFETY: non-NULL and valid for `paramSize` bytes by the caller's contract;
-            // `readable` is at most that.
-            unsafe { std::slice::from_raw_parts(param.cast::<u8>(), readable) }
-        });
+        // SAFETY: forwarded contract.
+        let bytes = unsafe { argument_bytes(param, paramSize) };
         let h = rt.kernel_args_append(handle_in(argsHandle), bytes, !paramHandle.is_null())?;
         // SAFETY: forwarded contract.
         unsafe { put(paramHandle, h) };
@@ -231,13 +239,8 @@ pub unsafe extern "C" fn aclrtKernelArgsParaUpdate(
     paramSize: usize,
 ) -> aclError {
     guard("aclrtKernelArgsParaUpdate", |rt| {
-        // One byte past the largest argument is enough for the size check: no more are read.
-        let readable = paramSize.min(ascend_rt::MAX_KERNEL_ARGS_BYTES + 1);
-        let bytes = (!param.is_null()).then(|| {
-            // SAFETY: non-NULL and valid for `paramSize` bytes by the caller's contract;
-            // `readable` is at most that.
-            unsafe { std::slice::from_raw_parts(param.cast::<u8>(), readable) }
-        });
+        // SAFETY: forwarded contract.
+        let bytes = unsafe { argument_bytes(param, paramSize) };
         rt.kernel_args_para_update(handle_in(argsHandle), handle_in(paramHandle), bytes)
     })
 }

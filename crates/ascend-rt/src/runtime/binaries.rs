@@ -559,7 +559,9 @@ impl Runtime {
         }
         // Only the entries seen above and still held: a launch recorded since may still be
         // queued, and another thread may have freed an entry meanwhile (its address may
-        // already be someone else's).
+        // already be someone else's). An entry is taken out, and its allocation forgotten,
+        // under one lock: a reset cannot free it, and a new allocation take its address, in
+        // between.
         let freed: Vec<PlaceholderMemory> = {
             let mut st = self.lock();
             let mut freed = Vec::new();
@@ -576,9 +578,7 @@ impl Runtime {
             freed
         };
         for p in freed {
-            if let Err(e) = self.backend.free(p.device, p.addr) {
-                tracing::warn!("freeing placeholder memory {:#x}: {e}", p.addr);
-            }
+            self.free_forgotten_placeholder(p.device, p.addr);
         }
     }
 
@@ -586,8 +586,15 @@ impl Runtime {
     fn free_placeholder_memory(&self, device: u32, addrs: &[u64]) {
         for &addr in addrs {
             if self.lock().allocs.remove(&addr).is_some() {
-                let _ = self.backend.free(device, addr);
+                self.free_forgotten_placeholder(device, addr);
             }
+        }
+    }
+
+    /// Gives back placeholder memory the bookkeeping has already forgotten.
+    fn free_forgotten_placeholder(&self, device: u32, addr: u64) {
+        if let Err(e) = self.backend.free(device, addr) {
+            tracing::warn!("freeing placeholder memory {addr:#x}: {e}");
         }
     }
 

@@ -43,12 +43,7 @@ impl Event {
     /// The timeout counts in whole milliseconds, rounded up, and at least one.
     pub fn synchronize_timeout(&self, timeout: Duration) -> AclResult<()> {
         self.dev.rt.set_current_context(self.dev.ctx)?;
-        // Whole milliseconds, rounded up: a wait shorter than one is a wait of one (0 is
-        // CANN's "invalid", not "do not wait").
-        let ms = timeout
-            .as_micros()
-            .div_ceil(1000)
-            .clamp(1, i32::MAX as u128) as i32;
+        let ms = super::timeout_ms(timeout);
         self.dev.rt.synchronize_event_with_timeout(self.raw, ms)
     }
 

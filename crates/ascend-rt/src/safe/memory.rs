@@ -46,6 +46,19 @@ impl StreamUsers {
     }
 }
 
+/// 100000 unless `len` bytes at `offset` lie inside a buffer of `size` bytes (`what` names
+/// the buffer in the message).
+fn check_range(offset: usize, len: usize, size: usize, what: &str) -> AclResult<()> {
+    if offset.checked_add(len).is_none_or(|end| end > size) {
+        return Err(AclError::new(
+            ErrorCode::InvalidParam,
+            None,
+            format!("{len} bytes at offset {offset} run past a {size}-byte {what}"),
+        ));
+    }
+    Ok(())
+}
+
 /// An address in device memory, borrowed from a [`DeviceBuffer`] (or a [`CmoDesc`]): while
 /// it exists the buffer cannot be dropped, and a stream task that names it makes the buffer
 /// wait for that stream before it is freed.
@@ -132,13 +145,7 @@ impl DeviceBuffer {
 
     /// The address `offset` bytes in; `offset` must be inside the buffer.
     pub fn at(&self, offset: usize) -> AclResult<DevicePtr<'_>> {
-        if offset >= self.size {
-            return Err(AclError::new(
-                ErrorCode::InvalidParam,
-                None,
-                format!("offset {offset} is outside a {}-byte buffer", self.size),
-            ));
-        }
+        check_range(offset, 1, self.size, "device buffer")?;
         Ok(DevicePtr {
             addr: self.addr.offset(offset as u64),
             users: &self.users,
@@ -175,22 +182,13 @@ impl DeviceBuffer {
     /// Reads the 64-bit word at `offset` now (`aclrtMemcpy`; no stream order); the word must
     /// lie inside the buffer.
     pub fn read_u64(&self, offset: usize) -> AclResult<u64> {
-        if offset.checked_add(8).is_none_or(|end| end > self.size) {
-            return Err(AclError::new(
-                ErrorCode::InvalidParam,
-                None,
-                format!(
-                    "a word at offset {offset} runs past a {}-byte buffer",
-                    self.size
-                ),
-            ));
-        }
+        check_range(offset, 8, self.size, "device buffer")?;
         self.dev.rt.set_current_context(self.dev.ctx)?;
         let mut b = [0u8; 8];
         self.dev.rt.memcpy(
             MemDst::Host(&mut b),
             8,
-            MemSrc::Addr(self.at(offset)?.addr()),
+            MemSrc::Addr(self.addr.offset(offset as u64)),
             8,
             crate::raw_types::memcpy_kind::DEVICE_TO_HOST,
         )?;
@@ -282,20 +280,7 @@ impl PinnedHostBuffer {
 
     /// Writes bytes at an offset; a range past the buffer's end is refused (100000).
     pub fn write_at(&self, offset: usize, data: &[u8]) -> AclResult<()> {
-        if offset
-            .checked_add(data.len())
-            .is_none_or(|end| end > self.buf.len())
-        {
-            return Err(AclError::new(
-                ErrorCode::InvalidParam,
-                None,
-                format!(
-                    "{} bytes at offset {offset} run past a {}-byte host buffer",
-                    data.len(),
-                    self.buf.len()
-                ),
-            ));
-        }
+        check_range(offset, data.len(), self.buf.len(), "host buffer")?;
         self.buf.write_at(offset, data);
         Ok(())
     }

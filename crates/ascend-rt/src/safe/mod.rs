@@ -36,3 +36,12 @@ pub use event::Event;
 pub use memory::{CmoDesc, DeviceBuffer, DevicePtr, PinnedHostBuffer};
 pub use model::ModelRI;
 pub use stream::Stream;
+
+/// A timeout as the `...WithTimeout` calls take it: whole milliseconds, rounded up, at least
+/// one (0 is CANN's "invalid", not "do not wait"), at most `i32::MAX`.
+fn timeout_ms(timeout: std::time::Duration) -> i32 {
+    timeout
+        .as_micros()
+        .div_ceil(1000)
+        .clamp(1, i32::MAX as u128) as i32
+}
