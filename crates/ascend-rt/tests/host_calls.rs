@@ -291,7 +291,12 @@ fn destroying_a_stream_drops_its_queued_functions_where_their_drop_may_call_the_
             }
         }
         let owned = DestroysOnDrop(r.clone(), other);
-        ok(r.launch_host_func(s, Some(Box::new(move || drop(owned)))));
+        ok(r.launch_host_func(
+            s,
+            Some(Box::new(move || {
+                let _ = &owned;
+            })),
+        ));
         started.recv().unwrap();
         ok(r.destroy_stream_force(s));
         go.send(()).ok();
@@ -314,7 +319,12 @@ fn an_abort_releases_the_functions_it_discards() {
     let token = Arc::new(());
     for _ in 0..5 {
         let t = token.clone();
-        ok(r.launch_host_func(s, Some(Box::new(move || drop(t)))));
+        ok(r.launch_host_func(
+            s,
+            Some(Box::new(move || {
+                let _ = &t;
+            })),
+        ));
     }
     started.recv().unwrap();
     ok(r.stream_abort(s));
@@ -341,7 +351,12 @@ fn stop_on_failure_releases_the_functions_it_discards() {
     let token = Arc::new(());
     for _ in 0..5 {
         let t = token.clone();
-        ok(r.launch_host_func(s, Some(Box::new(move || drop(t)))));
+        ok(r.launch_host_func(
+            s,
+            Some(Box::new(move || {
+                let _ = &t;
+            })),
+        ));
     }
     assert_code(r.synchronize_stream(s), 507000);
     assert_eq!(

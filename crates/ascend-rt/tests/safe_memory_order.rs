@@ -96,8 +96,9 @@ fn a_buffer_moved_into_a_host_function_is_freed_there_without_waiting_for_that_s
     let buf = dev.malloc(64, MallocPolicy::NormalOnly).unwrap();
     s.fill_async(buf.ptr(), 1, 64).unwrap();
     let (done, dropped) = std::sync::mpsc::channel();
+    let mut buf = Some(buf);
     s.host_func(move || {
-        drop(buf);
+        drop(buf.take());
         done.send(()).unwrap();
     })
     .unwrap();

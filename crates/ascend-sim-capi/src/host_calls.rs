@@ -45,8 +45,10 @@ unsafe impl Send for CCall {}
 impl CCall {
     fn into_host_fn(self) -> ascend_rt::HostFn {
         Box::new(move || {
-            let call = self;
-            // SAFETY: the program's function with the argument it gave for it, called once.
+            let call = &self;
+            // SAFETY: the program's function with the argument it gave for it, called each
+            // time the stream reaches the task (once, or at every run of a model that
+            // recorded it), as the program asked.
             unsafe { (call.f)(call.args) }
         })
     }

@@ -177,22 +177,16 @@ pub unsafe extern "C" fn aclrtCreateLabelList(
     labelList: *mut *mut c_void,
 ) -> aclError {
     guard("aclrtCreateLabelList", |rt| {
-        let list: Option<Vec<u64>> = (!labels.is_null()).then(|| {
-            // The vendor's runtime takes at most 65,535; read no more than one past that.
-            let n = num.min(ascend_rt::MAX_LABELS + 1);
-            // SAFETY: non-NULL and valid for `num` (>= n) handles by the caller's contract.
-            unsafe { std::slice::from_raw_parts(labels, n) }
+        // Read only once the front end has checked `num` against the limit.
+        let read = (!labels.is_null()).then_some(|| {
+            // SAFETY: non-NULL and valid for `num` handles by the caller's contract; `num` is
+            // at most 65,535 here.
+            unsafe { std::slice::from_raw_parts(labels, num) }
                 .iter()
                 .map(|&p| handle_in(p))
                 .collect()
         });
-        let list = list.map(|mut l| {
-            if num > ascend_rt::MAX_LABELS {
-                l.resize(num.min(ascend_rt::MAX_LABELS + 1), 0);
-            }
-            l
-        });
-        let h = rt.create_label_list(list.as_deref(), !labelList.is_null())?;
+        let h = rt.create_label_list_counted(read, num, !labelList.is_null())?;
         // SAFETY: non-NULL here and writable by the caller's contract.
         unsafe { *labelList = handle_out(h) };
         Ok(())

@@ -40,6 +40,7 @@ pub mod trace;
 mod types;
 mod value_wait;
 
+pub use engine::DueHostCall;
 pub use facade::Sim;
 pub use progress::RunProgress;
 pub use report::RunReport;

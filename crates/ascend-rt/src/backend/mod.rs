@@ -45,8 +45,11 @@ pub enum SyncDst<'a> {
     Host(&'a mut [u8]),
 }
 
-/// A host function or callback: run once, on a host thread, when its stream reaches it.
-pub type HostFn = Box<dyn FnOnce() + Send + 'static>;
+/// A host function or callback: run on a host thread each time its stream reaches it: once
+/// for a task on an ordinary stream, at every run of the model for a task recorded into a
+/// model (captured, or launched on a persistent stream bound to the model), which keeps the
+/// function until the recording goes (the model is destroyed or the stream unbound).
+pub type HostFn = Box<dyn FnMut() + Send + 'static>;
 
 /// Which host thread runs a host call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

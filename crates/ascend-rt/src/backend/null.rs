@@ -129,7 +129,7 @@ impl Backend for NullBackend {
     fn launch_host_call(
         &self,
         _stream: StreamId,
-        f: HostFn,
+        mut f: HostFn,
         _thread: HostCallThread,
         _blocking: bool,
     ) -> BResult<()> {

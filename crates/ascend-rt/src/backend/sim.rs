@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use ascend_chips::ChipProfile;
-use ascend_sim::{Sim, SimConfig, SimError};
+use ascend_sim::{DueHostCall, Sim, SimConfig, SimError};
 
 use super::{
     BResult, Backend, BackendError, EventId, HostBuf, HostCallThread, HostFn, ModelId, NotifyId,
@@ -34,12 +34,17 @@ pub struct SimBackend {
     channels: Mutex<HashMap<HostCallThread, u64>>,
 }
 
-/// The functions of the host calls launched and not yet run, with their streams.
+/// The functions of the host calls launched and not yet released, with their streams: a call
+/// on an ordinary stream is released when it has run or is dropped; one recorded into a model
+/// when the simulator reports its recording gone (the model destroyed, the stream unbound).
 #[derive(Default)]
 struct HostCallTable {
     next: AtomicU64,
-    fns: Mutex<HashMap<u64, (StreamId, HostFn)>>,
+    fns: Mutex<HashMap<u64, (StreamId, SharedHostFn)>>,
 }
+
+/// A function kept for its call; a model's runs may reach it from several threads in turn.
+type SharedHostFn = Arc<Mutex<HostFn>>;
 
 impl std::fmt::Debug for HostCallTable {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -49,12 +54,21 @@ impl std::fmt::Debug for HostCallTable {
 }
 
 impl HostCallTable {
-    fn take(&self, call: u64) -> Option<HostFn> {
+    fn insert(&self, call: u64, stream: StreamId, f: HostFn) {
         self.fns
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .remove(&call)
-            .map(|(_, f)| f)
+            .insert(call, (stream, Arc::new(Mutex::new(f))));
+    }
+
+    /// The function of `call`: taken out of the table when this is its last run, else shared.
+    fn get(&self, call: u64, last: bool) -> Option<SharedHostFn> {
+        let mut fns = self.fns.lock().unwrap_or_else(|p| p.into_inner());
+        if last {
+            fns.remove(&call).map(|(_, f)| f)
+        } else {
+            fns.get(&call).map(|(_, f)| f.clone())
+        }
     }
 
     /// Forgets the functions of a stream that is gone.
@@ -62,7 +76,8 @@ impl HostCallTable {
         self.forget_where(|_, s| s == stream);
     }
 
-    /// Forgets the functions of these calls (dropped without running).
+    /// Forgets the functions of these calls (dropped without running, or their model's
+    /// recording gone).
     fn forget_calls(&self, calls: &[u64]) {
         if !calls.is_empty() {
             self.forget_where(|call, _| calls.contains(&call));
@@ -73,7 +88,7 @@ impl HostCallTable {
     /// own what calls back into the runtime when dropped (a stream, a buffer), which may come
     /// back here.
     fn forget_where(&self, gone: impl Fn(u64, StreamId) -> bool) {
-        let dropped: Vec<HostFn> = {
+        let dropped: Vec<SharedHostFn> = {
             let mut fns = self.fns.lock().unwrap_or_else(|p| p.into_inner());
             let calls: Vec<u64> = fns
                 .iter()
@@ -90,15 +105,17 @@ impl HostCallTable {
     }
 }
 
-/// Runs host call `call` (a panic in it is caught and logged: it must not take the host thread
-/// down) and tells the simulator it returned.
-fn run_host_call(sim: &Sim, table: &HostCallTable, call: u64) {
-    if let Some(f) = table.take(call) {
-        if std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).is_err() {
-            tracing::error!("host call {call} panicked; its stream goes on");
+/// Runs the due host call (a panic in it is caught and logged: it must not take the host
+/// thread down) and tells the simulator it returned. A model run's copy leaves the function
+/// in the table for the model's next run.
+fn run_host_call(sim: &Sim, table: &HostCallTable, due: &DueHostCall) {
+    if let Some(f) = table.get(due.call, !due.repeats) {
+        let mut f = f.lock().unwrap_or_else(|p| p.into_inner());
+        if std::panic::catch_unwind(std::panic::AssertUnwindSafe(&mut *f)).is_err() {
+            tracing::error!("host call {} panicked; its stream goes on", due.call);
         }
     }
-    sim.finish_host_call(call);
+    sim.finish_host_call(due.call);
 }
 
 /// Tells the program, once, that a host function waits in a stream's queue while no thread
@@ -199,7 +216,7 @@ impl SimBackend {
                 let mut undriven = UndrivenHostCall::default();
                 while !flag.load(Ordering::Acquire) {
                     if let Some(c) = sim.wait_host_call(0, Duration::from_millis(50)) {
-                        run_host_call(&sim, &table, c.call);
+                        run_host_call(&sim, &table, &c);
                     } else {
                         undriven.check(&sim);
                     }
@@ -349,18 +366,14 @@ impl Backend for SimBackend {
             self.ensure_host_thread()?;
         }
         let call = self.host_calls.next.fetch_add(1, Ordering::Relaxed) + 1;
-        self.host_calls
-            .fns
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(call, (stream, f));
+        self.host_calls.insert(call, stream, f);
         let task = Task::HostCall {
             call,
             channel: self.channel(thread),
             blocking,
         };
         if let Err(e) = self.launch(stream, task) {
-            self.host_calls.take(call);
+            self.host_calls.forget_calls(&[call]);
             return Err(e);
         }
         Ok(())
@@ -371,10 +384,10 @@ impl Backend for SimBackend {
         let Some(first) = self.sim.next_host_call(ch, timeout_ms).map_err(m)? else {
             return Ok(false);
         };
-        run_host_call(&self.sim, &self.host_calls, first.call);
+        run_host_call(&self.sim, &self.host_calls, &first);
         // Then every other call already due for this thread, without waiting.
         while let Some(c) = self.sim.next_host_call(ch, Some(0)).map_err(m)? {
-            run_host_call(&self.sim, &self.host_calls, c.call);
+            run_host_call(&self.sim, &self.host_calls, &c);
         }
         Ok(true)
     }

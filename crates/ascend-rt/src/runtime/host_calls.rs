@@ -172,15 +172,29 @@ impl Runtime {
                 };
                 (rec.backend, thread)
             };
-            let f = f.expect("checked above");
-            if let Some(e) = self.ctx_failure_of_backend(backend) {
-                return Err(e);
-            }
-            let f = self.coherent_host_fn(f);
-            self.backend
-                .launch_host_call(backend, f, thread, true)
-                .map_err(AclError::from)
+            self.launch_host_call(backend, f.expect("checked above"), thread, true)
         })
+    }
+
+    /// Puts a host call on a stream as every task goes: refused while the stream's context
+    /// has failed, recorded into the model while the stream captures, refused on a sealed
+    /// model stream; the function is made coherent with registered memory.
+    fn launch_host_call(
+        &self,
+        stream: StreamId,
+        f: HostFn,
+        thread: HostCallThread,
+        blocking: bool,
+    ) -> AclResult<()> {
+        if let Some(e) = self.ctx_failure_of_backend(stream) {
+            return Err(e);
+        }
+        let stream = self.capture_target(stream);
+        self.refuse_sealed("the host call's launch", stream)?;
+        let f = self.coherent_host_fn(f);
+        self.backend
+            .launch_host_call(stream, f, thread, blocking)
+            .map_err(AclError::from)
     }
 
     /// The calling thread's id as [`Runtime::subscribe_report`] and [`Runtime::process_report`]
@@ -284,15 +298,8 @@ impl Runtime {
                 };
                 (rec.backend, HostCallThread::Reports(*t))
             };
-            let f = f.expect("checked above");
             let blocking = block_type == callback_block::BLOCK;
-            if let Some(e) = self.ctx_failure_of_backend(backend) {
-                return Err(e);
-            }
-            let f = self.coherent_host_fn(f);
-            self.backend
-                .launch_host_call(backend, f, thread, blocking)
-                .map_err(AclError::from)
+            self.launch_host_call(backend, f.expect("checked above"), thread, blocking)
         })
     }
 

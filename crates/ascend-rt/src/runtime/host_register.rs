@@ -581,7 +581,7 @@ impl Runtime {
     /// boundary of an API call. What the stream's earlier tasks wrote is in the host's bytes
     /// when it starts, and what it writes there reaches the device before the stream's next
     /// task, as a device's direct access to the host's pages would have it.
-    pub(super) fn coherent_host_fn(&self, f: HostFn) -> HostFn {
+    pub(super) fn coherent_host_fn(&self, mut f: HostFn) -> HostFn {
         let (regs, backend) = (self.registered.clone(), Arc::downgrade(&self.backend));
         let exchange = move |to_device: bool| {
             if let Some(b) = backend.upgrade() {

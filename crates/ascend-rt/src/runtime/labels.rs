@@ -102,15 +102,32 @@ impl Runtime {
     /// 65,535 (107000, EE1003); a label not live (107017); no current context (107002); a label
     /// already in a list (507000).
     pub fn create_label_list(&self, labels: Option<&[u64]>, want_out: bool) -> AclResult<u64> {
+        let num = labels.map_or(0, <[u64]>::len);
+        let read = labels.map(|l| move || l.to_vec());
+        self.create_label_list_counted(read, num, want_out)
+    }
+
+    /// `aclrtCreateLabelList` as the C ABI has it: `num` labels that `read` reads (from the
+    /// caller's array) only once `num` has been checked, so that a count past the limit is
+    /// refused without touching the array.
+    pub fn create_label_list_counted(
+        &self,
+        read: Option<impl FnOnce() -> Vec<u64>>,
+        num: usize,
+        want_out: bool,
+    ) -> AclResult<u64> {
         self.call(|| {
             let api = "aclrtCreateLabelList";
-            let labels = labels.ok_or_else(|| fail::acl_null(api, "labels"))?;
+            let read = read.ok_or_else(|| fail::acl_null(api, "labels"))?;
             if !want_out {
                 return Err(fail::acl_null(api, "labelList"));
             }
-            if labels.is_empty() || labels.len() > MAX_LABELS {
-                return Err(fail::rt_value(api, "num", labels.len(), "(0, 65535]"));
+            if num == 0 || num > MAX_LABELS {
+                return Err(fail::rt_value(api, "num", num, "(0, 65535]"));
             }
+            let labels = read();
+            debug_assert_eq!(labels.len(), num);
+            let labels = &labels[..];
             let mut st = self.lock();
             for &l in labels {
                 if !st.labels.contains_key(&l) {

@@ -222,8 +222,9 @@ impl Stream {
     /// The function is kept until the stream reaches it: a handle it owns (a buffer, a stream,
     /// the device) lives until then, so synchronize the stream before dropping the last
     /// handles of a device whose stream still holds one. A buffer it owns may be dropped in
-    /// it; the drop does not wait for this stream.
-    pub fn host_func(&self, f: impl FnOnce() + Send + 'static) -> AclResult<()> {
+    /// it; the drop does not wait for this stream. On a stream bound to a model, the function
+    /// runs at every run of the model, which keeps it until the stream is unbound.
+    pub fn host_func(&self, mut f: impl FnMut() + Send + 'static) -> AclResult<()> {
         self.bind()?;
         let me = (self.dev.ctx, self.raw);
         self.dev.rt.launch_host_func(

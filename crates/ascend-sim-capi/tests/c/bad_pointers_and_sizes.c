@@ -1,7 +1,8 @@
 /* Stale device pointers (freed, past the end, never allocated inside the device window) and
  * caller sizes no memory has: every call returns CANN's code; nothing is dereferenced,
  * nothing is allocated from the caller's count, the process never crashes. Also: overlapping
- * host-to-host copies move like memmove, and copying 4 GiB of memset memory stays cheap. */
+ * host-to-host copies move like memmove, copying 4 GiB of memset memory stays cheap, and a
+ * label-list count past the limit is refused without reading the array. */
 #include <stdint.h>
 #include <string.h>
 
@@ -115,6 +116,28 @@ int main(void) {
     }
     CHECK(aclrtFree(x));
     CHECK(aclrtFree(y));
+
+    /* A label-list count past the limit (65,535) is refused before the array is read: a
+     * two-entry array with a huge count, and the message names the count given. */
+    aclrtLabel two[2] = {NULL, NULL};
+    CHECK(aclrtCreateLabel(&two[0]));
+    CHECK(aclrtCreateLabel(&two[1]));
+    const size_t counts[3] = {65536, 100000000, (size_t)1 << 40};
+    const char *shown[3] = {"65536", "100000000", "1099511627776"};
+    for (int i = 0; i < 3; i++) {
+        aclrtLabelList list = NULL;
+        EXPECT_CODE(aclrtCreateLabelList(two, counts[i], &list), 107000);
+        const char *msg = aclGetRecentErrMsg();
+        if (msg == NULL || strstr(msg, shown[i]) == NULL) {
+            fprintf(stderr, "label count %s: message %s\n", shown[i], msg ? msg : "(none)");
+            failures++;
+        }
+    }
+    aclrtLabelList list = NULL;
+    CHECK(aclrtCreateLabelList(two, 2, &list));
+    CHECK(aclrtDestroyLabelList(list));
+    CHECK(aclrtDestroyLabel(two[0]));
+    CHECK(aclrtDestroyLabel(two[1]));
     CHECK(aclrtFree(live));
     CHECK(aclrtDestroyStream(stream));
     CHECK(aclrtResetDevice(0));

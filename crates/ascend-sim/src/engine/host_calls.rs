@@ -25,6 +25,9 @@ pub struct DueHostCall {
     pub taken: bool,
     /// The host thread that took it.
     pub taker: Option<std::thread::ThreadId>,
+    /// It is a model run's copy of a recorded call: the call runs again at the model's next
+    /// run, so its function must be kept after it returns.
+    pub repeats: bool,
 }
 
 /// The outstanding host calls, by number.
@@ -98,18 +101,15 @@ impl HostCalls {
         self.calls.values().any(|c| c.taken && c.taker != Some(me))
     }
 
-    /// Forgets the calls of a stream that is gone; returns their numbers.
-    pub fn drop_stream(&mut self, stream: u64) -> Vec<u64> {
+    /// Forgets the calls of a stream that is gone, or whose queue was dropped; returns them.
+    pub fn drop_stream(&mut self, stream: u64) -> Vec<DueHostCall> {
         let gone: Vec<u64> = self
             .calls
             .values()
             .filter(|c| c.stream == stream)
             .map(|c| c.call)
             .collect();
-        for c in &gone {
-            self.calls.remove(c);
-        }
-        gone
+        gone.iter().filter_map(|c| self.calls.remove(c)).collect()
     }
 
     /// Names the thread of `channel` (for explanations).

@@ -119,7 +119,28 @@ impl Engine {
         if let Some(m) = st.model.and_then(|m| self.models.get_mut(&m)) {
             m.streams.retain(|&x| x != s);
         }
+        self.note_recorded_dropped(&st.recorded);
         self.progress += 1;
+    }
+
+    /// Forgets what stream `s` recorded for its model (it was unbound, rebound or its model
+    /// destroyed): the host calls among them are released.
+    pub fn clear_recorded(&mut self, s: u64) {
+        let Some(st) = self.streams.get_mut(&s) else {
+            return;
+        };
+        let recorded = std::mem::take(&mut st.recorded);
+        st.recorded_slots = 0;
+        self.note_recorded_dropped(&recorded);
+    }
+
+    /// Host calls of a model's recording go with it: their numbers are reported as dropped.
+    fn note_recorded_dropped(&mut self, recorded: &[(Task, u32, u64)]) {
+        self.dropped_host_calls
+            .extend(recorded.iter().filter_map(|(t, _, _)| match t {
+                Task::HostCall { call, .. } => Some(*call),
+                _ => None,
+            }));
     }
 
     /// Settles the bookkeeping the queued tasks of a stream hold when they are dropped without
@@ -141,9 +162,10 @@ impl Engine {
                 self.record_done(e.0, seq, None);
             }
         }
+        // A model run's copy of a host call is not the call's last: the model keeps it.
         self.dropped_host_calls
             .extend(st.queue.iter().filter_map(|t| match &t.work {
-                Work::User(Task::HostCall { call, .. }) => Some(*call),
+                Work::User(Task::HostCall { call, .. }) if t.instance.is_none() => Some(*call),
                 _ => None,
             }));
         let instances: Vec<u64> = st.queue.iter().filter_map(|t| t.instance).collect();
@@ -173,7 +195,8 @@ impl Engine {
         }
         self.cancel_copy(st);
         let dropped = self.host_calls.drop_stream(s);
-        self.dropped_host_calls.extend(dropped);
+        self.dropped_host_calls
+            .extend(dropped.into_iter().filter(|c| !c.repeats).map(|c| c.call));
         self.forget_waiter(s, &st.head);
     }
 

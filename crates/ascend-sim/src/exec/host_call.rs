@@ -6,8 +6,15 @@ use crate::stream::Head;
 impl Engine {
     /// The stream `s` reached host call `call`: it becomes due for `channel`'s thread. A
     /// blocking call holds the stream (and stops the clock) until [`Engine::finish_host_call`];
-    /// a non-blocking one completes at once.
-    pub(super) fn dispatch_host_call(&mut self, s: u64, call: u64, channel: u64, blocking: bool) {
+    /// a non-blocking one completes at once. `repeats`: the task is a model run's copy.
+    pub(super) fn dispatch_host_call(
+        &mut self,
+        s: u64,
+        call: u64,
+        channel: u64,
+        blocking: bool,
+        repeats: bool,
+    ) {
         self.host_calls.insert(DueHostCall {
             call,
             stream: s,
@@ -16,6 +23,7 @@ impl Engine {
             due_ns: self.now,
             taken: false,
             taker: None,
+            repeats,
         });
         self.effects += 1;
         if blocking {

@@ -18,10 +18,9 @@ impl Sim {
         self.with(|e| {
             e.model(model.0)?;
             e.stream(stream.0)?;
+            e.clear_recorded(stream.0);
             let st = e.streams.get_mut(&stream.0).expect("checked");
             st.model = Some(model.0);
-            st.recorded.clear();
-            st.recorded_slots = 0;
             let m = e.models.get_mut(&model.0).expect("checked");
             if !m.streams.contains(&stream.0) {
                 m.streams.push(stream.0);
@@ -38,8 +37,7 @@ impl Sim {
             let st = e.streams.get_mut(&stream.0).expect("checked");
             if st.model == Some(model.0) {
                 st.model = None;
-                st.recorded.clear();
-                st.recorded_slots = 0;
+                e.clear_recorded(stream.0);
             }
             let m = e.models.get_mut(&model.0).expect("checked");
             m.streams.retain(|&s| s != stream.0);
@@ -118,8 +116,7 @@ impl Sim {
             for s in streams {
                 if let Some(st) = e.streams.get_mut(&s) {
                     st.model = None;
-                    st.recorded.clear();
-                    st.recorded_slots = 0;
+                    e.clear_recorded(s);
                 }
             }
             e.models.remove(&model.0);

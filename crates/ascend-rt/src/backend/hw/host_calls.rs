@@ -3,14 +3,13 @@
 //! passed through to the library, and the stream control calls (failure mode, abort, stop).
 
 use std::ffi::c_void;
+use std::sync::Mutex;
 
 use super::handles::raw_stream;
 use super::{HwBackend, RawHandle};
 use crate::backend::{HostCallThread, HostFn};
 use crate::error::AclResult;
 
-/// The C function the library calls: `args` is a `Box<HostFn>` leaked at launch, taken back
-/// and run exactly once. A panic is caught here: it must not unwind into the library.
 /// The calling thread's `pthread_t`, the id the library's report calls use.
 pub(super) fn pthread_id() -> u64 {
     extern "C" {
@@ -21,15 +20,56 @@ pub(super) fn pthread_id() -> u64 {
     (unsafe { pthread_self() }) as u64
 }
 
-extern "C" fn trampoline(args: *mut c_void) {
+/// Runs a host function; a panic is caught here: it must not unwind into the library.
+fn run_caught(f: &mut HostFn) {
+    if std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).is_err() {
+        tracing::error!("a host function panicked; the panic stopped at the library's boundary");
+    }
+}
+
+/// The C function the library calls for a call on an ordinary stream: `args` is a
+/// `Box<HostFn>` leaked at launch, taken back and run exactly once.
+extern "C" fn trampoline_once(args: *mut c_void) {
     if args.is_null() {
         return;
     }
-    // SAFETY: `args` is the pointer `Box::into_raw` gave at launch, which the library passes
-    // back once, as its documentation says of host functions and callbacks.
-    let f = unsafe { Box::from_raw(args.cast::<HostFn>()) };
-    if std::panic::catch_unwind(std::panic::AssertUnwindSafe(*f)).is_err() {
-        tracing::error!("a host function panicked; the panic stopped at the library's boundary");
+    // SAFETY: `args` is the pointer `Box::into_raw` gave at launch for a stream that runs each
+    // task once, so the library passes it back once.
+    let mut f = unsafe { Box::from_raw(args.cast::<HostFn>()) };
+    run_caught(&mut f);
+}
+
+/// The C function the library calls for a call on a persistent stream, which a model may run
+/// many times: `args` points to a [`KeptHostFn`]'s function, which the backend owns until the
+/// stream is destroyed.
+extern "C" fn trampoline_kept(args: *mut c_void) {
+    if args.is_null() {
+        return;
+    }
+    // SAFETY: `args` is a `KeptHostFn`'s pointer; the backend frees it only after the stream
+    // that holds the task is destroyed, so it is live for every call the library makes.
+    let f = unsafe { &*args.cast::<Mutex<HostFn>>() };
+    run_caught(&mut f.lock().unwrap_or_else(|p| p.into_inner()));
+}
+
+/// A host function launched on a persistent stream: the library may call it at every run of
+/// the stream's model, so it lives until the stream is destroyed.
+pub(super) struct KeptHostFn(*mut Mutex<HostFn>);
+
+// SAFETY: the pointer is an owned `Box<Mutex<HostFn>>` (a `HostFn` is `Send`), freed only by
+// `Drop`; the library reaches it only through the mutex.
+unsafe impl Send for KeptHostFn {}
+
+impl std::fmt::Debug for KeptHostFn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "KeptHostFn({:p})", self.0)
+    }
+}
+
+impl Drop for KeptHostFn {
+    fn drop(&mut self) {
+        // SAFETY: the pointer came from `Box::into_raw` and is freed only here, once.
+        drop(unsafe { Box::from_raw(self.0) });
     }
 }
 
@@ -42,27 +82,56 @@ impl HwBackend {
         thread: HostCallThread,
         blocking: bool,
     ) -> AclResult<()> {
-        self.enter_stream(stream)?;
+        let info = self.enter_stream(stream)?;
         let s = raw_stream(stream);
-        let args = Box::into_raw(Box::new(f)).cast::<c_void>();
+        let (args, tramp, kept): (*mut c_void, extern "C" fn(*mut c_void), _) = if info.persistent {
+            let kept = KeptHostFn(Box::into_raw(Box::new(Mutex::new(f))));
+            (kept.0.cast(), trampoline_kept, Some(kept))
+        } else {
+            (Box::into_raw(Box::new(f)).cast(), trampoline_once, None)
+        };
         let rc = match thread {
             // SAFETY: a live stream (or NULL), a function of the right signature, and `args`,
             // which only the trampoline reads.
             HostCallThread::Runtime | HostCallThread::HostFuncs(_) => {
-                acl!(self, aclrtLaunchHostFunc(s, Some(trampoline), args))
+                acl!(self, aclrtLaunchHostFunc(s, Some(tramp), args))
             }
             // SAFETY: as above.
             HostCallThread::Reports(_) => acl!(
                 self,
-                aclrtLaunchCallback(Some(trampoline), args, u32::from(blocking) as _, s)
+                aclrtLaunchCallback(Some(tramp), args, u32::from(blocking) as _, s)
             ),
         };
-        if rc.is_err() {
-            // SAFETY: the library refused the launch, so it never calls the trampoline: the
-            // box is still ours to free.
-            drop(unsafe { Box::from_raw(args.cast::<HostFn>()) });
+        match (rc.is_err(), kept) {
+            // Refused: `kept` is dropped here, freeing the function.
+            (true, Some(_)) => {}
+            (true, None) => {
+                // SAFETY: the library refused the launch, so it never calls the trampoline:
+                // the box is still ours to free.
+                drop(unsafe { Box::from_raw(args.cast::<HostFn>()) });
+            }
+            (false, Some(kept)) => self
+                .state()
+                .kept_host_fns
+                .entry(stream)
+                .or_default()
+                .push(kept),
+            (false, None) => {}
         }
         rc
+    }
+
+    /// Frees the kept host functions of streams that are gone (after the library destroyed
+    /// them), outside the lock: a function may own what calls back into the backend.
+    pub(super) fn release_kept_host_fns(&self, streams: &[RawHandle]) {
+        let kept: Vec<_> = {
+            let mut st = self.state();
+            streams
+                .iter()
+                .filter_map(|h| st.kept_host_fns.remove(h))
+                .collect()
+        };
+        drop(kept);
     }
 
     /// `aclrtProcessReport(timeout)` on the calling thread; false on the library's report

@@ -47,6 +47,7 @@ impl HwBackend {
             acl!(self, aclrtDestroyStream(s))?;
         }
         self.state().streams.remove(&stream);
+        self.release_kept_host_fns(&[stream]);
         self.finish(|p| p.stream == stream, true);
         Ok(())
     }

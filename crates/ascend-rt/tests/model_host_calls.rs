@@ -1,0 +1,199 @@
+//! Host functions and callbacks recorded into a model running instance (by a capture, or on a
+//! persistent stream bound to the model): they run at every run of the model, in the model's
+//! task order, as kernels and copies in the same model do; the model keeps them until it goes.
+
+mod common;
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+
+use ascend_rt::raw_types::{memcpy_kind, stream_flag, RawModel, RawStream};
+use ascend_rt::{capture_mode, HostFn, MemDst, MemSrc, Runtime};
+use common::*;
+
+fn counting(n: &Arc<AtomicU32>) -> HostFn {
+    let n = n.clone();
+    Box::new(move || {
+        n.fetch_add(1, Ordering::SeqCst);
+    })
+}
+
+fn read(r: &Runtime, a: ascend_rt::raw_types::Addr) -> u64 {
+    let mut h = [0u8; 8];
+    ok(r.memcpy(
+        MemDst::Host(&mut h),
+        8,
+        MemSrc::Addr(a),
+        8,
+        memcpy_kind::DEVICE_TO_HOST,
+    ));
+    u64::from_le_bytes(h)
+}
+
+fn run_times(r: &Runtime, model: RawModel, times: usize) {
+    let exec = stream(r);
+    for _ in 0..times {
+        ok(r.mdl_ri_execute_async(model, exec));
+        ok(r.synchronize_stream(exec));
+    }
+    ok(r.destroy_stream(exec));
+}
+
+#[test]
+fn captured_host_functions_run_at_every_run_of_the_model() {
+    let r = rt0(A2);
+    let s = stream(&r);
+    let (a, b) = (Arc::new(AtomicU32::new(0)), Arc::new(AtomicU32::new(0)));
+    ok(r.mdl_ri_capture_begin(s, capture_mode::RELAXED));
+    ok(r.launch_host_func(s, Some(counting(&a))));
+    ok(r.launch_host_func(s, Some(counting(&b))));
+    let mut model = RawModel::default();
+    ok(r.mdl_ri_capture_end(s, Some(&mut model)));
+    ok(r.synchronize_stream(s));
+    assert_eq!(a.load(Ordering::SeqCst), 0, "captured, not run at launch");
+    run_times(&r, model, 3);
+    assert_eq!(a.load(Ordering::SeqCst), 3);
+    assert_eq!(b.load(Ordering::SeqCst), 3);
+    ok(r.mdl_ri_destroy(model));
+}
+
+#[test]
+fn a_captured_host_function_runs_in_the_models_task_order() {
+    let r = rt0(A2);
+    let s = stream(&r);
+    let flag = malloc(&r, 8);
+    ok(r.memset(flag, 8, 0, 8));
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let (seen2, rt_flag) = (seen.clone(), flag);
+    // The function reads what the model's earlier task wrote.
+    let r = Arc::new(r);
+    let weak = Arc::downgrade(&r);
+    let f: HostFn = Box::new(move || {
+        let r = weak.upgrade().expect("runtime");
+        r.set_device(0).unwrap();
+        let mut h = [0u8; 8];
+        r.memcpy(
+            MemDst::Host(&mut h),
+            8,
+            MemSrc::Addr(rt_flag),
+            8,
+            memcpy_kind::DEVICE_TO_HOST,
+        )
+        .unwrap();
+        seen2.lock().unwrap().push(u64::from_le_bytes(h));
+    });
+    ok(r.mdl_ri_capture_begin(s, capture_mode::RELAXED));
+    ok(r.value_write(flag, 7, 0, s));
+    ok(r.launch_host_func(s, Some(f)));
+    ok(r.value_write(flag, 8, 0, s));
+    let mut model = RawModel::default();
+    ok(r.mdl_ri_capture_end(s, Some(&mut model)));
+    for _ in 0..2 {
+        ok(r.memset(flag, 8, 0, 8));
+        run_times(&r, model, 1);
+        assert_eq!(read(&r, flag), 8);
+    }
+    assert_eq!(*seen.lock().unwrap(), vec![7, 7]);
+    ok(r.mdl_ri_destroy(model));
+}
+
+#[test]
+fn captured_callbacks_run_at_every_run_of_the_model() {
+    let r = Arc::new(rt0(A2));
+    let s = stream(&r);
+    let n = Arc::new(AtomicU32::new(0));
+    let thread = 41;
+    ok(r.subscribe_report(thread, s));
+    ok(r.mdl_ri_capture_begin(s, capture_mode::RELAXED));
+    ok(r.launch_callback(Some(counting(&n)), 1, s));
+    ok(r.launch_callback(Some(counting(&n)), 0, s));
+    let mut model = RawModel::default();
+    ok(r.mdl_ri_capture_end(s, Some(&mut model)));
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let reporter = {
+        let (r, stop) = (r.clone(), stop.clone());
+        std::thread::spawn(move || {
+            r.set_device(0).unwrap();
+            while !stop.load(Ordering::SeqCst) {
+                let _ = r.process_report(thread, 20);
+            }
+        })
+    };
+    run_times(&r, model, 3);
+    // The non-blocking callback may still be due after the last synchronize.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while n.load(Ordering::SeqCst) < 6 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    stop.store(true, Ordering::SeqCst);
+    reporter.join().unwrap();
+    assert_eq!(n.load(Ordering::SeqCst), 6, "two callbacks over three runs");
+    ok(r.mdl_ri_destroy(model));
+    ok(r.unsubscribe_report(thread, s));
+}
+
+#[test]
+fn a_host_function_on_a_bound_persistent_stream_runs_at_every_execute() {
+    let r = rt0(A2);
+    let mut model = RawModel::default();
+    ok(r.mdl_ri_build_begin(Some(&mut model), 0));
+    let mut ps = RawStream::default();
+    ok(r.create_stream_with_config(Some(&mut ps), 0, stream_flag::PERSISTENT));
+    ok(r.mdl_ri_bind_stream(model, ps, 0));
+    let n = Arc::new(AtomicU32::new(0));
+    ok(r.launch_host_func(ps, Some(counting(&n))));
+    ok(r.mdl_ri_end_task(model, ps));
+    ok(r.mdl_ri_build_end(model, None));
+    run_times(&r, model, 4);
+    assert_eq!(n.load(Ordering::SeqCst), 4);
+    ok(r.mdl_ri_unbind_stream(model, ps));
+    ok(r.mdl_ri_destroy(model));
+    ok(r.destroy_stream(ps));
+}
+
+#[test]
+fn a_models_host_functions_are_dropped_when_the_model_goes() {
+    let r = rt0(A2);
+    let s = stream(&r);
+    let token = Arc::new(());
+    let t = token.clone();
+    ok(r.mdl_ri_capture_begin(s, capture_mode::RELAXED));
+    ok(r.launch_host_func(
+        s,
+        Some(Box::new(move || {
+            let _ = &t;
+        })),
+    ));
+    let mut model = RawModel::default();
+    ok(r.mdl_ri_capture_end(s, Some(&mut model)));
+    run_times(&r, model, 2);
+    assert_eq!(Arc::strong_count(&token), 2, "the model keeps its function");
+    ok(r.mdl_ri_destroy(model));
+    assert_eq!(Arc::strong_count(&token), 1, "and drops it with the model");
+}
+
+#[test]
+fn many_threads_run_models_with_captured_host_functions() {
+    let r = Arc::new(rt0(A2));
+    let n = Arc::new(AtomicU32::new(0));
+    let threads: Vec<_> = (0..8)
+        .map(|_| {
+            let (r, n) = (r.clone(), n.clone());
+            std::thread::spawn(move || {
+                r.set_device(0).unwrap();
+                let s = stream(&r);
+                ok(r.mdl_ri_capture_begin(s, capture_mode::THREAD_LOCAL));
+                ok(r.launch_host_func(s, Some(counting(&n))));
+                let mut model = RawModel::default();
+                ok(r.mdl_ri_capture_end(s, Some(&mut model)));
+                run_times(&r, model, 5);
+                ok(r.mdl_ri_destroy(model));
+                ok(r.destroy_stream(s));
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    assert_eq!(n.load(Ordering::SeqCst), 40);
+}
