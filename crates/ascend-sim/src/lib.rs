@@ -27,6 +27,7 @@ mod diagnose_cores;
 mod engine;
 mod exec;
 mod facade;
+mod kept;
 mod kernel;
 pub mod memory;
 mod objects;

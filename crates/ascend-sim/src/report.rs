@@ -3,6 +3,8 @@
 
 use serde::Serialize;
 
+pub use crate::kept::Kept;
+
 /// How many never-written reads are kept with their details (all are counted).
 const NEVER_WRITTEN_SAMPLES: usize = 64;
 
@@ -215,53 +217,40 @@ pub struct CacheReport {
     pub resident_lines: u64,
 }
 
-/// Data the engine collects while it runs.
+/// Data the engine collects while it runs. Each list of records is bounded
+/// ([`Kept`]: its first and its latest records, the rest counted); the figures are aggregates.
 #[derive(Debug, Default, Clone)]
 pub struct ReportData {
-    /// Completed value waits.
-    pub value_waits: Vec<ValueWaitRecord>,
+    /// Completed value waits (bounded like the timeline).
+    pub value_waits: Kept<ValueWaitRecord>,
     /// Number of never-written reads.
     pub never_written_reads: u64,
     /// The first few never-written reads.
     pub never_written: Vec<NeverWrittenRead>,
     /// Task faults, in order (bounded like the timeline).
-    pub faults: Vec<String>,
-    /// Faults not kept because the list was full.
-    pub faults_dropped: u64,
-    /// Completed tasks.
-    pub timeline: Vec<Span>,
-    /// Spans not kept because the timeline was full.
-    pub timeline_dropped: u64,
-    /// Figures of destroyed streams (bounded like the timeline), by stream number.
-    pub destroyed_streams: Vec<StreamReport>,
-    /// Destroyed streams whose figures were not kept.
-    pub destroyed_streams_dropped: u64,
+    pub faults: Kept<String>,
+    /// Completed tasks (bounded by `SimConfig::max_timeline_entries`).
+    pub timeline: Kept<Span>,
+    /// The latest completion of any task, kept or not.
+    pub latest_end_ns: u64,
+    /// Figures of destroyed streams (bounded like the timeline).
+    pub destroyed_streams: Kept<StreamReport>,
     /// Hazards, in order (bounded).
-    pub hazards: Vec<Hazard>,
-    /// Hazards not kept because the list was full.
-    pub hazards_dropped: u64,
+    pub hazards: Kept<Hazard>,
     /// CMO tasks' effects, in order (bounded).
-    pub cmos: Vec<CmoRecord>,
-    /// CMO records not kept because the list was full.
-    pub cmos_dropped: u64,
+    pub cmos: Kept<CmoRecord>,
     /// Barrier counter changes, in order (bounded like the timeline).
-    pub barriers: Vec<BarrierSample>,
-    /// Barrier samples not kept because the list was full.
-    pub barriers_dropped: u64,
+    pub barriers: Kept<BarrierSample>,
     /// Kernel blocks that ended, in order (bounded like the timeline).
-    pub kernel_blocks: Vec<KernelBlockRecord>,
-    /// Kernel block records not kept because the list was full.
-    pub kernel_blocks_dropped: u64,
+    pub kernel_blocks: Kept<KernelBlockRecord>,
     /// Copy-engine and CMO-engine jobs that ended, in order (bounded like the timeline).
-    pub engine_jobs: Vec<EngineJob>,
-    /// Engine jobs not kept because the list was full.
-    pub engine_jobs_dropped: u64,
+    pub engine_jobs: Kept<EngineJob>,
 }
 
 impl ReportData {
     /// Records a hazard (and logs it).
     pub fn note_hazard(&mut self, hazard: Hazard) {
-        let seen = self.hazards.len() as u64 + self.hazards_dropped;
+        let seen = self.hazards.len() as u64 + self.hazards.dropped();
         if seen == HAZARDS_LOGGED {
             tracing::warn!(
                 "{HAZARDS_LOGGED} hazards said; the rest are counted in the run report only"
@@ -270,12 +259,7 @@ impl ReportData {
         if seen < HAZARDS_LOGGED {
             self.log_hazard(&hazard);
         }
-        keep(
-            &mut self.hazards,
-            &mut self.hazards_dropped,
-            HAZARD_SAMPLES,
-            || hazard,
-        );
+        self.hazards.push(HAZARD_SAMPLES, hazard);
     }
 
     fn log_hazard(&self, hazard: &Hazard) {
@@ -291,12 +275,7 @@ impl ReportData {
 
     /// Records what a CMO task did.
     pub fn note_cmo(&mut self, record: CmoRecord) {
-        keep(
-            &mut self.cmos,
-            &mut self.cmos_dropped,
-            HAZARD_SAMPLES,
-            || record,
-        );
+        self.cmos.push(HAZARD_SAMPLES, record);
     }
 
     /// Counts a read of never-written memory.
@@ -313,65 +292,42 @@ impl ReportData {
         }
     }
 
-    /// Adds a fault unless the list holds `limit` already.
+    /// Adds a fault to the bounded list (`limit` records).
     pub fn push_fault(&mut self, fault: String, limit: usize) {
-        keep(&mut self.faults, &mut self.faults_dropped, limit, || fault);
+        self.faults.push(limit, fault);
     }
 
-    /// Keeps the figures of a stream being destroyed, unless `limit` are kept already.
+    /// Keeps the figures of a stream being destroyed (`limit` streams).
     pub fn keep_destroyed_stream(&mut self, id: u64, s: &crate::stream::Stream, limit: usize) {
-        let list = &mut self.destroyed_streams;
-        keep(list, &mut self.destroyed_streams_dropped, limit, || {
-            let mut r = StreamReport::of(id, s);
-            r.destroyed = true;
-            r
-        });
+        let mut r = StreamReport::of(id, s);
+        r.destroyed = true;
+        self.destroyed_streams.push(limit, r);
     }
 
-    /// Adds an engine job unless the list holds `limit` already.
+    /// Adds an engine job (`limit` records).
     pub fn push_engine_job(&mut self, job: EngineJob, limit: usize) {
-        keep(
-            &mut self.engine_jobs,
-            &mut self.engine_jobs_dropped,
-            limit,
-            || job,
-        );
+        self.engine_jobs.push(limit, job);
     }
 
-    /// Adds a span unless the timeline holds `limit` already.
+    /// Adds a completed task to the timeline (`limit` records).
     pub fn push_span(&mut self, span: Span, limit: usize) {
-        keep(
-            &mut self.timeline,
-            &mut self.timeline_dropped,
-            limit,
-            || span,
-        );
+        self.latest_end_ns = self.latest_end_ns.max(span.end_ns);
+        self.timeline.push(limit, span);
     }
 
-    /// Adds a barrier counter sample unless `limit` are kept already.
+    /// Adds a barrier counter sample (`limit` records).
     pub fn note_barrier(&mut self, sample: BarrierSample, limit: usize) {
-        keep(
-            &mut self.barriers,
-            &mut self.barriers_dropped,
-            limit,
-            || sample,
-        );
+        self.barriers.push(limit, sample);
     }
 
-    /// Adds a kernel block that ended unless `limit` are kept already.
+    /// Adds a kernel block that ended (`limit` records).
     pub fn note_kernel_block(&mut self, record: KernelBlockRecord, limit: usize) {
-        let dropped = &mut self.kernel_blocks_dropped;
-        keep(&mut self.kernel_blocks, dropped, limit, || record);
+        self.kernel_blocks.push(limit, record);
     }
-}
 
-/// Adds what `make` builds to `list` unless it holds `limit` entries already, else counts it in
-/// `dropped`: every bounded list of the report.
-fn keep<T>(list: &mut Vec<T>, dropped: &mut u64, limit: usize, make: impl FnOnce() -> T) {
-    if list.len() < limit {
-        list.push(make());
-    } else {
-        *dropped += 1;
+    /// Adds a completed value wait (`limit` records).
+    pub fn note_value_wait(&mut self, record: ValueWaitRecord, limit: usize) {
+        self.value_waits.push(limit, record);
     }
 }
 
@@ -438,8 +394,10 @@ pub struct RunReport {
     pub streams_dropped: u64,
     /// Engines with any work.
     pub engines: Vec<EngineReport>,
-    /// Completed value waits.
+    /// Completed value waits (bounded by `SimConfig::max_timeline_entries`).
     pub value_waits: Vec<ValueWaitRecord>,
+    /// Value waits left out of `value_waits`.
+    pub value_waits_dropped: u64,
     /// Reads of never-written device memory (count).
     pub never_written_reads: u64,
     /// The first of them, with details.
@@ -517,22 +475,19 @@ impl crate::engine::Engine {
             chip: self.chip.soc_name.clone(),
             now_ns: self.now,
             end_ns: r
-                .timeline
-                .iter()
-                .map(|s| s.end_ns)
-                .max()
-                .unwrap_or(0)
+                .latest_end_ns
                 .max(streams.iter().map(|s| s.end_ns).max().unwrap_or(0)),
             streams,
-            streams_dropped: r.destroyed_streams_dropped,
+            streams_dropped: r.destroyed_streams.dropped(),
             engines,
-            value_waits: r.value_waits.clone(),
+            value_waits: r.value_waits.to_vec(),
+            value_waits_dropped: r.value_waits.dropped(),
             never_written_reads: r.never_written_reads,
             never_written: r.never_written.clone(),
-            faults: r.faults.clone(),
-            faults_dropped: r.faults_dropped,
-            timeline: r.timeline.clone(),
-            timeline_dropped: r.timeline_dropped,
+            faults: r.faults.to_vec(),
+            faults_dropped: r.faults.dropped(),
+            timeline: r.timeline.to_vec(),
+            timeline_dropped: r.timeline.dropped(),
             backing_bytes: self.mem.backing_bytes(),
             caches: self
                 .l2
@@ -544,16 +499,16 @@ impl crate::engine::Engine {
                     resident_lines: l2.resident_lines(),
                 })
                 .collect(),
-            hazards: r.hazards.clone(),
-            hazards_dropped: r.hazards_dropped,
-            cmos: r.cmos.clone(),
-            cmos_dropped: r.cmos_dropped,
-            barriers: r.barriers.clone(),
-            barriers_dropped: r.barriers_dropped,
-            kernel_blocks: r.kernel_blocks.clone(),
-            kernel_blocks_dropped: r.kernel_blocks_dropped,
-            engine_jobs: r.engine_jobs.clone(),
-            engine_jobs_dropped: r.engine_jobs_dropped,
+            hazards: r.hazards.to_vec(),
+            hazards_dropped: r.hazards.dropped(),
+            cmos: r.cmos.to_vec(),
+            cmos_dropped: r.cmos.dropped(),
+            barriers: r.barriers.to_vec(),
+            barriers_dropped: r.barriers.dropped(),
+            kernel_blocks: r.kernel_blocks.to_vec(),
+            kernel_blocks_dropped: r.kernel_blocks.dropped(),
+            engine_jobs: r.engine_jobs.to_vec(),
+            engine_jobs_dropped: r.engine_jobs.dropped(),
         }
     }
 }

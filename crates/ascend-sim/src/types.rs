@@ -195,12 +195,18 @@ pub struct SimConfig {
     pub seed: u64,
     /// Fill byte of freshly allocated device memory.
     pub poison_byte: u8,
-    /// Most completed tasks (and value waits) the run report keeps with their details;
-    /// beyond that they are only counted.
+    /// Most records of each kind (completed tasks, value waits, kernel blocks, engine jobs,
+    /// barrier samples, faults, destroyed streams) the run report keeps with their details:
+    /// the first half of them and the latest half; the records in between are counted only.
+    /// The report's memory is bounded by it however long the program runs (docs/report.md).
     pub max_timeline_entries: usize,
     /// What each class of memory-side hazard does.
     pub hazards: HazardPolicy,
 }
+
+/// The default of [`SimConfig::max_timeline_entries`]: 5,000 first and 5,000 latest records
+/// of each kind.
+pub const DEFAULT_REPORT_RECORDS: usize = 10_000;
 
 impl Default for SimConfig {
     fn default() -> Self {
@@ -210,7 +216,7 @@ impl Default for SimConfig {
             on_stall: OnStall::Wait,
             seed: 0,
             poison_byte: 0xA5,
-            max_timeline_entries: 100_000,
+            max_timeline_entries: DEFAULT_REPORT_RECORDS,
             hazards: HazardPolicy::default(),
         }
     }

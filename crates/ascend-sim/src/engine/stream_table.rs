@@ -1,90 +1,70 @@
-//! The streams of the engine by number: a table indexed by the stream's serial number (they
-//! are handed out in order and never reused), so the lookups every event makes cost an index,
-//! not a tree search, however many streams exist. Iteration is in number order, as a sorted
-//! map's would be. Slots of streams long gone are trimmed from the front.
+//! The streams of the engine by number: the live streams in a list sorted by number (they
+//! are handed out in order and never reused), so a lookup is a binary search over the streams
+//! that exist now, and the table's size follows them, not how many were ever created (a
+//! program that creates and destroys streams for hours beside a long-lived one keeps it
+//! small). Iteration is in number order, as a sorted map's would be.
 
 use crate::stream::Stream;
 
 /// Streams by number.
 #[derive(Debug, Default)]
 pub struct StreamTable {
-    /// The number of `slots[0]`.
-    first: u64,
-    slots: Vec<Option<(u64, Box<Stream>)>>,
-    len: usize,
+    live: Vec<(u64, Box<Stream>)>,
 }
 
 impl StreamTable {
     fn index(&self, id: u64) -> Option<usize> {
-        id.checked_sub(self.first)
-            .map(|i| i as usize)
-            .filter(|&i| i < self.slots.len())
+        self.live.binary_search_by_key(&id, |(n, _)| *n).ok()
     }
 
-    /// Adds stream `id` (numbers are given in increasing order).
+    /// Adds stream `id` (numbers are given in increasing order; an existing one is replaced).
     pub fn insert(&mut self, id: u64, stream: Stream) {
-        if self.slots.is_empty() {
-            self.first = id;
-        }
-        let Some(i) = id.checked_sub(self.first).map(|i| i as usize) else {
-            panic!(
-                "stream {id} is older than the table's first slot {}",
-                self.first
-            );
-        };
-        if i >= self.slots.len() {
-            self.slots.resize_with(i + 1, || None);
-        }
-        if self.slots[i].replace((id, Box::new(stream))).is_none() {
-            self.len += 1;
+        match self.live.binary_search_by_key(&id, |(n, _)| *n) {
+            Ok(i) => self.live[i].1 = Box::new(stream),
+            Err(i) => self.live.insert(i, (id, Box::new(stream))),
         }
     }
 
     /// The stream numbered `id`.
     pub fn get(&self, id: &u64) -> Option<&Stream> {
         let i = self.index(*id)?;
-        self.slots[i].as_ref().map(|(_, s)| &**s)
+        Some(&self.live[i].1)
     }
 
     /// The stream numbered `id`, to change.
     pub fn get_mut(&mut self, id: &u64) -> Option<&mut Stream> {
         let i = self.index(*id)?;
-        self.slots[i].as_mut().map(|(_, s)| &mut **s)
+        Some(&mut self.live[i].1)
     }
 
     /// Whether stream `id` exists.
     pub fn contains_key(&self, id: &u64) -> bool {
-        self.get(id).is_some()
+        self.index(*id).is_some()
     }
 
     /// Removes stream `id`, returning it.
     pub fn remove(&mut self, id: &u64) -> Option<Stream> {
         let i = self.index(*id)?;
-        let (_, s) = self.slots[i].take()?;
-        self.len -= 1;
-        let gone = self.slots.iter().take_while(|s| s.is_none()).count();
-        if gone > 0 {
-            self.slots.drain(..gone);
-            self.first += gone as u64;
+        let (_, s) = self.live.remove(i);
+        if self.live.capacity() > 64 && self.live.len() * 4 < self.live.capacity() {
+            self.live.shrink_to(self.live.len() * 2);
         }
         Some(*s)
     }
 
     /// How many streams exist.
     pub fn len(&self) -> usize {
-        self.len
+        self.live.len()
     }
 
     /// True when no stream exists.
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.live.is_empty()
     }
 
     /// The streams with their numbers, in number order.
     pub fn iter(&self) -> impl Iterator<Item = (&u64, &Stream)> {
-        self.slots
-            .iter()
-            .filter_map(|s| s.as_ref().map(|(id, s)| (id, &**s)))
+        self.live.iter().map(|(id, s)| (id, &**s))
     }
 
     /// The streams in number order.
@@ -94,9 +74,7 @@ impl StreamTable {
 
     /// The streams in number order, to change.
     pub fn values_mut(&mut self) -> impl Iterator<Item = &mut Stream> {
-        self.slots
-            .iter_mut()
-            .filter_map(|s| s.as_mut().map(|(_, s)| &mut **s))
+        self.live.iter_mut().map(|(_, s)| &mut **s)
     }
 }
 

@@ -108,7 +108,6 @@ impl Engine {
                 if compare::satisfied(mode, geq, m, value) {
                     let passes = clock.next_read_at_or_after(self.now).pass + 1;
                     let start = self.streams[&s].head_start;
-                    let keep = self.report.value_waits.len() < self.config.max_timeline_entries;
                     let record = ValueWaitRecord {
                         task: id,
                         stream: s,
@@ -121,9 +120,8 @@ impl Engine {
                         passes,
                         released_by: self.mem.last_writer(addr).map(|w| self.writer_name(&w)),
                     };
-                    if keep {
-                        self.report.value_waits.push(record);
-                    }
+                    let limit = self.config.max_timeline_entries;
+                    self.report.note_value_wait(record, limit);
                     self.unwatch(addr, s);
                     self.complete(s, None);
                 } else if let Some(Head::Wait(w)) = self.streams.get_mut(&s).map(|st| &mut st.head)
