@@ -122,7 +122,8 @@ fn capture_rows_and_refusals_during_a_capture() {
         107029,
         Some(MsgCode::EE1018),
     );
-    assert_err(r.mdl_ri_capture_end(s, None), 107000, Some(MsgCode::EE1004));
+    // modelRI is checked only while the stream captures.
+    assert_err(r.mdl_ri_capture_end(s, None), 107029, Some(MsgCode::EE1018));
     assert_err(
         r.mdl_ri_capture_get_info(s, None, None),
         100000,
@@ -160,6 +161,7 @@ fn capture_rows_and_refusals_during_a_capture() {
     let mut e = RawEvent::default();
     ok(r.create_event(Some(&mut e)));
     assert_err(r.record_event_with_flag(e, s, 1), 207000, None);
+    assert_err(r.mdl_ri_capture_end(s, None), 107000, Some(MsgCode::EE1004));
     ok(r.mdl_ri_capture_end(s, Some(&mut m)));
     ok(r.memset(a, 8, 0, 8));
     ok(r.mdl_ri_destroy(m));
@@ -273,4 +275,45 @@ fn the_model_a_capture_records_into_is_not_destroyed_before_the_capture_ends() {
     ok(r.mdl_ri_capture_end(s, Some(&mut ended)));
     assert_eq!(ended, m);
     ok(r.mdl_ri_destroy(m));
+}
+
+#[test]
+fn a_refused_capture_end_leaves_the_callers_model_handle_alone() {
+    let r = rt0(A2);
+    let (s, exec) = (stream(&r), stream(&r));
+    let a = malloc(&r, 8);
+    ok(r.memset(a, 8, 0, 8));
+    ok(r.mdl_ri_capture_begin(s, capture_mode::RELAXED));
+    ok(r.value_write(a, 3, 0, s));
+    let mut model = RawModel::default();
+    ok(r.mdl_ri_capture_end(s, Some(&mut model)));
+    let first = model;
+    assert_ne!(first, RawModel(0));
+    assert_err(
+        r.mdl_ri_capture_end(s, Some(&mut model)),
+        107029,
+        Some(MsgCode::EE1018),
+    );
+    assert_eq!(model, first, "the second end kept the first one's model");
+    ok(r.mdl_ri_execute_async(model, exec));
+    ok(r.synchronize_stream(exec));
+    assert_eq!(read(&r, a), 3);
+    ok(r.mdl_ri_destroy(model));
+}
+
+#[test]
+fn a_capture_ended_on_the_wrong_thread_gives_out_no_model() {
+    let r = std::sync::Arc::new(rt0(A2));
+    let s = stream(&r);
+    ok(r.mdl_ri_capture_begin(s, capture_mode::THREAD_LOCAL));
+    let r2 = r.clone();
+    let (code, model) = std::thread::spawn(move || {
+        r2.set_device(0).unwrap();
+        let mut m = RawModel(0x1234);
+        (code(r2.mdl_ri_capture_end(s, Some(&mut m))), m)
+    })
+    .join()
+    .unwrap();
+    assert_eq!(code, 107038);
+    assert_eq!(model, RawModel(0), "the discarded capture's model is not given out");
 }

@@ -211,10 +211,13 @@ impl Runtime {
 
     /// `aclmdlRICaptureEnd(stream, &modelRI)`: ends the capture; the model is built and given
     /// out. Order: stream NULL (100000, EH0008); a chip without capture (207000); the handle
-    /// (107017); modelRI NULL (107000, EE1004); no context (107002); another context (107003);
-    /// a model-bound stream (107005); the default stream (207000); a stream not capturing
-    /// (107029, EE1018); a capture begun in GLOBAL or THREAD_LOCAL mode ended from another
-    /// thread (107038: the capture is discarded).
+    /// (107017); modelRI NULL while the stream captures (107000, EE1004; not checked
+    /// otherwise); no context (107002); another context (107003); a model-bound stream
+    /// (107005); the default stream (207000); a stream not capturing (107029, EE1018); a
+    /// capture begun in GLOBAL or THREAD_LOCAL mode ended from another thread (107038: the
+    /// capture is discarded). `*modelRI` is written on success, and set to NULL on a failure
+    /// that ends a capture (107038); a call refused before that leaves it as it was, so a
+    /// second end does not lose the model the first one gave.
     pub fn mdl_ri_capture_end(
         &self,
         stream: RawStream,
@@ -229,8 +232,10 @@ impl Runtime {
                 return Err(fail::not_supported(api, &self.chip.soc_name, "stream capture"));
             }
             self.require_stream_handle(api, stream)?;
-            let out = model.ok_or_else(|| fail::rt_null(api, "modelRI"))?;
-            *out = RawModel(0);
+            let capturing = self.lock().captures.contains_key(&stream.0);
+            if capturing && model.is_none() {
+                return Err(fail::rt_null(api, "modelRI"));
+            }
             let (h, _) = self.capture_stream(api, stream)?;
             let cap = self.lock().captures.remove(&h).ok_or_else(|| {
                 AclError::new(
@@ -240,7 +245,14 @@ impl Runtime {
                 )
             })?;
             self.refresh_capture_flag();
+            // Not NULL: checked while the capture was found above (and only this call can
+            // have removed it since).
+            let Some(out) = model else {
+                let _ = self.mdl_ri_destroy(RawModel(cap.model));
+                return Err(fail::rt_null(api, "modelRI"));
+            };
             if cap.mode != capture_mode::RELAXED && cap.thread != Self::thread() {
+                *out = RawModel(0);
                 let _ = self.mdl_ri_destroy(RawModel(cap.model));
                 return Err(fail::plain(
                     ErrorCode::RtStreamCaptureWrongThread,
