@@ -315,5 +315,9 @@ fn a_capture_ended_on_the_wrong_thread_gives_out_no_model() {
     .join()
     .unwrap();
     assert_eq!(code, 107038);
-    assert_eq!(model, RawModel(0), "the discarded capture's model is not given out");
+    assert_eq!(
+        model,
+        RawModel(0),
+        "the discarded capture's model is not given out"
+    );
 }

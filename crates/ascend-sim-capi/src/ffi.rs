@@ -11,8 +11,10 @@ pub type aclError = i32;
 
 /// Runs the body of the entry point `api`: maps `Ok` to 0 and `Err` to its CANN code, and a
 /// panic (or a runtime that could not start) to `ACL_ERROR_INTERNAL_ERROR`. Every failure is
-/// counted for the run report ([`crate::api_errors`]).
+/// counted for the run report ([`crate::api_errors`]). Called from a kernel block, the call
+/// faults the block instead (a kernel may call only its context's operations).
 pub fn guard(api: &'static str, body: impl FnOnce(&Runtime) -> AclResult<()>) -> aclError {
+    crate::kernels::refuse_in_kernel(api);
     let run = || match crate::global::runtime() {
         Ok(rt) => match body(rt) {
             Ok(()) => 0,

@@ -6,9 +6,15 @@
 //! simulator ends a block early (a fault, or its stream destroyed), the pending operation does
 //! not return to C code: unwinding through C frames is not allowed, so that thread parks for
 //! good (it holds nothing the simulator needs).
+//!
+//! The thread knows which context its running block has: an operation on any other context
+//! (one a kernel saved and used after it returned, or from another thread) is refused with a
+//! message on the log, and an ACL call made by a kernel faults its block with the call's name
+//! (the simulator is busy running the kernel, so the call could only fail or hang).
 
 #![allow(non_snake_case, non_camel_case_types)]
 
+use std::cell::Cell;
 use std::ffi::{c_void, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -24,6 +30,43 @@ pub type aclsimKernelFunc = unsafe extern "C" fn(ctx: *mut aclsimKernelCtx, args
 pub struct aclsimKernelCtx {
     /// Points at the block's `&mut dyn KernelOps`, valid during the kernel call.
     ops: *mut c_void,
+}
+
+thread_local! {
+    /// The context of the kernel call running on this thread (NULL when none).
+    static RUNNING: Cell<*mut aclsimKernelCtx> = const { Cell::new(std::ptr::null_mut()) };
+}
+
+/// Makes `ctx` the thread's running context for the life of the value.
+struct Running(*mut aclsimKernelCtx);
+
+impl Running {
+    fn enter(ctx: *mut aclsimKernelCtx) -> Self {
+        Running(RUNNING.with(|r| r.replace(ctx)))
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        RUNNING.with(|r| r.set(self.0));
+    }
+}
+
+/// Called first by every ACL entry point: when the calling thread is running a kernel block,
+/// the block is faulted with a message naming `api`, and the call does not return to the
+/// kernel. Returns normally on any other thread.
+pub(crate) fn refuse_in_kernel(api: &str) {
+    let ctx = RUNNING.with(Cell::get);
+    if ctx.is_null() {
+        return;
+    }
+    let reason = format!(
+        "the kernel called {api}: a kernel may call only the operations of its context \
+         (acl_sim.h), not the ACL API; the simulator is busy running the kernel"
+    );
+    // SAFETY: `ctx` is the context of the kernel call running on this thread (set by
+    // `c_kernel` for the call's duration).
+    unsafe { with_ops(api, ctx, (), |o| o.trap(&reason)) };
 }
 
 fn invalid(api: &str, message: String) -> AclError {
@@ -62,6 +105,7 @@ pub(crate) fn c_kernel(name: String, f: aclsimKernelFunc, args: Vec<u8>) -> Kern
         } else {
             own_args.as_mut_ptr().cast()
         };
+        let _running = Running::enter(&mut ctx);
         // SAFETY: `f` is a C kernel function of the declared type (its provider's contract);
         // `ctx` and `own_args` live across the call.
         unsafe { f(&mut ctx, args_ptr) };
@@ -111,22 +155,34 @@ pub unsafe extern "C" fn aclsimLaunchKernel(
     })
 }
 
-/// Runs `op` on the block's operations; `default` for a NULL context. When the simulator ends
-/// the block during `op`, this thread parks for good instead of returning to C.
+/// Runs `op` (the operation `api`) on the block's operations; `default` for a NULL context or
+/// one that is not this thread's running kernel call's (saved after its kernel returned, or
+/// used from another thread): those are refused with a message. When the simulator ends the
+/// block during `op`, this thread parks for good instead of returning to C.
 ///
 /// # Safety
-/// `ctx` is NULL or the context passed to the running kernel call on this thread.
+/// None beyond the C contract: `ctx` is only compared until it is known to be this thread's
+/// running context.
 unsafe fn with_ops<R>(
+    api: &str,
     ctx: *mut aclsimKernelCtx,
     default: R,
     op: impl FnOnce(&mut dyn KernelOps) -> R,
 ) -> R {
     if ctx.is_null() {
-        tracing::error!("a kernel operation was called with a NULL context");
+        tracing::error!("{api} was called with a NULL context; the operation does nothing");
         return default;
     }
-    // SAFETY: a live context of this thread's kernel call (the caller's contract); `ops`
-    // points at the `&mut dyn KernelOps` local of that call's frame.
+    if ctx != RUNNING.with(Cell::get) {
+        tracing::error!(
+            "{api} was called with a context that is not a running kernel's on this thread \
+             (saved by a kernel that has returned, or used outside the kernel's call); the \
+             operation does nothing and returns 0"
+        );
+        return default;
+    }
+    // SAFETY: the context of this thread's running kernel call (checked above); `ops` points
+    // at the `&mut dyn KernelOps` local of that call's frame, live while the call runs.
     let ops: &mut &mut dyn KernelOps = unsafe { &mut *(*ctx).ops.cast::<&mut dyn KernelOps>() };
     match catch_unwind(AssertUnwindSafe(|| op(&mut **ops))) {
         Ok(r) => r,
@@ -143,7 +199,7 @@ unsafe fn with_ops<R>(
 #[no_mangle]
 pub unsafe extern "C" fn aclsimGetBlockIdx(ctx: *mut aclsimKernelCtx) -> u32 {
     // SAFETY: forwarded contract.
-    unsafe { with_ops(ctx, 0, |o| o.block_idx()) }
+    unsafe { with_ops("aclsimGetBlockIdx", ctx, 0, |o| o.block_idx()) }
 }
 
 /// `aclsimGetBlockNum(ctx)`.
@@ -153,7 +209,7 @@ pub unsafe extern "C" fn aclsimGetBlockIdx(ctx: *mut aclsimKernelCtx) -> u32 {
 #[no_mangle]
 pub unsafe extern "C" fn aclsimGetBlockNum(ctx: *mut aclsimKernelCtx) -> u32 {
     // SAFETY: forwarded contract.
-    unsafe { with_ops(ctx, 0, |o| o.block_num()) }
+    unsafe { with_ops("aclsimGetBlockNum", ctx, 0, |o| o.block_num()) }
 }
 
 macro_rules! load_store {
@@ -165,7 +221,11 @@ macro_rules! load_store {
         #[no_mangle]
         pub unsafe extern "C" fn $load(ctx: *mut aclsimKernelCtx, gm: *const c_void) -> $t {
             // SAFETY: forwarded contract.
-            unsafe { with_ops(ctx, 0, |o| o.load(gm as usize as u64, $bytes) as $t) }
+            unsafe {
+                with_ops(stringify!($load), ctx, 0, |o| {
+                    o.load(gm as usize as u64, $bytes) as $t
+                })
+            }
         }
 
         #[doc = concat!("`", stringify!($store), "(ctx, gm, v)`.")]
@@ -176,7 +236,7 @@ macro_rules! load_store {
         pub unsafe extern "C" fn $store(ctx: *mut aclsimKernelCtx, gm: *mut c_void, v: $t) {
             // SAFETY: forwarded contract.
             unsafe {
-                with_ops(ctx, (), |o| {
+                with_ops(stringify!($store), ctx, (), |o| {
                     o.store(gm as usize as u64, $bytes, u64::from(v))
                 })
             }
@@ -201,7 +261,11 @@ pub unsafe extern "C" fn aclsimDcci(
     kind: u64,
 ) {
     // SAFETY: forwarded contract.
-    unsafe { with_ops(ctx, (), |o| o.dcci(gm as usize as u64, entire != 0, kind)) }
+    unsafe {
+        with_ops("aclsimDcci", ctx, (), |o| {
+            o.dcci(gm as usize as u64, entire != 0, kind)
+        })
+    }
 }
 
 /// `aclsimDci(ctx)`.
@@ -211,7 +275,7 @@ pub unsafe extern "C" fn aclsimDcci(
 #[no_mangle]
 pub unsafe extern "C" fn aclsimDci(ctx: *mut aclsimKernelCtx) {
     // SAFETY: forwarded contract.
-    unsafe { with_ops(ctx, (), |o| o.dci()) }
+    unsafe { with_ops("aclsimDci", ctx, (), |o| o.dci()) }
 }
 
 /// `aclsimCopyGmToLocal(ctx, local, gm, n)`.
@@ -231,7 +295,7 @@ pub unsafe extern "C" fn aclsimCopyGmToLocal(
     if n > isize::MAX as usize {
         // SAFETY: forwarded contract.
         return unsafe {
-            with_ops(ctx, (), |o| {
+            with_ops("aclsimCopyGmToLocal", ctx, (), |o| {
                 o.trap("aclsimCopyGmToLocal: n exceeds any buffer")
             })
         };
@@ -239,7 +303,11 @@ pub unsafe extern "C" fn aclsimCopyGmToLocal(
     // SAFETY: valid for writes of `n` bytes by the caller's contract, and at most isize::MAX.
     let buf = unsafe { std::slice::from_raw_parts_mut(local.cast::<u8>(), n) };
     // SAFETY: forwarded contract.
-    unsafe { with_ops(ctx, (), |o| o.copy_gm_to_local(buf, gm as usize as u64)) }
+    unsafe {
+        with_ops("aclsimCopyGmToLocal", ctx, (), |o| {
+            o.copy_gm_to_local(buf, gm as usize as u64)
+        })
+    }
 }
 
 /// `aclsimCopyLocalToGm(ctx, gm, local, n)`.
@@ -259,7 +327,7 @@ pub unsafe extern "C" fn aclsimCopyLocalToGm(
     if n > isize::MAX as usize {
         // SAFETY: forwarded contract.
         return unsafe {
-            with_ops(ctx, (), |o| {
+            with_ops("aclsimCopyLocalToGm", ctx, (), |o| {
                 o.trap("aclsimCopyLocalToGm: n exceeds any buffer")
             })
         };
@@ -267,7 +335,11 @@ pub unsafe extern "C" fn aclsimCopyLocalToGm(
     // SAFETY: valid for reads of `n` bytes by the caller's contract, and at most isize::MAX.
     let buf = unsafe { std::slice::from_raw_parts(local.cast::<u8>(), n) };
     // SAFETY: forwarded contract.
-    unsafe { with_ops(ctx, (), |o| o.copy_local_to_gm(gm as usize as u64, buf)) }
+    unsafe {
+        with_ops("aclsimCopyLocalToGm", ctx, (), |o| {
+            o.copy_local_to_gm(gm as usize as u64, buf)
+        })
+    }
 }
 
 /// `aclsimSpin(ctx, cycles)`.
@@ -277,7 +349,7 @@ pub unsafe extern "C" fn aclsimCopyLocalToGm(
 #[no_mangle]
 pub unsafe extern "C" fn aclsimSpin(ctx: *mut aclsimKernelCtx, cycles: u64) {
     // SAFETY: forwarded contract.
-    unsafe { with_ops(ctx, (), |o| o.spin(cycles)) }
+    unsafe { with_ops("aclsimSpin", ctx, (), |o| o.spin(cycles)) }
 }
 
 /// `aclsimTrap(ctx, reason)`: ends the block with a fault, as a trap instruction does; the
@@ -297,5 +369,5 @@ pub unsafe extern "C" fn aclsimTrap(ctx: *mut aclsimKernelCtx, reason: *const st
             .into_owned()
     };
     // SAFETY: forwarded contract.
-    unsafe { with_ops(ctx, (), |o| o.trap(&reason)) }
+    unsafe { with_ops("aclsimTrap", ctx, (), |o| o.trap(&reason)) }
 }

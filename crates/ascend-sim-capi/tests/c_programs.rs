@@ -524,6 +524,25 @@ fn a_binary_function_runs_the_simulator_kernel_of_its_name_and_a_missing_one_is_
 }
 
 #[test]
+fn a_kernel_that_calls_the_acl_api_is_faulted_and_a_dead_context_is_refused() {
+    let Some(exe) = build("kernel_misuse.c", false) else {
+        return;
+    };
+    let ran = launch(&exe, &[], &[("ASCEND_SIM_WATCHDOG_MS", "5000")]);
+    assert!(ran.passed(), "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        !ran.stderr.contains("panicked") && !ran.stderr.contains("RUST_BACKTRACE"),
+        "no panic text: {}",
+        ran.stderr
+    );
+    assert!(
+        ran.stderr.contains("aclsimLoad32") && ran.stderr.contains("returned"),
+        "the refused context is said on the log: {}",
+        ran.stderr
+    );
+}
+
+#[test]
 fn a_bad_kernel_launch_gets_its_error_and_a_faulting_kernel_fails_its_stream_only() {
     let Some(exe) = build("kernel_bad_launch.c", false) else {
         return;
