@@ -20,7 +20,7 @@ impl StreamTable {
     /// Adds stream `id` (numbers are given in increasing order; an existing one is replaced).
     pub fn insert(&mut self, id: u64, stream: Stream) {
         match self.live.binary_search_by_key(&id, |(n, _)| *n) {
-            Ok(i) => self.live[i].1 = Box::new(stream),
+            Ok(i) => *self.live[i].1 = stream,
             Err(i) => self.live.insert(i, (id, Box::new(stream))),
         }
     }
