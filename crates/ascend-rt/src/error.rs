@@ -186,6 +186,8 @@ pub enum MsgCode {
     EE1017,
     /// RT: API call sequence error (no current context, …).
     EE1018,
+    /// RT: a stream to unbind is not bound to the model.
+    EE4002,
     /// RT: an inner error explained by the runtime itself: a task fault, a synchronize that
     /// timed out, and in the simulator the watchdog's explanation of a stalled device.
     EE9999,
@@ -279,8 +281,9 @@ impl AclError {
         self.number.unwrap_or(self.kind.number())
     }
 
-    /// Whether CANN stores this failure as the thread's recent error message. Feature-gate
-    /// rejections that CANN only logs as a warning carry no message code and are not stored.
+    /// Whether CANN stores this failure as the thread's recent error message with a message
+    /// code. Feature-gate rejections that CANN only logs as a warning carry none; the
+    /// simulator still keeps their explanation for `aclGetRecentErrMsg`, marked as its own.
     pub fn is_reported(&self) -> bool {
         self.msg_code.is_some()
     }
@@ -418,8 +421,8 @@ pub(crate) mod fail {
     pub fn not_in_model(api: &str, stream: u64) -> AclError {
         AclError::new(
             ErrorCode::RtInternalError,
-            None,
-            format!("{api} failed: stream {stream:#x} is not bound to a model running instance"),
+            Some(MsgCode::EE9999),
+            format!("{api} failed: stream {stream:#x} is not bound to a model running instance; bind it with aclmdlRIBindStream (the runtime's model-null error)"),
         )
     }
 

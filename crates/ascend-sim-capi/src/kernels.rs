@@ -127,22 +127,26 @@ pub unsafe extern "C" fn aclsimLaunchKernel(
 ) -> aclError {
     const API: &str = "aclsimLaunchKernel";
     guard("aclsimLaunchKernel", |rt| {
-        let f = func.ok_or_else(|| invalid(API, "parameter fn must not be NULL".into()))?;
-        if blockDim == 0 {
-            return Err(invalid(API, "blockDim must be at least 1".into()));
-        }
-        if args.is_null() && argsSize > 0 {
-            return Err(invalid(
-                API,
-                format!("args is NULL but argsSize is {argsSize}"),
-            ));
-        }
-        if argsSize > MAX_KERNEL_ARGS_BYTES {
-            return Err(invalid(
-                API,
-                format!("argsSize {argsSize} is above the {MAX_KERNEL_ARGS_BYTES} bytes a launch copies"),
-            ));
-        }
+        let checked = || {
+            let f = func.ok_or_else(|| invalid(API, "parameter fn must not be NULL".into()))?;
+            if blockDim == 0 {
+                return Err(invalid(API, "blockDim must be at least 1".into()));
+            }
+            if args.is_null() && argsSize > 0 {
+                return Err(invalid(
+                    API,
+                    format!("args is NULL but argsSize is {argsSize}"),
+                ));
+            }
+            if argsSize > MAX_KERNEL_ARGS_BYTES {
+                return Err(invalid(
+                    API,
+                    format!("argsSize {argsSize} is above the {MAX_KERNEL_ARGS_BYTES} bytes a launch copies"),
+                ));
+            }
+            Ok(f)
+        };
+        let f = checked().map_err(|e| rt.record_failure(e))?;
         let bytes: Vec<u8> = if argsSize == 0 {
             Vec::new()
         } else {

@@ -1,8 +1,11 @@
 //! The per-thread record of failures that `aclGetRecentErrMsg` reports.
 //!
 //! CANN's error manager keeps, per thread by default, the messages of recent failures; reading
-//! them clears them. Failures CANN only logs as warnings (feature-gate rejections) leave no
-//! message, which [`AclError::is_reported`] captures.
+//! them clears them. Every failure leaves a message here: one CANN reports carries its message
+//! code (EE/EH) and our wording of its text; one CANN only logs (feature-gate rejections, the
+//! simulator's own calls) carries the simulator's explanation without a code
+//! ([`AclError::is_reported`] tells which), so a program's user always learns the reason
+//! (docs/error-messages.md).
 //!
 //! Beside the messages, each thread has CANN's "global error": the code of the latest RT-level
 //! failure ([`AclError::sets_last_error`]), which `aclrtGetLastError` returns and clears and
@@ -19,8 +22,9 @@ use crate::error::{AclError, MsgCode};
 pub struct RecentError {
     /// CANN's code.
     pub code: i32,
-    /// The message code.
-    pub msg_code: MsgCode,
+    /// The message code CANN reports, or `None` for the simulator's own explanation of a
+    /// failure CANN reports no message for.
+    pub msg_code: Option<MsgCode>,
     /// The message.
     pub message: String,
 }
@@ -32,6 +36,9 @@ pub(crate) struct ErrorLog {
     last: Mutex<HashMap<ThreadId, i32>>,
 }
 
+/// What stands where a message code would, before the simulator's own explanation.
+pub const SIMULATOR_NOTE: &str = "ascend-sim";
+
 /// Most messages kept per thread.
 const KEEP: usize = 16;
 
@@ -41,9 +48,7 @@ impl ErrorLog {
             let mut last = self.last.lock().unwrap_or_else(|p| p.into_inner());
             last.insert(std::thread::current().id(), err.code());
         }
-        let Some(msg_code) = err.msg_code else {
-            return;
-        };
+        let msg_code = err.msg_code;
         let mut map = self.by_thread.lock().unwrap_or_else(|p| p.into_inner());
         let list = map.entry(std::thread::current().id()).or_default();
         list.push(RecentError {
@@ -52,14 +57,20 @@ impl ErrorLog {
             message: err.message.clone(),
         });
         // The RT entry adds a generic "execution failed" trailer after a parameter failure.
-        let rt_layer = !matches!(
-            msg_code,
-            MsgCode::EH0004 | MsgCode::EH0007 | MsgCode::EH0008 | MsgCode::EH0009 | MsgCode::EH0012
-        );
+        let rt_layer = msg_code.is_some_and(|m| {
+            !matches!(
+                m,
+                MsgCode::EH0004
+                    | MsgCode::EH0007
+                    | MsgCode::EH0008
+                    | MsgCode::EH0009
+                    | MsgCode::EH0012
+            )
+        });
         if rt_layer && matches!(err.code(), 107000 | 107002) {
             list.push(RecentError {
                 code: err.code(),
-                msg_code: MsgCode::EE1001,
+                msg_code: Some(MsgCode::EE1001),
                 message: "the API call failed: argument invalid or execution failed".into(),
             });
         }
@@ -87,7 +98,13 @@ impl ErrorLog {
         Some(
             list.iter()
                 .rev()
-                .map(|e| format!("{}: {} (error code {})", e.msg_code, e.message, e.code))
+                .map(|e| match e.msg_code {
+                    Some(m) => format!("{m}: {} (error code {})", e.message, e.code),
+                    None => format!(
+                        "{SIMULATOR_NOTE}: {} (error code {}; CANN reports no message for it)",
+                        e.message, e.code
+                    ),
+                })
                 .collect::<Vec<_>>()
                 .join("\n"),
         )
@@ -98,7 +115,7 @@ impl ErrorLog {
         map.get(&std::thread::current().id()).and_then(|l| {
             l.iter()
                 .rev()
-                .find(|e| e.msg_code != MsgCode::EE1001)
+                .find(|e| e.msg_code != Some(MsgCode::EE1001))
                 .cloned()
         })
     }

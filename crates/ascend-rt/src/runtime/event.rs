@@ -227,9 +227,10 @@ impl Runtime {
             // error, which CANN reports as its internal error (507000).
             for (param, ev) in [("end", &b), ("start", &a)] {
                 if !ev.recorded {
-                    return Err(fail::plain(
+                    return Err(AclError::new(
                         ErrorCode::RtInternalError,
-                        format!("{api} failed: event {param} has never been recorded"),
+                        Some(MsgCode::EE9999),
+                        format!("{api} failed: event {param} has never been recorded, so it has no time (the runtime's event-recorder-null error)"),
                     ));
                 }
             }

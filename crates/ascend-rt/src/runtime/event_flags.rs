@@ -110,9 +110,10 @@ impl Runtime {
                 .without_last_error());
             }
             if !ev.recorded {
-                return Err(fail::plain(
+                return Err(AclError::new(
                     ErrorCode::RtInternalError,
-                    format!("{api}: the event was never recorded"),
+                    Some(MsgCode::EE9999),
+                    format!("{api} failed: the event was never recorded, so it has no time (the runtime's event-recorder-null error)"),
                 ));
             }
             *out = self

@@ -339,10 +339,12 @@ impl Runtime {
             }
             let valid = host_register_type::IOMEMORY | host_register_type::READONLY;
             if register_type & !valid != 0 {
-                return Err(fail::not_supported(
-                    api,
-                    &self.chip.soc_name,
-                    &format!("host register type {register_type:#x}"),
+                // The runtime refuses it as a feature it lacks and says so with its generic
+                // EE1001 ("execution failed, the feature is not supported").
+                return Err(AclError::new(
+                    ErrorCode::RtFeatureNotSupport,
+                    Some(MsgCode::EE1001),
+                    format!("{api} failed: host register type {register_type:#x} is not supported; only ACL_HOST_REGISTER_IOMEMORY (0x1) and ACL_HOST_REGISTER_READONLY (0x2) may be set"),
                 )
                 .without_last_error());
             }
@@ -396,9 +398,10 @@ impl Runtime {
                 .map_err(|_| fail::acl_range(api, "size", size, "a size this host can hold"))?;
             let mut agreed = Vec::new();
             agreed.try_reserve_exact(len).map_err(|e| {
-                fail::plain(
+                AclError::new(
                     ErrorCode::RtMemoryAllocation,
-                    format!("{api} failed: cannot hold {size} bytes of registration state: {e}"),
+                    Some(MsgCode::EE9999),
+                    format!("{api} failed: cannot register {size} bytes: the driver has no memory for them ({e})"),
                 )
             })?;
             agreed.resize(len, 0);

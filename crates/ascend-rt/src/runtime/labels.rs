@@ -141,7 +141,11 @@ impl Runtime {
                 .iter()
                 .any(|l| st.labels[l].listed || !seen.insert(*l))
             {
-                return Err(label_state(api, None, "a label is already in a label list"));
+                return Err(label_state(
+                    api,
+                    Some(MsgCode::EE9999),
+                    "a label is already in a label list (or named twice in this one); a label takes one slot in one list",
+                ));
             }
             for l in labels {
                 if let Some(r) = st.labels.get_mut(l) {
@@ -195,9 +199,17 @@ impl Runtime {
                 }
                 let (_, srec) = Self::impl_stream(&st, api, stream)?;
                 if srec.model.is_none() {
-                    return Err(fail::plain(
+                    // The 950 family's runtime says so with EE1017; the others' only with
+                    // their inner EE9999 note.
+                    let msg = if self.chip.chip_type == ascend_chips::ChipType::David {
+                        MsgCode::EE1017
+                    } else {
+                        MsgCode::EE9999
+                    };
+                    return Err(AclError::new(
                         ErrorCode::RtStreamModel,
-                        format!("{api} failed: stream {:#x} is not bound to a model", stream.0),
+                        Some(msg),
+                        format!("{api} failed: stream {:#x} is not bound to a model; a label is set on a stream bound to a model (aclmdlRIBindStream)", stream.0),
                     ));
                 }
                 match rec.set_on {

@@ -386,6 +386,14 @@ impl Runtime {
         self.errors.take_text()
     }
 
+    /// Records a failure found outside the runtime's own calls (a C entry point's checks of
+    /// its arguments) for `aclGetRecentErrMsg` and `aclrtGetLastError`, as a call's failure
+    /// is; returns it.
+    pub fn record_failure(&self, e: AclError) -> AclError {
+        self.errors.record(&e);
+        e
+    }
+
     /// The calling thread's last error without clearing it.
     pub fn peek_recent_error(&self) -> Option<RecentError> {
         self.errors.peek()

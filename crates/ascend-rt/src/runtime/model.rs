@@ -174,8 +174,15 @@ impl Runtime {
         Self::current_device(&st, api)?;
         let rec = &st.streams[&stream.0];
         if rec.model != Some(model.0) {
-            return Err(fail::plain(
+            // The runtime's unbind says so with EE4002; its end-graph with EE1017.
+            let msg = if api == "aclmdlRIUnbindStream" {
+                MsgCode::EE4002
+            } else {
+                MsgCode::EE1017
+            };
+            return Err(AclError::new(
                 ErrorCode::RtStreamModel,
+                Some(msg),
                 format!(
                     "{api} failed: stream {:#x} is not bound to model {:#x}",
                     stream.0, model.0

@@ -119,7 +119,7 @@ impl Runtime {
         }
         Err(AclError::new(
             ErrorCode::RtDrvInternalError,
-            None,
+            Some(MsgCode::EE9999),
             format!(
                 "{api} failed: a copy from device {s} to device {d} needs peer access between \
                  them: call aclrtDeviceEnablePeerAccess({s}, 0) with device {d} current, or \

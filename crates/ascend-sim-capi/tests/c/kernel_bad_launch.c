@@ -1,6 +1,7 @@
 /* aclsimLaunchKernel's checks at launch, and a kernel that faults at execution: every bad
  * input gets its error code, nothing crashes, and the stream goes on afterwards. */
 #include <stdint.h>
+#include <string.h>
 
 #include "acl/acl.h"
 #include "acl/acl_sim.h"
@@ -17,12 +18,19 @@ static void wild(aclsimKernelCtx *ctx, void *args) {
     aclsimStore64(ctx, (void *)(uintptr_t)16, 1); /* never reached */
 }
 
+/* Each refusal returns its code and leaves a message naming the call. */
 #define EXPECT(call, want)                                                              \
     do {                                                                                \
         aclError e_ = (call);                                                           \
         if (e_ != (want)) {                                                             \
             fprintf(stderr, "%s:%d: %s returned %d, expected %d\n", __FILE__, __LINE__, \
                     #call, e_, (want));                                                 \
+            failures++;                                                                 \
+        }                                                                               \
+        const char *m_ = aclGetRecentErrMsg();                                          \
+        if (m_ == NULL || strstr(m_, "aclsimLaunchKernel") == NULL) {                   \
+            fprintf(stderr, "%s:%d: %s left message %s\n", __FILE__, __LINE__, #call,   \
+                    m_ ? m_ : "(none)");                                                \
             failures++;                                                                 \
         }                                                                               \
     } while (0)
