@@ -101,6 +101,11 @@ extern "C" {
     fn aclmdlRIExecute(m: *mut c_void, t: i32) -> AclError;
     fn aclmdlRIExecuteAsync(m: *mut c_void, s: *mut c_void) -> AclError;
     fn aclmdlRIDestroy(m: *mut c_void) -> AclError;
+    fn aclrtCreateLabel(l: *mut *mut c_void) -> AclError;
+    fn aclrtDestroyLabel(l: *mut c_void) -> AclError;
+    fn aclrtCreateLabelList(l: *mut *mut c_void, n: usize, out: *mut *mut c_void) -> AclError;
+    fn aclrtDestroyLabelList(l: *mut c_void) -> AclError;
+    fn aclGetRecentErrMsg() -> *const std::ffi::c_char;
 }
 
 /// This target's decoding, on top of the shared primitives.
@@ -325,7 +330,7 @@ fn run(data: &[u8]) {
         aclrtSetDevice(0);
         while !b.0.is_empty() && steps < 64 {
             steps += 1;
-            let op = b.u8() % 30;
+            let op = b.u8() % 31;
             match op {
                 0 => {
                     let mut p: *mut c_void = null_mut();
@@ -690,6 +695,36 @@ fn run(data: &[u8]) {
                             let r = aclrtCmoAsyncWithDesc(p as *mut c_void, t, s, null());
                             assert!(!stale || r != 0, "cmo with descriptor at stale {p:#x}");
                         }
+                    }
+                }
+                30 => {
+                    // A label list over a two-entry array with any count: a count past the
+                    // limit is refused before the array is read; every failure is explained.
+                    let mut labels = [null_mut::<c_void>(); 2];
+                    for l in labels.iter_mut() {
+                        aclrtCreateLabel(l);
+                    }
+                    let n = match b.u8() % 4 {
+                        0 => 1 + b.u8() as usize % 2,
+                        1 => 65_536 + b.u32() as usize,
+                        2 => b.huge(),
+                        _ => 0,
+                    };
+                    let mut list: *mut c_void = null_mut();
+                    let r = aclrtCreateLabelList(labels.as_mut_ptr(), n, &mut list);
+                    if n == 0 || n > 65_535 {
+                        assert_eq!(r, RT_PARAM_INVALID, "label list of {n}");
+                    }
+                    if r != 0 {
+                        assert!(
+                            !aclGetRecentErrMsg().is_null(),
+                            "label list {r}: no message"
+                        );
+                    } else {
+                        aclrtDestroyLabelList(list);
+                    }
+                    for l in labels {
+                        aclrtDestroyLabel(l);
                     }
                 }
                 _ => {

@@ -92,6 +92,9 @@ error_codes! {
     RtTaskTimeout = 107020, "ACL_ERROR_RT_TASK_TIMEOUT";
     /// `ACL_ERROR_RT_DEVICE_TASK_ABORT`.
     RtDeviceTaskAbort = 107022, "ACL_ERROR_RT_DEVICE_TASK_ABORT";
+    /// `ACL_ERROR_RT_STREAM_ABORT`: the stream's tasks were aborted while a thread waited; in
+    /// the simulator also a stream destroyed by force under a waiting thread.
+    RtStreamAbort = 107023, "ACL_ERROR_RT_STREAM_ABORT";
     /// `ACL_ERROR_RT_STREAM_CAPTURED`.
     RtStreamCaptured = 107027, "ACL_ERROR_RT_STREAM_CAPTURED";
     /// `ACL_ERROR_RT_STREAM_NOT_CAPTURED`: the stream is not capturing.

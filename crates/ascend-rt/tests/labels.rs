@@ -89,10 +89,14 @@ fn label_rows_follow_the_vendor_order() {
         107017,
         Some(MsgCode::EE1017),
     );
-    assert_err(r.set_label(l, s), 107005, None);
+    assert_err(r.set_label(l, s), 107005, Some(MsgCode::EE9999));
     assert_err(r.set_label(l, bs), 507000, Some(MsgCode::EE1018));
     let list = ok(r.create_label_list(Some(&[l]), true));
-    assert_err(r.create_label_list(Some(&[l]), true), 507000, None);
+    assert_err(
+        r.create_label_list(Some(&[l]), true),
+        507000,
+        Some(MsgCode::EE9999),
+    );
     ok(r.set_label(l, bs));
     assert_err(r.set_label(l, bs), 507000, Some(MsgCode::EE1018));
     let idx = malloc(&r, 8);

@@ -255,7 +255,7 @@ fn aclrtCmoAsyncWithDescTest() {
     assert_err(
         r.cmo_async_with_desc(Addr(0x1), cmo_type::PREFETCH, RawStream::NULL, Addr::NULL),
         507000,
-        None,
+        Some(MsgCode::EE9999),
     );
     // Substitution for "mock rtsLaunchCmoAddrTask → 107000": a real 107000 comes from a
     // cmoType outside 0..3 (EE1003, row 5).
@@ -1048,7 +1048,7 @@ fn platform_910B_rt_utest_api_test_rtCmoAddrTaskLaunch() {
     assert_err(
         r.cmo_async_with_desc(desc, cmo_type::PREFETCH, s, Addr::NULL),
         507000,
-        None,
+        Some(MsgCode::EE9999),
     );
 }
 
@@ -1112,7 +1112,7 @@ fn platform_910B_rt_utest_api_test_api_rtsLaunchCmoAddrTask() {
     assert_err(
         r.cmo_async_with_desc(host_desc, cmo_type::PREFETCH, RawStream::NULL, Addr::NULL),
         507000,
-        None,
+        Some(MsgCode::EE9999),
     );
 }
 
@@ -1189,12 +1189,12 @@ fn platform_others_rtsCmoAsyncWithBarrier_test_mini_v3() {
     assert_err(
         r.cmo_async_with_barrier(x, 4, cmo_type::PREFETCH, 0, s),
         507000,
-        None,
+        Some(MsgCode::EE9999),
     );
     assert_err(
         r.cmo_async_with_barrier(x, 4, cmo_type::INVALID, 1, s),
         507000,
-        None,
+        Some(MsgCode::EE9999),
     );
 }
 
@@ -1208,7 +1208,7 @@ fn platform_950_test_cmo_task_on_david() {
     assert_err(
         r.cmo_async_with_desc(desc, cmo_type::PREFETCH, s, Addr::NULL),
         507000,
-        None,
+        Some(MsgCode::EE9999),
     );
     let (_m, b) = bound(&r);
     ok(r.cmo_async_with_desc(desc, cmo_type::PREFETCH, b, Addr::NULL));

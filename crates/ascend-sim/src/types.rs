@@ -345,6 +345,15 @@ pub enum SimError {
     /// synchronize.
     #[error("task timeout: {0}")]
     TaskTimeout(String),
+    /// The stream a host thread waited on was destroyed (force), or its device reset, while
+    /// tasks the thread waited for were still queued: they were discarded, not run.
+    #[error("stream {stream} was destroyed while this thread waited for it: {discarded} of its tasks were discarded without running (aclrtDestroyStreamForce, or a forced reset of its device or context, on another thread)")]
+    StreamDestroyed {
+        /// The stream.
+        stream: u64,
+        /// How many queued tasks it dropped.
+        discarded: u64,
+    },
     /// An id that does not name a live object.
     #[error("unknown {kind} {id}")]
     Unknown {

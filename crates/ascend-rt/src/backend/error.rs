@@ -36,6 +36,10 @@ pub enum BackendError {
     /// An event's timestamp is not valid yet: its latest record has not executed.
     #[error("{0}")]
     TimestampInvalid(String),
+    /// The stream a thread waited on went away (destroyed by force, or its device reset)
+    /// with tasks of the wait still queued: they were discarded.
+    #[error("{0}")]
+    StreamDiscarded(String),
     /// The backend cannot do this.
     #[error("{0}")]
     Unsupported(String),

@@ -255,6 +255,7 @@ fn m(err: SimError) -> BackendError {
         SimError::TaskFault(_) => BackendError::TaskFault(text),
         SimError::TaskTimeout(_) => BackendError::TaskTimeout(text),
         SimError::Unknown { .. } => BackendError::UnknownHandle(text),
+        SimError::StreamDestroyed { .. } => BackendError::StreamDiscarded(text),
         _ => BackendError::TaskFault(text),
     }
 }

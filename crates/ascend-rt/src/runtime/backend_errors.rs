@@ -38,6 +38,7 @@ impl BackendError {
             }
             BackendError::TaskFault(m) => explained(ErrorCode::RtInternalError, m),
             BackendError::TaskTimeout(m) => explained(ErrorCode::RtTaskTimeout, m),
+            BackendError::StreamDiscarded(m) => explained(ErrorCode::RtStreamAbort, m),
             BackendError::TimestampInvalid(m) => fail::plain(ErrorCode::RtEventTimestampInvalid, m),
             BackendError::Unsupported(m) => fail::plain(ErrorCode::RtFeatureNotSupport, m),
             BackendError::Library(e) => e,

@@ -211,6 +211,9 @@ pub struct Engine {
     /// Host calls dropped without running (their stream aborted, stopped after a failure, or
     /// destroyed), not yet taken by the host, whose closures the host may now release.
     pub dropped_host_calls: Vec<u64>,
+    /// Streams dropped with queued tasks: the stream, the first dropped task and how many, the
+    /// latest few only (a host thread waiting on one reads it as soon as it wakes).
+    pub dropped_with_work: std::collections::VecDeque<(u64, u64, u64)>,
 }
 
 /// The most task faults [`Engine::fault_log`] keeps for the host.
@@ -243,6 +246,7 @@ impl Engine {
             host_calls: HostCalls::default(),
             fault_log: VecDeque::new(),
             dropped_host_calls: Vec::new(),
+            dropped_with_work: std::collections::VecDeque::new(),
             events_due: EventQueue::default(),
             mem,
             desc_blocks: HashMap::new(),

@@ -113,6 +113,14 @@ impl Engine {
         }
         let limit = self.config.max_timeline_entries;
         self.report.keep_destroyed_stream(s, &st, limit);
+        if let Some(first) = st.queue.front() {
+            const KEEP: usize = 64;
+            if self.dropped_with_work.len() == KEEP {
+                self.dropped_with_work.pop_front();
+            }
+            let n = st.queue.len() as u64;
+            self.dropped_with_work.push_back((s, first.id, n));
+        }
         let head_dispatched = matches!(st.head, Head::CopySetup { .. } | Head::Copying { .. });
         self.cancel_head(s, &st);
         self.settle_dropped(&st, head_dispatched);

@@ -108,7 +108,23 @@ impl Sim {
         let mut fault = None;
         if r.is_ok() {
             fault = g.streams.get_mut(&s).and_then(|st| st.take_fault());
-            self.observed(&mut g);
+            // Gone meanwhile with tasks this wait covered still queued: they never ran.
+            let discarded = target.and_then(|t| {
+                g.dropped_with_work
+                    .iter()
+                    .rev()
+                    .find(|(ds, first, _)| *ds == s && *first <= t)
+                    .map(|&(_, _, n)| n)
+            });
+            match (discarded, g.streams.contains_key(&s)) {
+                (Some(n), false) => {
+                    fault = Some(SimError::StreamDestroyed {
+                        stream: s,
+                        discarded: n,
+                    })
+                }
+                _ => self.observed(&mut g),
+            }
         }
         self.finish_wait(g, r, fault)
     }
