@@ -197,3 +197,113 @@ fn many_threads_run_models_with_captured_host_functions() {
     }
     assert_eq!(n.load(Ordering::SeqCst), 40);
 }
+
+#[test]
+fn each_of_two_runs_in_flight_runs_its_non_blocking_callback() {
+    let r = rt0(A2);
+    let s = stream(&r);
+    let n = Arc::new(AtomicU32::new(0));
+    let thread = 43;
+    ok(r.subscribe_report(thread, s));
+    ok(r.mdl_ri_capture_begin(s, capture_mode::RELAXED));
+    ok(r.launch_callback(Some(counting(&n)), 0, s));
+    let mut model = RawModel::default();
+    ok(r.mdl_ri_capture_end(s, Some(&mut model)));
+    let exec = stream(&r);
+    // Both runs complete before any callback is taken: two copies of one call are due.
+    ok(r.mdl_ri_execute_async(model, exec));
+    ok(r.mdl_ri_execute_async(model, exec));
+    ok(r.synchronize_stream(exec));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while n.load(Ordering::SeqCst) < 2 && std::time::Instant::now() < deadline {
+        let _ = r.process_report(thread, 20);
+    }
+    assert_eq!(n.load(Ordering::SeqCst), 2, "one callback per run");
+    ok(r.mdl_ri_destroy(model));
+}
+
+#[test]
+fn a_recorded_host_function_that_runs_its_own_model_again_does_not_deadlock() {
+    let r = Arc::new(rt0(A2));
+    let s = stream(&r);
+    let n = Arc::new(AtomicU32::new(0));
+    let model = Arc::new(Mutex::new(RawModel::default()));
+    let (weak, n2, m2) = (Arc::downgrade(&r), n.clone(), model.clone());
+    let f: HostFn = Box::new(move || {
+        // The first run starts a second one from inside its own host function.
+        if n2.fetch_add(1, Ordering::SeqCst) == 0 {
+            let r = weak.upgrade().expect("runtime");
+            r.set_device(0).unwrap();
+            let exec = stream(&r);
+            let m = *m2.lock().unwrap();
+            r.mdl_ri_execute_async(m, exec).unwrap();
+        }
+    });
+    ok(r.mdl_ri_capture_begin(s, capture_mode::RELAXED));
+    ok(r.launch_host_func(s, Some(f)));
+    let mut m = RawModel::default();
+    ok(r.mdl_ri_capture_end(s, Some(&mut m)));
+    *model.lock().unwrap() = m;
+    run_times(&r, m, 1);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while n.load(Ordering::SeqCst) < 2 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        ok(r.synchronize_device());
+    }
+    assert_eq!(n.load(Ordering::SeqCst), 2);
+}
+
+#[test]
+fn a_bound_streams_host_functions_are_dropped_when_it_is_unbound() {
+    let r = rt0(A2);
+    let mut model = RawModel::default();
+    ok(r.mdl_ri_build_begin(Some(&mut model), 0));
+    let mut ps = RawStream::default();
+    ok(r.create_stream_with_config(Some(&mut ps), 0, stream_flag::PERSISTENT));
+    ok(r.mdl_ri_bind_stream(model, ps, 0));
+    let token = Arc::new(());
+    let t = token.clone();
+    ok(r.launch_host_func(
+        ps,
+        Some(Box::new(move || {
+            let _ = &t;
+        })),
+    ));
+    assert_eq!(Arc::strong_count(&token), 2);
+    ok(r.mdl_ri_unbind_stream(model, ps));
+    assert_eq!(Arc::strong_count(&token), 1, "dropped with the recording");
+    ok(r.mdl_ri_destroy(model));
+    ok(r.destroy_stream(ps));
+}
+
+#[test]
+fn a_run_under_way_when_its_model_is_destroyed_still_runs_its_host_functions() {
+    let r = rt0(A2);
+    let n = Arc::new(AtomicU32::new(0));
+    let gate = malloc(&r, 8);
+    ok(r.memset(gate, 8, 0, 8));
+    let mut model = RawModel::default();
+    ok(r.mdl_ri_build_begin(Some(&mut model), 0));
+    let mut ps = RawStream::default();
+    ok(r.create_stream_with_config(Some(&mut ps), 0, stream_flag::PERSISTENT));
+    ok(r.mdl_ri_bind_stream(model, ps, 0));
+    ok(r.value_wait(gate, 1, 0, ps));
+    ok(r.launch_host_func(ps, Some(counting(&n))));
+    ok(r.mdl_ri_end_task(model, ps));
+    ok(r.mdl_ri_build_end(model, None));
+    let exec = stream(&r);
+    ok(r.mdl_ri_execute_async(model, exec));
+    // The run starts and stops at the gate; the model goes meanwhile, its stream stays.
+    assert_code(r.synchronize_stream_with_timeout(exec, 5), 507046);
+    ok(r.mdl_ri_destroy(model));
+    let other = stream(&r);
+    ok(r.value_write(gate, 1, 0, other));
+    ok(r.synchronize_stream(exec));
+    ok(r.synchronize_device());
+    assert_eq!(
+        n.load(Ordering::SeqCst),
+        1,
+        "the run under way kept its function"
+    );
+    ok(r.destroy_stream(ps));
+}

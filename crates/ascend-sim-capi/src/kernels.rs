@@ -105,10 +105,13 @@ pub(crate) fn c_kernel(name: String, f: aclsimKernelFunc, args: Vec<u8>) -> Kern
         } else {
             own_args.as_mut_ptr().cast()
         };
-        let _running = Running::enter(&mut ctx);
+        // One pointer serves the thread's record and the call, so neither invalidates the
+        // other.
+        let ctx_ptr: *mut aclsimKernelCtx = &mut ctx;
+        let _running = Running::enter(ctx_ptr);
         // SAFETY: `f` is a C kernel function of the declared type (its provider's contract);
         // `ctx` and `own_args` live across the call.
-        unsafe { f(&mut ctx, args_ptr) };
+        unsafe { f(ctx_ptr, args_ptr) };
     })
 }
 

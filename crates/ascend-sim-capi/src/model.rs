@@ -133,13 +133,20 @@ pub unsafe extern "C" fn aclmdlRICaptureEnd(
     modelRI: *mut *mut c_void,
 ) -> aclError {
     guard("aclmdlRICaptureEnd", |rt| {
-        let mut m = RawModel::default();
+        // The caller's value goes in and comes back as the call left it: the model on
+        // success, NULL when a capture was ended by a failure, untouched otherwise.
+        // SAFETY: non-NULL and readable (it is writable) by the caller's contract.
+        let mut m = RawModel(
+            (!modelRI.is_null())
+                .then(|| handle_in(unsafe { *modelRI }))
+                .unwrap_or(0),
+        );
         let r = rt.mdl_ri_capture_end(
             RawStream(handle_in(stream)),
             (!modelRI.is_null()).then_some(&mut m),
         );
         if !modelRI.is_null() {
-            // SAFETY: non-NULL and writable by the caller's contract; NULL on a failure.
+            // SAFETY: non-NULL and writable by the caller's contract.
             unsafe { *modelRI = handle_out(m.0) };
         }
         r

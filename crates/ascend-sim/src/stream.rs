@@ -91,7 +91,8 @@ pub enum Head {
     WaitNotify,
     /// A kernel whose blocks run on AI cores (or wait for them).
     Kernel,
-    /// A blocking host call, due: the stream waits for a host thread to run it.
+    /// A blocking host call, due: the stream waits for a host thread to run it (the task
+    /// that reached it).
     HostCall(u64),
 }
 

@@ -198,7 +198,7 @@ pub struct SimConfig {
     /// Most records of each kind (completed tasks, value waits, kernel blocks, engine jobs,
     /// barrier samples, faults, destroyed streams) the run report keeps with their details:
     /// the first half of them and the latest half; the records in between are counted only.
-    /// The report's memory is bounded by it however long the program runs (docs/report.md).
+    /// The report's memory is bounded by it however long the program runs (docs/run-report.md).
     pub max_timeline_entries: usize,
     /// What each class of memory-side hazard does.
     pub hazards: HazardPolicy,

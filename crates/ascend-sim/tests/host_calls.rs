@@ -41,7 +41,7 @@ fn run_with_delay(delay: Duration) -> (u64, u64, u64) {
                 // The stream is held at the call: the first write is done, the second not.
                 assert_eq!(read_u64(&sim, a), 1);
                 thread::sleep(delay);
-                assert!(sim.finish_host_call(c.call));
+                assert!(sim.finish_host_call(c.task));
                 return c.due_ns;
             }
         })
@@ -79,8 +79,8 @@ fn a_non_blocking_host_call_lets_the_stream_go_on() {
         .unwrap()
         .expect("the call is due");
     assert_eq!((c.call, c.blocking), (9, false));
-    assert!(sim.finish_host_call(9));
-    assert!(!sim.finish_host_call(9), "finished twice");
+    assert!(sim.finish_host_call(c.task));
+    assert!(!sim.finish_host_call(c.task), "finished twice");
 }
 
 #[test]
@@ -106,9 +106,9 @@ fn destroying_a_stream_held_at_a_host_call_forgets_the_call() {
     let sim = sim();
     let st = sim.create_stream(0, 0, false).unwrap();
     sim.submit(st, host_call(13, 0, true)).unwrap();
-    assert!(sim.next_host_call(0, Some(10)).unwrap().is_some());
+    let c = sim.next_host_call(0, Some(10)).unwrap().expect("due");
     sim.destroy_stream(st, true).unwrap();
-    assert!(!sim.finish_host_call(13));
+    assert!(!sim.finish_host_call(c.task));
     // The clock is free again.
     let st2 = sim.create_stream(0, 0, false).unwrap();
     sim.submit(st2, Task::EventReset(sim.create_event(0).unwrap()))

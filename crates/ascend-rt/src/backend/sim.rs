@@ -80,6 +80,7 @@ impl HostCallTable {
     /// recording gone).
     fn forget_calls(&self, calls: &[u64]) {
         if !calls.is_empty() {
+            let calls: std::collections::HashSet<u64> = calls.iter().copied().collect();
             self.forget_where(|call, _| calls.contains(&call));
         }
     }
@@ -110,12 +111,25 @@ impl HostCallTable {
 /// in the table for the model's next run.
 fn run_host_call(sim: &Sim, table: &HostCallTable, due: &DueHostCall) {
     if let Some(f) = table.get(due.call, !due.repeats) {
-        let mut f = f.lock().unwrap_or_else(|p| p.into_inner());
-        if std::panic::catch_unwind(std::panic::AssertUnwindSafe(&mut *f)).is_err() {
-            tracing::error!("host call {} panicked; its stream goes on", due.call);
+        // Only one thread runs a channel's calls, so the function is busy only when it is
+        // running further up this thread's stack (it ran its own model and processed the
+        // reports): that run is skipped rather than deadlocked.
+        let run = |f: &mut HostFn| {
+            if std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).is_err() {
+                tracing::error!("host call {} panicked; its stream goes on", due.call);
+            }
+        };
+        match f.try_lock() {
+            Ok(mut f) => run(&mut f),
+            Err(std::sync::TryLockError::Poisoned(p)) => run(&mut p.into_inner()),
+            Err(std::sync::TryLockError::WouldBlock) => tracing::error!(
+                "host call {} was reached again while it runs on this thread (its function \
+                 ran its own model and processed that run's calls); this run of it is skipped",
+                due.call
+            ),
         }
     }
-    sim.finish_host_call(due.call);
+    sim.finish_host_call(due.task);
 }
 
 /// Tells the program, once, that a host function waits in a stream's queue while no thread
@@ -507,11 +521,15 @@ impl Backend for SimBackend {
     }
 
     fn bind_stream(&self, model: ModelId, stream: StreamId, _flag: u32) -> BResult<()> {
-        self.sim.bind_stream(model, stream).map_err(m)
+        let r = self.sim.bind_stream(model, stream).map_err(m);
+        self.release_dropped_host_calls();
+        r
     }
 
     fn unbind_stream(&self, model: ModelId, stream: StreamId) -> BResult<()> {
-        self.sim.unbind_stream(model, stream).map_err(m)
+        let r = self.sim.unbind_stream(model, stream).map_err(m);
+        self.release_dropped_host_calls();
+        r
     }
 
     fn end_task(&self, _model: ModelId, _stream: StreamId) -> BResult<()> {
@@ -533,7 +551,9 @@ impl Backend for SimBackend {
     }
 
     fn destroy_model(&self, model: ModelId) -> BResult<()> {
-        self.sim.destroy_model(model).map_err(m)
+        let r = self.sim.destroy_model(model).map_err(m);
+        self.release_dropped_host_calls();
+        r
     }
 
     fn cmo_set_desc(&self, desc: u64, src: u64, size: u64) -> BResult<()> {

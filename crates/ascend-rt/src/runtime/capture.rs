@@ -47,6 +47,9 @@ pub(crate) struct Capture {
     pub to: StreamId,
     pub mode: u32,
     pub thread: std::thread::ThreadId,
+    /// The report thread the capture stream was subscribed to (a callback was captured): a
+    /// real runtime delivers a stream's callbacks only to a thread subscribed to it.
+    pub reports_to: Option<u64>,
 }
 
 pub(super) fn captured(api: &str) -> AclError {
@@ -155,6 +158,7 @@ impl Runtime {
                     to,
                     mode,
                     thread: Self::thread(),
+                    reports_to: None,
                 },
             );
             st.capture_streams.insert(model.0, cs.0);
@@ -237,20 +241,24 @@ impl Runtime {
                 return Err(fail::rt_null(api, "modelRI"));
             }
             let (h, _) = self.capture_stream(api, stream)?;
-            let cap = self.lock().captures.remove(&h).ok_or_else(|| {
-                AclError::new(
-                    ErrorCode::RtStreamNotCaptured,
-                    Some(MsgCode::EE1018),
-                    format!("{api} failed: stream {h:#x} is not capturing; call aclmdlRICaptureBegin first"),
-                )
-            })?;
-            self.refresh_capture_flag();
-            // Not NULL: checked while the capture was found above (and only this call can
-            // have removed it since).
-            let Some(out) = model else {
-                let _ = self.mdl_ri_destroy(RawModel(cap.model));
-                return Err(fail::rt_null(api, "modelRI"));
+            let cap = {
+                let mut st = self.lock();
+                if !st.captures.contains_key(&h) {
+                    return Err(AclError::new(
+                        ErrorCode::RtStreamNotCaptured,
+                        Some(MsgCode::EE1018),
+                        format!("{api} failed: stream {h:#x} is not capturing; call aclmdlRICaptureBegin first"),
+                    ));
+                }
+                // A capture begun by another thread since the check above: NULL is refused
+                // as it would have been, and that capture goes on.
+                if model.is_none() {
+                    return Err(fail::rt_null(api, "modelRI"));
+                }
+                st.captures.remove(&h).expect("checked under this lock")
             };
+            self.refresh_capture_flag();
+            let out = model.expect("checked under the lock");
             if cap.mode != capture_mode::RELAXED && cap.thread != Self::thread() {
                 *out = RawModel(0);
                 let _ = self.mdl_ri_destroy(RawModel(cap.model));
@@ -284,6 +292,26 @@ impl Runtime {
             .values()
             .find(|c| c.from == stream)
             .map_or(stream, |c| c.to)
+    }
+
+    /// Subscribes the capture stream that a callback of `from` is recorded on to the report
+    /// thread `thread` that `from` is subscribed to, once per capture: the callback then runs
+    /// on that thread at every run of the model.
+    pub(super) fn subscribe_capture_stream(&self, from: StreamId, thread: u64) -> AclResult<()> {
+        let to = {
+            let mut st = self.lock();
+            let Some(c) = st.captures.values_mut().find(|c| c.from == from) else {
+                return Ok(());
+            };
+            if c.reports_to.is_some() {
+                return Ok(());
+            }
+            c.reports_to = Some(thread);
+            c.to
+        };
+        self.backend
+            .subscribe_reports(thread, to, true)
+            .map_err(AclError::from)
     }
 
     /// 107027 when `stream` (a handle) is capturing: a synchronize, query or destroy of it.

@@ -189,7 +189,11 @@ impl Runtime {
         if let Some(e) = self.ctx_failure_of_backend(stream) {
             return Err(e);
         }
-        let stream = self.capture_target(stream);
+        let target = self.capture_target(stream);
+        if let (HostCallThread::Reports(t), true) = (thread, target != stream) {
+            self.subscribe_capture_stream(stream, t)?;
+        }
+        let stream = target;
         self.refuse_sealed("the host call's launch", stream)?;
         let f = self.coherent_host_fn(f);
         self.backend

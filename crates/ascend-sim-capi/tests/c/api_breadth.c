@@ -308,6 +308,10 @@ static void capture(void) {
     EXPECT_EQ(aclrtSynchronizeStream(s), ACL_ERROR_RT_STREAM_CAPTURED);
     EXPECT_EQ(aclrtMemset(a, 8, 0, 8), ACL_ERROR_RT_STREAM_CAPTURE_MODE_NOT_SUPPORT);
     EXPECT_EQ(aclmdlRICaptureEnd(s, &model), ACL_SUCCESS);
+    /* A second end is refused and leaves the model the first gave. */
+    aclmdlRI first = model;
+    EXPECT_EQ(aclmdlRICaptureEnd(s, &model), ACL_ERROR_RT_STREAM_NOT_CAPTURED);
+    EXPECT_EQ(model == first, 1);
     EXPECT_EQ(aclrtMemcpy(&host, 8, a, 8, ACL_MEMCPY_DEVICE_TO_HOST), ACL_SUCCESS);
     EXPECT_EQ(host, 0);
     EXPECT_EQ(aclmdlRIExecuteAsync(model, exec), ACL_SUCCESS);

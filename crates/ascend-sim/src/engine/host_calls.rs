@@ -11,7 +11,10 @@ use std::collections::BTreeMap;
 /// One host call a stream has reached.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DueHostCall {
-    /// The call's number (the task's).
+    /// The task that reached it: unique to this copy of the call (two runs of a model that
+    /// recorded the call have two), so that each is taken and finished on its own.
+    pub task: u64,
+    /// The call's number, which names its function (the same for every run of a model).
     pub call: u64,
     /// The stream it is on.
     pub stream: u64,
@@ -30,7 +33,7 @@ pub struct DueHostCall {
     pub repeats: bool,
 }
 
-/// The outstanding host calls, by number.
+/// The outstanding host calls, by the task that reached each.
 #[derive(Debug, Default)]
 pub struct HostCalls {
     calls: BTreeMap<u64, DueHostCall>,
@@ -47,7 +50,7 @@ pub struct HostCalls {
 impl HostCalls {
     /// A stream reached a call.
     pub fn insert(&mut self, due: DueHostCall) {
-        self.calls.insert(due.call, due);
+        self.calls.insert(due.task, due);
         self.newly_due = true;
     }
 
@@ -57,7 +60,7 @@ impl HostCalls {
             .calls
             .values_mut()
             .filter(|c| c.channel == channel && !c.taken)
-            .min_by_key(|c| (c.due_ns, c.call))?;
+            .min_by_key(|c| (c.due_ns, c.task))?;
         c.taken = true;
         c.taker = Some(std::thread::current().id());
         Some(c.clone())
@@ -70,9 +73,10 @@ impl HostCalls {
             .any(|c| c.channel == channel && !c.taken)
     }
 
-    /// A host thread returned from a call: it is no longer outstanding.
-    pub fn finish(&mut self, call: u64) -> Option<DueHostCall> {
-        self.calls.remove(&call)
+    /// A host thread returned from the call that task `task` reached: it is no longer
+    /// outstanding.
+    pub fn finish(&mut self, task: u64) -> Option<DueHostCall> {
+        self.calls.remove(&task)
     }
 
     /// The time the clock may not pass: the earliest due time of a blocking call. A call the
@@ -107,7 +111,7 @@ impl HostCalls {
             .calls
             .values()
             .filter(|c| c.stream == stream)
-            .map(|c| c.call)
+            .map(|c| c.task)
             .collect();
         gone.iter().filter_map(|c| self.calls.remove(c)).collect()
     }

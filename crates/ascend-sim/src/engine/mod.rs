@@ -211,9 +211,13 @@ pub struct Engine {
     /// Host calls dropped without running (their stream aborted, stopped after a failure, or
     /// destroyed), not yet taken by the host, whose closures the host may now release.
     pub dropped_host_calls: Vec<u64>,
-    /// Streams dropped with queued tasks: the stream, the first dropped task and how many, the
-    /// latest few only (a host thread waiting on one reads it as soon as it wakes).
-    pub dropped_with_work: std::collections::VecDeque<(u64, u64, u64)>,
+    /// Host calls whose model recording is gone while copies of a run may still be queued or
+    /// due: released (moved to `dropped_host_calls`) once no copy is left.
+    pub retired_host_calls: Vec<u64>,
+    /// Streams dropped with queued tasks: the stream and the ids of the tasks it dropped, for
+    /// the latest 1,024 such streams (a host thread waiting on one reads it as soon as it
+    /// wakes).
+    pub dropped_with_work: std::collections::VecDeque<(u64, Vec<u64>)>,
 }
 
 /// The most task faults [`Engine::fault_log`] keeps for the host.
@@ -246,6 +250,7 @@ impl Engine {
             host_calls: HostCalls::default(),
             fault_log: VecDeque::new(),
             dropped_host_calls: Vec::new(),
+            retired_host_calls: Vec::new(),
             dropped_with_work: std::collections::VecDeque::new(),
             events_due: EventQueue::default(),
             mem,

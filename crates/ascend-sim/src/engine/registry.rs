@@ -113,13 +113,13 @@ impl Engine {
         }
         let limit = self.config.max_timeline_entries;
         self.report.keep_destroyed_stream(s, &st, limit);
-        if let Some(first) = st.queue.front() {
-            const KEEP: usize = 64;
+        if !st.queue.is_empty() {
+            const KEEP: usize = 1024;
             if self.dropped_with_work.len() == KEEP {
                 self.dropped_with_work.pop_front();
             }
-            let n = st.queue.len() as u64;
-            self.dropped_with_work.push_back((s, first.id, n));
+            let ids = st.queue.iter().map(|t| t.id).collect();
+            self.dropped_with_work.push_back((s, ids));
         }
         let head_dispatched = matches!(st.head, Head::CopySetup { .. } | Head::Copying { .. });
         self.cancel_head(s, &st);
@@ -142,13 +142,36 @@ impl Engine {
         self.note_recorded_dropped(&recorded);
     }
 
-    /// Host calls of a model's recording go with it: their numbers are reported as dropped.
+    /// Host calls of a model's recording go with it: each is released once no copy of a run
+    /// is left queued or due ([`Engine::take_released_host_calls`]).
     fn note_recorded_dropped(&mut self, recorded: &[(Task, u32, u64)]) {
-        self.dropped_host_calls
+        self.retired_host_calls
             .extend(recorded.iter().filter_map(|(t, _, _)| match t {
                 Task::HostCall { call, .. } => Some(*call),
                 _ => None,
             }));
+    }
+
+    /// The host calls whose functions may go now: those dropped without running, and those
+    /// of a recording that is gone once no run's copy of them is queued or due.
+    pub fn take_released_host_calls(&mut self) -> Vec<u64> {
+        if !self.retired_host_calls.is_empty() {
+            let mut live = std::collections::HashSet::new();
+            for st in self.streams.values() {
+                for t in &st.queue {
+                    if let Work::User(Task::HostCall { call, .. }) = &t.work {
+                        live.insert(*call);
+                    }
+                }
+            }
+            live.extend(self.host_calls.outstanding().map(|c| c.call));
+            let (keep, go): (Vec<u64>, Vec<u64>) = std::mem::take(&mut self.retired_host_calls)
+                .into_iter()
+                .partition(|c| live.contains(c));
+            self.retired_host_calls = keep;
+            self.dropped_host_calls.extend(go);
+        }
+        std::mem::take(&mut self.dropped_host_calls)
     }
 
     /// Settles the bookkeeping the queued tasks of a stream hold when they are dropped without

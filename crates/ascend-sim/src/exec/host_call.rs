@@ -10,12 +10,14 @@ impl Engine {
     pub(super) fn dispatch_host_call(
         &mut self,
         s: u64,
+        task: u64,
         call: u64,
         channel: u64,
         blocking: bool,
         repeats: bool,
     ) {
         self.host_calls.insert(DueHostCall {
+            task,
             call,
             stream: s,
             channel,
@@ -27,18 +29,19 @@ impl Engine {
         });
         self.effects += 1;
         if blocking {
-            self.streams.get_mut(&s).expect("stream").head = Head::HostCall(call);
+            self.streams.get_mut(&s).expect("stream").head = Head::HostCall(task);
         } else {
             let ns = self.chip.timing.event_ns;
             self.run_for(s, ns);
         }
     }
 
-    /// A host thread returned from `call`: a blocking call's stream goes on after the round
-    /// trip to the host and back (twice the chip's host synchronisation time). False when the
-    /// call is not outstanding (its stream was destroyed meanwhile, or it was finished).
-    pub fn finish_host_call(&mut self, call: u64) -> bool {
-        let Some(due) = self.host_calls.finish(call) else {
+    /// A host thread returned from the call task `task` reached: a blocking call's stream
+    /// goes on after the round trip to the host and back (twice the chip's host
+    /// synchronisation time). False when the call is not outstanding (its stream was
+    /// destroyed meanwhile, or it was finished).
+    pub fn finish_host_call(&mut self, task: u64) -> bool {
+        let Some(due) = self.host_calls.finish(task) else {
             return false;
         };
         self.effects += 1;
@@ -47,7 +50,7 @@ impl Engine {
             let held = self
                 .streams
                 .get(&due.stream)
-                .is_some_and(|st| matches!(st.head, Head::HostCall(c) if c == call));
+                .is_some_and(|st| matches!(st.head, Head::HostCall(t) if t == task));
             if held {
                 let ns = self.chip.timing.host_sync_ns.saturating_mul(2);
                 self.run_for(due.stream, ns);
@@ -58,11 +61,12 @@ impl Engine {
 }
 
 impl Engine {
-    /// What a stream held at host call `call` waits for, for the watchdog.
-    pub(crate) fn describe_host_call(&self, call: u64) -> String {
-        let Some(c) = self.host_calls.outstanding().find(|c| c.call == call) else {
-            return format!("host call {call}, finished");
+    /// What a stream held at the host call task `task` reached waits for, for the watchdog.
+    pub(crate) fn describe_host_call(&self, task: u64) -> String {
+        let Some(c) = self.host_calls.outstanding().find(|c| c.task == task) else {
+            return format!("the host call of task {task}, finished");
         };
+        let call = c.call;
         let (name, unserved) = self.host_calls.channel_of(c.channel, c.stream);
         let name = match (c.channel, name) {
             (0, _) => "the runtime's host-function thread".to_string(),

@@ -168,7 +168,7 @@ impl Engine {
                 call,
                 channel,
                 blocking,
-            } => self.dispatch_host_call(s, call, channel, blocking, model.is_some()),
+            } => self.dispatch_host_call(s, id, call, channel, blocking, model.is_some()),
         }
     }
 

@@ -84,7 +84,7 @@ impl Sim {
     /// The host calls dropped without running since the last call (their streams aborted,
     /// stopped after a failure, or destroyed): the host may release what it keeps for them.
     pub fn take_dropped_host_calls(&self) -> Vec<u64> {
-        self.with(|e| std::mem::take(&mut e.dropped_host_calls))
+        self.with(|e| e.take_released_host_calls())
     }
 
     /// The task faults since the last call, oldest first (at most the latest 1,024).
@@ -92,11 +92,12 @@ impl Sim {
         self.with(|e| e.fault_log.drain(..).collect())
     }
 
-    /// A host thread returned from `call`: its stream goes on. False when the call was not
-    /// outstanding (its stream was destroyed meanwhile).
-    pub fn finish_host_call(&self, call: u64) -> bool {
+    /// A host thread returned from the call that task `task` reached
+    /// ([`DueHostCall::task`]): its stream goes on. False when the call was not outstanding
+    /// (its stream was destroyed meanwhile).
+    pub fn finish_host_call(&self, task: u64) -> bool {
         let mut g = self.lock();
-        let done = g.finish_host_call(call);
+        let done = g.finish_host_call(task);
         drop(g);
         // Threads sleeping on a stalled device may now go on.
         self.changed.notify_all();

@@ -110,11 +110,9 @@ impl Sim {
             fault = g.streams.get_mut(&s).and_then(|st| st.take_fault());
             // Gone meanwhile with tasks this wait covered still queued: they never ran.
             let discarded = target.and_then(|t| {
-                g.dropped_with_work
-                    .iter()
-                    .rev()
-                    .find(|(ds, first, _)| *ds == s && *first <= t)
-                    .map(|&(_, _, n)| n)
+                let (_, ids) = g.dropped_with_work.iter().rev().find(|(ds, _)| *ds == s)?;
+                let n = ids.iter().filter(|&&id| id <= t).count() as u64;
+                (n > 0).then_some(n)
             });
             match (discarded, g.streams.contains_key(&s)) {
                 (Some(n), false) => {

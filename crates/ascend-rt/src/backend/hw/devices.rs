@@ -67,7 +67,9 @@ impl HwBackend {
             st.allocs.retain(|_, (_, d)| *d != device);
             streams
         };
-        self.release_kept_host_fns(&streams);
+        if rc.is_ok() {
+            self.release_kept_host_fns(&streams);
+        }
         self.finish(|p| streams.contains(&p.stream), true);
         self.sweep_pinned();
         rc
@@ -123,10 +125,12 @@ impl HwBackend {
                 .collect()
         };
         self.finish(|p| streams.contains(&p.stream), true);
-        self.release_kept_host_fns(&streams);
         // SAFETY: a live explicit context of the library, destroyed once (it leaves the table
         // below, and the front end forgets it before calling).
         let rc = acl!(self, aclrtDestroyContext(ctx as sys::aclrtContext));
+        if rc.is_ok() {
+            self.release_kept_host_fns(&streams);
+        }
         let mut st = self.state();
         st.explicit.remove(&ctx);
         st.streams.retain(|_, s| s.ctx != ctx);

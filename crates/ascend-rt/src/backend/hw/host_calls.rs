@@ -3,7 +3,7 @@
 //! passed through to the library, and the stream control calls (failure mode, abort, stop).
 
 use std::ffi::c_void;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use super::handles::raw_stream;
 use super::{HwBackend, RawHandle};
@@ -40,36 +40,40 @@ extern "C" fn trampoline_once(args: *mut c_void) {
 }
 
 /// The C function the library calls for a call on a persistent stream, which a model may run
-/// many times: `args` points to a [`KeptHostFn`]'s function, which the backend owns until the
-/// stream is destroyed.
+/// many times: `args` is the function of a [`KeptHostFn`], which the backend holds until the
+/// library has destroyed the stream; the call takes a reference of its own while it runs, so
+/// a function that destroys its own stream (or device) finishes on live memory.
 extern "C" fn trampoline_kept(args: *mut c_void) {
     if args.is_null() {
         return;
     }
-    // SAFETY: `args` is a `KeptHostFn`'s pointer; the backend frees it only after the stream
-    // that holds the task is destroyed, so it is live for every call the library makes.
-    let f = unsafe { &*args.cast::<Mutex<HostFn>>() };
-    run_caught(&mut f.lock().unwrap_or_else(|p| p.into_inner()));
+    let ptr = args.cast::<Mutex<HostFn>>().cast_const();
+    // SAFETY: `ptr` is `Arc::as_ptr` of a `KeptHostFn` the backend still holds: it is
+    // released only after the library destroyed the stream holding the task, so the count is
+    // at least one here.
+    unsafe { Arc::increment_strong_count(ptr) };
+    // SAFETY: the reference counted just above, taken back as an owned `Arc`.
+    let f = unsafe { Arc::from_raw(ptr) };
+    // The same function can be busy only further up this thread (it ran its own model and
+    // processed the reports): that run is skipped rather than deadlocked.
+    let mut guard = match f.try_lock() {
+        Ok(g) => g,
+        Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+        Err(std::sync::TryLockError::WouldBlock) => {
+            tracing::error!("a host function was reached again while it runs on this thread; this run is skipped");
+            return;
+        }
+    };
+    run_caught(&mut guard);
 }
 
 /// A host function launched on a persistent stream: the library may call it at every run of
-/// the stream's model, so it lives until the stream is destroyed.
-pub(super) struct KeptHostFn(*mut Mutex<HostFn>);
-
-// SAFETY: the pointer is an owned `Box<Mutex<HostFn>>` (a `HostFn` is `Send`), freed only by
-// `Drop`; the library reaches it only through the mutex.
-unsafe impl Send for KeptHostFn {}
+/// the stream's model, so the backend holds it until the stream is destroyed.
+pub(super) struct KeptHostFn(Arc<Mutex<HostFn>>);
 
 impl std::fmt::Debug for KeptHostFn {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "KeptHostFn({:p})", self.0)
-    }
-}
-
-impl Drop for KeptHostFn {
-    fn drop(&mut self) {
-        // SAFETY: the pointer came from `Box::into_raw` and is freed only here, once.
-        drop(unsafe { Box::from_raw(self.0) });
+        write!(f, "KeptHostFn({:p})", Arc::as_ptr(&self.0))
     }
 }
 
@@ -85,8 +89,12 @@ impl HwBackend {
         let info = self.enter_stream(stream)?;
         let s = raw_stream(stream);
         let (args, tramp, kept): (*mut c_void, extern "C" fn(*mut c_void), _) = if info.persistent {
-            let kept = KeptHostFn(Box::into_raw(Box::new(Mutex::new(f))));
-            (kept.0.cast(), trampoline_kept, Some(kept))
+            let kept = KeptHostFn(Arc::new(Mutex::new(f)));
+            (
+                Arc::as_ptr(&kept.0).cast_mut().cast(),
+                trampoline_kept,
+                Some(kept),
+            )
         } else {
             (Box::into_raw(Box::new(f)).cast(), trampoline_once, None)
         };
