@@ -135,12 +135,12 @@ pub unsafe extern "C" fn aclmdlRICaptureEnd(
     guard("aclmdlRICaptureEnd", |rt| {
         // The caller's value goes in and comes back as the call left it: the model on
         // success, NULL when a capture was ended by a failure, untouched otherwise.
-        // SAFETY: non-NULL and readable (it is writable) by the caller's contract.
-        let mut m = RawModel(
-            (!modelRI.is_null())
-                .then(|| handle_in(unsafe { *modelRI }))
-                .unwrap_or(0),
-        );
+        let mut m = RawModel(if modelRI.is_null() {
+            0
+        } else {
+            // SAFETY: non-NULL and readable (it is writable) by the caller's contract.
+            handle_in(unsafe { *modelRI })
+        });
         let r = rt.mdl_ri_capture_end(
             RawStream(handle_in(stream)),
             (!modelRI.is_null()).then_some(&mut m),
