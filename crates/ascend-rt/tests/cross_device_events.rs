@@ -6,8 +6,8 @@
 
 mod common;
 
-use ascend_rt::raw_types::{memcpy_kind, RawEvent, RawStream};
-use ascend_rt::{MemDst, MemSrc, MsgCode};
+use ascend_rt::raw_types::{RawEvent, RawStream};
+use ascend_rt::MsgCode;
 use common::*;
 
 #[test]
@@ -31,24 +31,17 @@ fn an_event_of_one_device_is_recorded_and_waited_for_on_another_devices_streams(
     ok(r.set_device(0));
     ok(r.stream_wait_event(s0, ev));
     ok(r.value_write(flag0, 5, 0, s0));
-    let read = |r: &ascend_rt::Runtime| {
-        let mut h = [0u8; 8];
-        ok(r.memcpy(
-            MemDst::Host(&mut h),
-            8,
-            MemSrc::Addr(flag0),
-            8,
-            memcpy_kind::DEVICE_TO_HOST,
-        ));
-        u64::from_le_bytes(h)
-    };
-    assert_eq!(read(&r), 0, "device 0 waits for device 1's record");
+    assert_eq!(
+        read_u64(&r, flag0),
+        0,
+        "device 0 waits for device 1's record"
+    );
     ok(r.set_device(1));
     ok(r.value_write(gate, 1, 0, RawStream::NULL));
     ok(r.synchronize_stream(s1));
     ok(r.set_device(0));
     ok(r.synchronize_stream(s0));
-    assert_eq!(read(&r), 5);
+    assert_eq!(read_u64(&r, flag0), 5);
 }
 
 #[test]

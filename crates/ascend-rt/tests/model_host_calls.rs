@@ -7,8 +7,8 @@ mod common;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
-use ascend_rt::raw_types::{memcpy_kind, stream_flag, RawModel, RawStream};
-use ascend_rt::{capture_mode, HostFn, MemDst, MemSrc, Runtime};
+use ascend_rt::raw_types::{stream_flag, RawModel, RawStream};
+use ascend_rt::{capture_mode, HostFn, Runtime};
 use common::*;
 
 fn counting(n: &Arc<AtomicU32>) -> HostFn {
@@ -16,18 +16,6 @@ fn counting(n: &Arc<AtomicU32>) -> HostFn {
     Box::new(move || {
         n.fetch_add(1, Ordering::SeqCst);
     })
-}
-
-fn read(r: &Runtime, a: ascend_rt::raw_types::Addr) -> u64 {
-    let mut h = [0u8; 8];
-    ok(r.memcpy(
-        MemDst::Host(&mut h),
-        8,
-        MemSrc::Addr(a),
-        8,
-        memcpy_kind::DEVICE_TO_HOST,
-    ));
-    u64::from_le_bytes(h)
 }
 
 fn run_times(r: &Runtime, model: RawModel, times: usize) {
@@ -71,16 +59,7 @@ fn a_captured_host_function_runs_in_the_models_task_order() {
     let f: HostFn = Box::new(move || {
         let r = weak.upgrade().expect("runtime");
         r.set_device(0).unwrap();
-        let mut h = [0u8; 8];
-        r.memcpy(
-            MemDst::Host(&mut h),
-            8,
-            MemSrc::Addr(rt_flag),
-            8,
-            memcpy_kind::DEVICE_TO_HOST,
-        )
-        .unwrap();
-        seen2.lock().unwrap().push(u64::from_le_bytes(h));
+        seen2.lock().unwrap().push(read_u64(&r, rt_flag));
     });
     ok(r.mdl_ri_capture_begin(s, capture_mode::RELAXED));
     ok(r.value_write(flag, 7, 0, s));
@@ -91,7 +70,7 @@ fn a_captured_host_function_runs_in_the_models_task_order() {
     for _ in 0..2 {
         ok(r.memset(flag, 8, 0, 8));
         run_times(&r, model, 1);
-        assert_eq!(read(&r, flag), 8);
+        assert_eq!(read_u64(&r, flag), 8);
     }
     assert_eq!(*seen.lock().unwrap(), vec![7, 7]);
     ok(r.mdl_ri_destroy(model));
