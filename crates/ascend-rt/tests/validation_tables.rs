@@ -21,8 +21,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ascend_rt::raw_types::{
-    cmo_type, malloc_policy, memcpy_kind, model_stream_flag, stream_flag, wait_flag, Addr,
-    RawBarrierCmoInfo, RawBarrierTaskInfo, RawContext, RawEvent, RawModel, RawStream,
+    cmo_type, event_flag, malloc_policy, memcpy_kind, model_stream_flag, stream_flag, wait_flag,
+    Addr, RawBarrierCmoInfo, RawBarrierTaskInfo, RawContext, RawEvent, RawModel, RawStream,
 };
 use ascend_rt::{MemDst, MemSrc, MsgCode, Runtime};
 use ascend_sim::{OnStall, SimConfig};
@@ -2539,4 +2539,74 @@ fn t7_5_on_950_a_synchronize_of_an_event_recorded_on_an_unbound_persistent_strea
             "{soc}"
         );
     }
+}
+
+// =============================================================================================
+// docs/validation/streams-events.md: the decorator's event-flag rows of record, wait,
+// synchronize, query and elapsed time
+// =============================================================================================
+
+fn event_with(r: &Runtime, flag: u32) -> RawEvent {
+    let mut e = RawEvent::default();
+    ok(r.create_event_with_flag(Some(&mut e), flag));
+    e
+}
+
+#[test]
+fn a_device_only_event_cannot_be_recorded_or_waited_for_on_the_host() {
+    for soc in [A2, DAVID] {
+        let r = rt0(soc);
+        let s = stream(&r);
+        let e = event_with(&r, event_flag::DEVICE_USE_ONLY);
+        assert_err(r.record_event(e, s), 107000, Some(MsgCode::EE1006));
+        assert_err(r.stream_wait_event(s, e), 107000, Some(MsgCode::EE1006));
+        // The handles come first.
+        assert_err(r.record_event(e, GARBAGE), 107017, Some(MsgCode::EE1017));
+    }
+}
+
+#[test]
+fn a_wait_on_an_event_without_a_wait_task_is_207000_without_message_code() {
+    for soc in [A2, DAVID] {
+        let r = rt0(soc);
+        let s = stream(&r);
+        for flag in [event_flag::TIME_LINE, event_flag::CAPTURE_STREAM_PROGRESS] {
+            let e = event_with(&r, flag);
+            ok(r.record_event(e, s));
+            assert_err(r.stream_wait_event(s, e), 207000, None);
+        }
+        // Any of SYNC, DDSYNC (the default flags), external or IPC gives a wait task.
+        let e = event_with(&r, event_flag::SYNC | event_flag::TIME_LINE);
+        ok(r.record_event(e, s));
+        ok(r.stream_wait_event(s, e));
+        let mut d = RawEvent::default();
+        ok(r.create_event(Some(&mut d)));
+        ok(r.record_event(d, s));
+        ok(r.stream_wait_event(s, d));
+        ok(r.synchronize_stream(s));
+    }
+}
+
+#[test]
+fn an_external_event_cannot_be_synchronized_queried_or_timed() {
+    let r = rt0(A2);
+    let ext = event_with(&r, event_flag::EXTERNAL);
+    let mut status = 9;
+    assert_err(r.query_event_status(ext, Some(&mut status)), 207000, None);
+    assert_eq!(status, 9, "untouched");
+    assert_err(r.synchronize_event_with_timeout(ext, 10), 207000, None);
+    assert_err(r.synchronize_event(ext), 207000, None);
+    let mut e = RawEvent::default();
+    ok(r.create_event(Some(&mut e)));
+    let mut ms = 0f32;
+    assert_err(r.event_elapsed_time(Some(&mut ms), ext, e), 207000, None);
+    assert_err(r.event_elapsed_time(Some(&mut ms), e, ext), 207000, None);
+    // A feature warning is not stored as the last error.
+    assert_eq!(ok(r.get_last_error(0)), 0);
+    // The timeout's own rows come first.
+    assert_err(
+        r.synchronize_event_with_timeout(ext, 0),
+        107000,
+        Some(MsgCode::EE1003),
+    );
 }

@@ -78,6 +78,8 @@ impl Runtime {
         task: fn(EventId) -> Task,
     ) -> AclResult<()> {
         let ev = self.check_event(api, event)?;
+        self.require_stream_handle(api, stream)?;
+        self.refuse_unusable_event(api, &ev, task(ev.backend))?;
         let rec = self.task_stream(api, stream)?;
         if rec.model.is_some() && (ev.ex_mode || ev.flags == event_flag::RT_DEFAULT) {
             return Err(fail::not_supported(
@@ -115,6 +117,54 @@ impl Runtime {
         Ok(())
     }
 
+    /// The parameter-check decorator's rows of a record or a wait, after both handles and
+    /// before the context (`src/runtime/api/impl/api_error.cc:1696-1708` for a record,
+    /// `:1397-1417` for a wait, at vendor commit 681ef761): an event whose flags hold
+    /// `ACL_EVENT_DEVICE_USE_ONLY` is for the device only (107000, EE1006); a wait on an event
+    /// that has no wait task, none of its flags being DDSYNC, SYNC, external or IPC (the 950
+    /// family counts the device-only flag too), is refused with a warning only (207000).
+    fn refuse_unusable_event(&self, api: &str, ev: &EventRec, task: Task) -> AclResult<()> {
+        let records_or_waits = matches!(task, Task::EventRecord(_) | Task::EventWait(_));
+        if records_or_waits && ev.flags & event_flag::DEVICE_USE_ONLY != 0 {
+            return Err(AclError::new(
+                ErrorCode::RtParamInvalid,
+                Some(MsgCode::EE1006),
+                format!("{api} failed: value {:#x} of the event's flags is invalid: a device-only event (ACL_EVENT_DEVICE_USE_ONLY) can be used only on the device", ev.flags),
+            ));
+        }
+        let mut wait_task_flags =
+            event_flag::SYNC | event_flag::RT_DDSYNC | event_flag::EXTERNAL | event_flag::IPC;
+        if self.chip.chip_type == ascend_chips::ChipType::David {
+            wait_task_flags |= event_flag::DEVICE_USE_ONLY;
+        }
+        if matches!(task, Task::EventWait(_)) && ev.flags & wait_task_flags == 0 {
+            return Err(fail::plain(
+                ErrorCode::RtFeatureNotSupport,
+                format!("{api} failed: an event created with flags {:#x} has no wait task (none of ACL_EVENT_SYNC, external or IPC, nor the default flags): there is nothing to wait for", ev.flags),
+            )
+            .without_last_error());
+        }
+        Ok(())
+    }
+
+    /// An external event (`ACL_EVENT_EXTERNAL` alone) cannot be synchronized, queried or
+    /// timed: the parameter-check decorator refuses it with a warning only (207000;
+    /// `api_error.cc:1777-1778`, `:1811-1812`, `:1855-1856`), and IPC events cannot be timed
+    /// either (`:1857-1860`).
+    fn refuse_external(&self, api: &str, events: &[&EventRec], ipc_too: bool) -> AclResult<()> {
+        let refused = |ev: &EventRec| {
+            ev.flags == event_flag::EXTERNAL || (ipc_too && ev.flags == event_flag::IPC)
+        };
+        if let Some(ev) = events.iter().find(|ev| refused(ev)) {
+            return Err(fail::plain(
+                ErrorCode::RtFeatureNotSupport,
+                format!("{api} failed: an event created with flags {:#x} (external or IPC) does not support this call", ev.flags),
+            )
+            .without_last_error());
+        }
+        Ok(())
+    }
+
     /// `aclrtRecordEvent(event, stream)`.
     pub fn record_event(&self, event: RawEvent, stream: RawStream) -> AclResult<()> {
         self.call(|| self.event_task("aclrtRecordEvent", event, stream, Task::EventRecord))
@@ -134,6 +184,7 @@ impl Runtime {
     pub fn synchronize_event(&self, event: RawEvent) -> AclResult<()> {
         self.call(|| {
             let ev = self.check_event("aclrtSynchronizeEvent", event)?;
+            self.refuse_external("aclrtSynchronizeEvent", &[&ev], false)?;
             self.refuse_stuck_event("aclrtSynchronizeEvent", &ev)?;
             let r = self.backend.synchronize_event(ev.backend, None);
             self.report_task_faults();
@@ -158,6 +209,7 @@ impl Runtime {
             }
             let ev = self.check_event(api, event)?;
             let check_once = self.zero_timeout(api, timeout)?;
+            self.refuse_external(api, &[&ev], false)?;
             self.refuse_stuck_event(api, &ev)?;
             if check_once {
                 return match self.backend.event_complete(ev.backend)? || !ev.recorded {
@@ -191,6 +243,7 @@ impl Runtime {
             }
             let out = status.ok_or_else(|| fail::acl_null(api, "status"))?;
             let ev = self.check_event(api, event)?;
+            self.refuse_external(api, &[&ev], false)?;
             *out = if self.backend.event_complete(ev.backend)? {
                 event_recorded_status::COMPLETE
             } else {
@@ -223,6 +276,7 @@ impl Runtime {
             }
             let a = self.check_event(api, start)?;
             let b = self.check_event(api, end)?;
+            self.refuse_external(api, &[&a, &b], true)?;
             // An event never recorded has no record to time: the runtime's "no recorder"
             // error, which CANN reports as its internal error (507000).
             for (param, ev) in [("end", &b), ("start", &a)] {
