@@ -67,7 +67,7 @@ fn model_and_label_refusals_carry_the_runtimes_message_codes() {
         assert_explained(
             &r,
             r.mdl_ri_end_task(m, ps),
-            107005,
+            507000,
             Some(MsgCode::EE1017),
             "aclmdlRIEndTask",
         );

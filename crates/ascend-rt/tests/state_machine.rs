@@ -888,11 +888,18 @@ fn apply_ref(mut st: RefState, op: &Op) -> RefState {
                 }
                 let m = st.model(*m)?;
                 let s = st.stream(*s)?;
-                if s == 0 {
+                // NULL is the context's default stream (never bound) on the chips whose
+                // runtime reads NULL so; there a stream not bound to this model is the
+                // end-graph's 507000, elsewhere 107005, and NULL 107000.
+                if s == 0 && !st.null_is_default {
                     return Err(RT_PARAM);
                 }
                 if st.streams[s].model != Some(m) {
-                    return Err(RT_STREAM_MODEL);
+                    return Err(if st.null_is_default {
+                        RT_INTERNAL
+                    } else {
+                        RT_STREAM_MODEL
+                    });
                 }
                 st.models[m].end_marked = true;
             }

@@ -2610,3 +2610,49 @@ fn an_external_event_cannot_be_synchronized_queried_or_timed() {
         Some(MsgCode::EE1003),
     );
 }
+
+// =============================================================================================
+// docs/validation/models.md: the stream argument of aclmdlRIEndTask and aclmdlRIUnbindStream
+// =============================================================================================
+
+#[test]
+fn end_task_on_a_stream_not_bound_to_the_model_is_507000_on_the_a2_and_950_families() {
+    for soc in [A2, A3, DAVID] {
+        let r = rt0(soc);
+        let m = model(&r);
+        let ps = persistent(&r);
+        assert_err(r.mdl_ri_end_task(m, ps), 507000, Some(MsgCode::EE1017));
+        // NULL is the default stream, never bound.
+        assert_err(
+            r.mdl_ri_end_task(m, RawStream::NULL),
+            507000,
+            Some(MsgCode::EE1017),
+        );
+        let (other, bs) = bound(&r);
+        assert_err(r.mdl_ri_end_task(m, bs), 507000, Some(MsgCode::EE1017));
+        ok(r.mdl_ri_end_task(other, bs));
+        // Without a context, NULL names no stream.
+        on_fresh_thread(|| assert_code(r.mdl_ri_end_task(m, RawStream::NULL), 107000));
+    }
+    let r = rt0(MINI_V3);
+    let m = model(&r);
+    assert_code(r.mdl_ri_end_task(m, RawStream::NULL), 107000);
+    assert_code(r.mdl_ri_end_task(m, persistent(&r)), 107005);
+}
+
+#[test]
+fn unbinding_null_is_107005_on_the_a2_and_950_families_and_107000_on_310b() {
+    for soc in [A2, A3, DAVID] {
+        let r = rt0(soc);
+        let m = model(&r);
+        assert_err(
+            r.mdl_ri_unbind_stream(m, RawStream::NULL),
+            107005,
+            Some(MsgCode::EE4002),
+        );
+        on_fresh_thread(|| assert_code(r.mdl_ri_unbind_stream(m, RawStream::NULL), 107000));
+    }
+    let r = rt0(MINI_V3);
+    let m = model(&r);
+    assert_code(r.mdl_ri_unbind_stream(m, RawStream::NULL), 107000);
+}

@@ -65,3 +65,12 @@ pub(super) fn core_counts(chip: &ChipProfile) -> CoreCounts {
 pub(super) fn simt(chip: &ChipProfile) -> bool {
     matches!(chip.chip_type, ChipType::David | ChipType::Ascend350)
 }
+
+/// Whether the model calls on a stream argument resolve NULL to the current context's default
+/// stream and check its binding as the 910_B_93, 950 and 350 families' runtimes do (end-graph:
+/// `src/runtime/api/impl/api_error.cc:4231` and `context.cc:2110-2113`; unbind: `:3953` and
+/// `src/runtime/feature/model/model.cc:604-608`). The 200I/500 A2's runtime refuses NULL
+/// there (107000), as the other families are taken to.
+pub(super) fn model_calls_resolve_null_stream(chip: &ChipProfile) -> bool {
+    error_verbose(chip)
+}

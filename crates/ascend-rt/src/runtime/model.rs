@@ -158,7 +158,10 @@ impl Runtime {
         })
     }
 
-    /// The stream argument of end-task and unbind: a live stream bound to this model (107005).
+    /// The stream argument of end-task and unbind: a live stream bound to this model. NULL is
+    /// the current context's default stream on the A2/A3, 950 and 350 families (107000 without
+    /// a context), 107000 elsewhere. A stream not bound to the model: the unbind's 107005
+    /// (EE4002); the end-task's 507000 (EE1017) on those families, 107005 elsewhere.
     fn bound_stream(
         &self,
         api: &str,
@@ -168,24 +171,30 @@ impl Runtime {
         let mdl = self.check_model(api, model)?;
         let st = self.lock();
         Self::check_stream_handle(&st, api, stream)?;
-        if stream.0 == 0 {
-            return Err(fail::rt_null(api, "stream"));
-        }
+        let resolves_null = super::chip_caps::model_calls_resolve_null_stream(&self.chip);
+        let handle = match (stream.0, resolves_null) {
+            (0, true) => st
+                .current_ctx(Self::thread())
+                .map(|ctx| st.contexts[&ctx].default_stream)
+                .ok_or_else(|| fail::rt_null(api, "stream"))?,
+            (0, false) => return Err(fail::rt_null(api, "stream")),
+            (h, _) => h,
+        };
         Self::current_device(&st, api)?;
-        let rec = &st.streams[&stream.0];
+        let rec = &st.streams[&handle];
         if rec.model != Some(model.0) {
-            // The runtime's unbind says so with EE4002; its end-graph with EE1017.
-            let msg = if api == "aclmdlRIUnbindStream" {
-                MsgCode::EE4002
-            } else {
-                MsgCode::EE1017
+            let end_task = api == "aclmdlRIEndTask";
+            let (kind, msg) = match (end_task, resolves_null) {
+                (true, true) => (ErrorCode::RtInternalError, MsgCode::EE1017),
+                (true, false) => (ErrorCode::RtStreamModel, MsgCode::EE1017),
+                (false, _) => (ErrorCode::RtStreamModel, MsgCode::EE4002),
             };
             return Err(AclError::new(
-                ErrorCode::RtStreamModel,
+                kind,
                 Some(msg),
                 format!(
-                    "{api} failed: stream {:#x} is not bound to model {:#x}",
-                    stream.0, model.0
+                    "{api} failed: stream {handle:#x} is not bound to model {:#x}",
+                    model.0
                 ),
             ));
         }
