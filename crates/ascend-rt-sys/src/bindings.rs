@@ -91,6 +91,7 @@ pub const ACL_ERROR_RT_INVALID_HANDLE: ::std::os::raw::c_int = 107017;
 pub const ACL_ERROR_RT_WAIT_TIMEOUT: ::std::os::raw::c_int = 107019;
 pub const ACL_ERROR_RT_TASK_TIMEOUT: ::std::os::raw::c_int = 107020;
 pub const ACL_ERROR_RT_DEVICE_TASK_ABORT: ::std::os::raw::c_int = 107022;
+pub const ACL_ERROR_RT_STREAM_ABORT: ::std::os::raw::c_int = 107023;
 pub const ACL_ERROR_RT_STREAM_CAPTURED: ::std::os::raw::c_int = 107027;
 pub const ACL_ERROR_RT_FEATURE_NOT_SUPPORT: ::std::os::raw::c_int = 207000;
 pub const ACL_ERROR_RT_MEMORY_ALLOCATION: ::std::os::raw::c_int = 207001;
