@@ -186,6 +186,7 @@ impl ChipProfile {
             task_cmo_dot_no_log: r.flag("features", "task_cmo_dot_no_log")?,
             stream_huge: r.flag("features", "stream_huge")?,
             model_execute_async: r.flag("features", "model_execute_async")?,
+            mc2: r.flag("features", "mc2")?,
         };
         let cmo = CmoParams {
             desc_size: r.u32("cmo", "desc_size")?,

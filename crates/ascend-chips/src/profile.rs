@@ -72,6 +72,9 @@ pub struct Features {
     pub stream_huge: bool,
     /// Whether `aclmdlRIExecuteAsync` is supported.
     pub model_execute_async: bool,
+    /// The MC2 feature (the runtime's `mc2FeatureFlag` is non-zero): device-only streams
+    /// (`ACL_STREAM_DEVICE_USE_ONLY`) and events (`ACL_EVENT_DEVICE_USE_ONLY`) can be created.
+    pub mc2: bool,
 }
 
 /// CMO parameters of a chip.

@@ -103,6 +103,8 @@ struct Facts {
     // brief / docs/validation/models.md
     stream_huge: bool,
     model_execute_async: bool,
+    // docs/products.md, the MC2 feature
+    mc2: bool,
     device_count: u32,
 }
 
@@ -127,6 +129,7 @@ const FACTS: &[Facts] = &[
         timestamp_ticks_per_ms: 50_000,
         stream_huge: true,
         model_execute_async: true,
+        mc2: true,
         device_count: 8,
     },
     Facts {
@@ -149,6 +152,7 @@ const FACTS: &[Facts] = &[
         timestamp_ticks_per_ms: 50_000,
         stream_huge: true,
         model_execute_async: true,
+        mc2: true,
         device_count: 8,
     },
     Facts {
@@ -171,6 +175,7 @@ const FACTS: &[Facts] = &[
         timestamp_ticks_per_ms: 50_000,
         stream_huge: true,
         model_execute_async: true,
+        mc2: true,
         device_count: 16,
     },
     Facts {
@@ -193,6 +198,7 @@ const FACTS: &[Facts] = &[
         timestamp_ticks_per_ms: 1_000_000,
         stream_huge: true,
         model_execute_async: true,
+        mc2: true,
         device_count: 8,
     },
     Facts {
@@ -215,6 +221,7 @@ const FACTS: &[Facts] = &[
         timestamp_ticks_per_ms: 1_000_000,
         stream_huge: true,
         model_execute_async: true,
+        mc2: true,
         device_count: 8,
     },
     Facts {
@@ -237,6 +244,7 @@ const FACTS: &[Facts] = &[
         timestamp_ticks_per_ms: 48_000,
         stream_huge: true,
         model_execute_async: true,
+        mc2: false,
         device_count: 1,
     },
     Facts {
@@ -260,6 +268,7 @@ const FACTS: &[Facts] = &[
         timestamp_ticks_per_ms: 1_000_000,
         stream_huge: false,
         model_execute_async: true,
+        mc2: true,
         device_count: 4,
     },
     Facts {
@@ -284,6 +293,7 @@ const FACTS: &[Facts] = &[
         timestamp_ticks_per_ms: 1_000_000,
         stream_huge: true,
         model_execute_async: false,
+        mc2: false,
         device_count: 8,
     },
 ];
@@ -313,6 +323,7 @@ fn runtime_facts_per_chip() {
             ft.model_execute_async, f.model_execute_async,
             "{s} exec async"
         );
+        assert_eq!(ft.mc2, f.mc2, "{s} mc2");
         assert_eq!(p.cmo.desc_size, f.desc_size, "{s} desc_size");
         assert_eq!(p.cmo.sqe_version, f.sqe_version, "{s} sqe_version");
         assert_eq!(p.limits.value_wait_slots, f.value_wait_slots, "{s} slots");
@@ -483,6 +494,7 @@ const ALL_KEYS: &[&str] = &[
     "features.task_cmo_dot_no_log",
     "features.stream_huge",
     "features.model_execute_async",
+    "features.mc2",
     "cmo.desc_size",
     "cmo.sqe_version",
     "cmo.qos",

@@ -2656,3 +2656,38 @@ fn unbinding_null_is_107005_on_the_a2_and_950_families_and_107000_on_310b() {
     let m = model(&r);
     assert_code(r.mdl_ri_unbind_stream(m, RawStream::NULL), 107000);
 }
+
+#[test]
+fn device_only_streams_and_events_need_the_mc2_feature() {
+    for soc in [MINI_V3, CLOUD] {
+        let r = rt0(soc);
+        let mut s = RawStream::default();
+        assert_err(
+            r.create_stream_with_config(Some(&mut s), 0, stream_flag::DEVICE_USE_ONLY),
+            207000,
+            None,
+        );
+        assert_eq!(ok(r.get_last_error(0)), 0, "{soc}: a warning only");
+        let mut e = RawEvent::default();
+        assert_err(
+            r.create_event_with_flag(Some(&mut e), event_flag::DEVICE_USE_ONLY),
+            207000,
+            Some(MsgCode::EE1001),
+        );
+        assert_eq!(ok(r.get_last_error(0)), 207000, "{soc}");
+        // The context comes first.
+        on_fresh_thread(|| {
+            assert_code(
+                r.create_event_with_flag(Some(&mut e), event_flag::DEVICE_USE_ONLY),
+                107002,
+            )
+        });
+    }
+    for soc in [A2, DAVID, DC] {
+        let r = rt0(soc);
+        let mut s = RawStream::default();
+        ok(r.create_stream_with_config(Some(&mut s), 0, stream_flag::DEVICE_USE_ONLY));
+        let mut e = RawEvent::default();
+        ok(r.create_event_with_flag(Some(&mut e), event_flag::DEVICE_USE_ONLY));
+    }
+}

@@ -29,6 +29,9 @@ impl Runtime {
     ) -> AclResult<RawEvent> {
         let mut st = self.lock();
         let (ctx, device) = Self::current_device(&st, api)?;
+        if flags == event_flag::DEVICE_USE_ONLY && !ex_mode {
+            self.require_mc2(api, "event")?;
+        }
         let count = st.events.values().filter(|e| e.ctx == ctx).count();
         if count >= self.chip.limits.max_events as usize {
             return Err(fail::plain(

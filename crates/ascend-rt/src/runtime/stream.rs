@@ -35,6 +35,25 @@ impl Runtime {
         })
     }
 
+    /// A device-only stream or event needs the chip's MC2 feature (docs/products.md, The MC2
+    /// feature), checked once the context is known: 207000. The stream's entry returns it
+    /// with a warning only (`api_c_stream.cc:86`); the event's reports the generic EE1001 and
+    /// stores the last error (`api_c.cc:668`).
+    pub(super) fn require_mc2(&self, api: &str, what: &str) -> AclResult<()> {
+        if self.chip.features.mc2 {
+            return Ok(());
+        }
+        let why = format!(
+            "{api} failed: a device-only {what} is not supported on {}: the chip has no MC2 feature",
+            self.chip.soc_name
+        );
+        Err(if what == "event" {
+            AclError::new(ErrorCode::RtFeatureNotSupport, Some(MsgCode::EE1001), why)
+        } else {
+            fail::plain(ErrorCode::RtFeatureNotSupport, why).without_last_error()
+        })
+    }
+
     /// The runtime's stream-flag checks (`ApiErrorDecorator::CheckStreamFlags`) on the ACL
     /// flag word; returns the flags kept (the six ACL bits).
     pub(super) fn check_stream_flags(&self, api: &str, flag: u32) -> AclResult<u32> {
@@ -69,6 +88,9 @@ impl Runtime {
     ) -> AclResult<RawStream> {
         let mut st = self.lock();
         let (ctx, device) = Self::current_device(&st, api)?;
+        if flags & stream_flag::DEVICE_USE_ONLY != 0 {
+            self.require_mc2(api, "stream")?;
+        }
         let on_device = st.streams.values().filter(|s| s.device == device).count()
             + st.streams_leaving
                 .values()
