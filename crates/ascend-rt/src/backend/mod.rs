@@ -51,6 +51,25 @@ pub enum SyncDst<'a> {
 /// function until the recording goes (the model is destroyed or the stream unbound).
 pub type HostFn = Box<dyn FnMut() + Send + 'static>;
 
+/// Runs a host function, catching a panic (it must not take a host thread down, nor unwind
+/// into a library): false when it panicked.
+pub(crate) fn run_host_fn(f: &mut HostFn) -> bool {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).is_ok()
+}
+
+/// Runs a host function kept for many runs (a model's) as [`run_host_fn`] does. Only one
+/// thread runs a channel's calls, so the function is busy only when it runs further up the
+/// calling thread's stack (it ran its own model and processed that run's calls): that run is
+/// skipped (`None`) rather than deadlocked.
+pub(crate) fn run_kept_host_fn(f: &std::sync::Mutex<HostFn>) -> Option<bool> {
+    let mut guard = match f.try_lock() {
+        Ok(g) => g,
+        Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+        Err(std::sync::TryLockError::WouldBlock) => return None,
+    };
+    Some(run_host_fn(&mut guard))
+}
+
 /// Which host thread runs a host call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum HostCallThread {

@@ -111,18 +111,10 @@ impl HostCallTable {
 /// in the table for the model's next run.
 fn run_host_call(sim: &Sim, table: &HostCallTable, due: &DueHostCall) {
     if let Some(f) = table.get(due.call, !due.repeats) {
-        // Only one thread runs a channel's calls, so the function is busy only when it is
-        // running further up this thread's stack (it ran its own model and processed the
-        // reports): that run is skipped rather than deadlocked.
-        let run = |f: &mut HostFn| {
-            if std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).is_err() {
-                tracing::error!("host call {} panicked; its stream goes on", due.call);
-            }
-        };
-        match f.try_lock() {
-            Ok(mut f) => run(&mut f),
-            Err(std::sync::TryLockError::Poisoned(p)) => run(&mut p.into_inner()),
-            Err(std::sync::TryLockError::WouldBlock) => tracing::error!(
+        match super::run_kept_host_fn(&f) {
+            Some(true) => {}
+            Some(false) => tracing::error!("host call {} panicked; its stream goes on", due.call),
+            None => tracing::error!(
                 "host call {} was reached again while it runs on this thread (its function \
                  ran its own model and processed that run's calls); this run of it is skipped",
                 due.call

@@ -30,7 +30,12 @@ impl Runtime {
         let mut st = self.lock();
         let (ctx, device) = Self::current_device(&st, api)?;
         if flags == event_flag::DEVICE_USE_ONLY && !ex_mode {
-            self.require_mc2(api, "event")?;
+            // The event's entry reports the generic EE1001 and stores the last error
+            // (`api_c.cc:668`).
+            self.require_mc2(api, "event").map_err(|mut e| {
+                e.msg_code = Some(MsgCode::EE1001);
+                e
+            })?;
         }
         let count = st.events.values().filter(|e| e.ctx == ctx).count();
         if count >= self.chip.limits.max_events as usize {
@@ -82,7 +87,8 @@ impl Runtime {
     ) -> AclResult<()> {
         let ev = self.check_event(api, event)?;
         self.require_stream_handle(api, stream)?;
-        self.refuse_unusable_event(api, &ev, task(ev.backend))?;
+        let task = task(ev.backend);
+        self.refuse_unusable_event(api, &ev, &task)?;
         let rec = self.task_stream(api, stream)?;
         if rec.model.is_some() && (ev.ex_mode || ev.flags == event_flag::RT_DEFAULT) {
             return Err(fail::not_supported(
@@ -95,7 +101,6 @@ impl Runtime {
         // nothing to wait for, and the runtime refuses it (the core's event wait, EE1018);
         // the Ex mode waits for nothing and succeeds, and so do the sync and external flags.
         let exempt = event_flag::SYNC | event_flag::EXTERNAL;
-        let task = task(ev.backend);
         let waits = matches!(task, Task::EventWait(_));
         if waits && !ev.ex_mode && !ev.recorded && ev.flags & exempt == 0 {
             return Err(AclError::new(
@@ -126,7 +131,7 @@ impl Runtime {
     /// `ACL_EVENT_DEVICE_USE_ONLY` is for the device only (107000, EE1006); a wait on an event
     /// that has no wait task, none of its flags being DDSYNC, SYNC, external or IPC (the 950
     /// family counts the device-only flag too), is refused with a warning only (207000).
-    fn refuse_unusable_event(&self, api: &str, ev: &EventRec, task: Task) -> AclResult<()> {
+    fn refuse_unusable_event(&self, api: &str, ev: &EventRec, task: &Task) -> AclResult<()> {
         let records_or_waits = matches!(task, Task::EventRecord(_) | Task::EventWait(_));
         if records_or_waits && ev.flags & event_flag::DEVICE_USE_ONLY != 0 {
             return Err(AclError::new(

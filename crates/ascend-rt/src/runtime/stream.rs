@@ -36,22 +36,19 @@ impl Runtime {
     }
 
     /// A device-only stream or event needs the chip's MC2 feature (docs/products.md, The MC2
-    /// feature), checked once the context is known: 207000. The stream's entry returns it
-    /// with a warning only (`api_c_stream.cc:86`); the event's reports the generic EE1001 and
-    /// stores the last error (`api_c.cc:668`).
+    /// feature), checked once the context is known: 207000 (`what` names the object), with
+    /// no message code; each entry reports it as its own does.
     pub(super) fn require_mc2(&self, api: &str, what: &str) -> AclResult<()> {
         if self.chip.features.mc2 {
             return Ok(());
         }
-        let why = format!(
-            "{api} failed: a device-only {what} is not supported on {}: the chip has no MC2 feature",
-            self.chip.soc_name
-        );
-        Err(if what == "event" {
-            AclError::new(ErrorCode::RtFeatureNotSupport, Some(MsgCode::EE1001), why)
-        } else {
-            fail::plain(ErrorCode::RtFeatureNotSupport, why).without_last_error()
-        })
+        Err(fail::plain(
+            ErrorCode::RtFeatureNotSupport,
+            format!(
+                "{api} failed: a device-only {what} is not supported on {}: the chip has no MC2 feature",
+                self.chip.soc_name
+            ),
+        ))
     }
 
     /// The runtime's stream-flag checks (`ApiErrorDecorator::CheckStreamFlags`) on the ACL
@@ -89,7 +86,9 @@ impl Runtime {
         let mut st = self.lock();
         let (ctx, device) = Self::current_device(&st, api)?;
         if flags & stream_flag::DEVICE_USE_ONLY != 0 {
-            self.require_mc2(api, "stream")?;
+            // The stream's entry returns it with a warning only (`api_c_stream.cc:86`).
+            self.require_mc2(api, "stream")
+                .map_err(AclError::without_last_error)?;
         }
         let on_device = st.streams.values().filter(|s| s.device == device).count()
             + st.streams_leaving

@@ -20,12 +20,8 @@ pub(super) fn pthread_id() -> u64 {
     (unsafe { pthread_self() }) as u64
 }
 
-/// Runs a host function; a panic is caught here: it must not unwind into the library.
-fn run_caught(f: &mut HostFn) {
-    if std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).is_err() {
-        tracing::error!("a host function panicked; the panic stopped at the library's boundary");
-    }
-}
+/// What is logged when a host function panicked (the panic is caught before the library).
+const PANICKED: &str = "a host function panicked; the panic stopped at the library's boundary";
 
 /// The C function the library calls for a call on an ordinary stream: `args` is a
 /// `Box<HostFn>` leaked at launch, taken back and run exactly once.
@@ -36,7 +32,9 @@ extern "C" fn trampoline_once(args: *mut c_void) {
     // SAFETY: `args` is the pointer `Box::into_raw` gave at launch for a stream that runs each
     // task once, so the library passes it back once.
     let mut f = unsafe { Box::from_raw(args.cast::<HostFn>()) };
-    run_caught(&mut f);
+    if !crate::backend::run_host_fn(&mut f) {
+        tracing::error!("{PANICKED}");
+    }
 }
 
 /// The C function the library calls for a call on a persistent stream, which a model may run
@@ -54,17 +52,13 @@ extern "C" fn trampoline_kept(args: *mut c_void) {
     unsafe { Arc::increment_strong_count(ptr) };
     // SAFETY: the reference counted just above, taken back as an owned `Arc`.
     let f = unsafe { Arc::from_raw(ptr) };
-    // The same function can be busy only further up this thread (it ran its own model and
-    // processed the reports): that run is skipped rather than deadlocked.
-    let mut guard = match f.try_lock() {
-        Ok(g) => g,
-        Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
-        Err(std::sync::TryLockError::WouldBlock) => {
-            tracing::error!("a host function was reached again while it runs on this thread; this run is skipped");
-            return;
-        }
-    };
-    run_caught(&mut guard);
+    match crate::backend::run_kept_host_fn(&f) {
+        Some(true) => {}
+        Some(false) => tracing::error!("{PANICKED}"),
+        None => tracing::error!(
+            "a host function was reached again while it runs on this thread; this run is skipped"
+        ),
+    }
 }
 
 /// A host function launched on a persistent stream: the library may call it at every run of
