@@ -12,7 +12,7 @@ mod common;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use ascend_rt::raw_types::{memcpy_kind, RawEvent};
+use ascend_rt::raw_types::memcpy_kind;
 use ascend_rt::{HostFn, Kernel, KernelOps, MemDst, MemSrc, Runtime};
 use common::*;
 
@@ -38,8 +38,7 @@ fn round(
 ) -> u64 {
     let s = stream(r);
     let buf = malloc(r, 64);
-    let mut e = RawEvent::default();
-    ok(r.create_event(Some(&mut e)));
+    let e = event(r);
     let mut tasks = 0;
     for i in 0..4u64 {
         ok(r.value_write(buf, i, 0, s));

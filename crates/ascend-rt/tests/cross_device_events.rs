@@ -6,15 +6,14 @@
 
 mod common;
 
-use ascend_rt::raw_types::{RawEvent, RawStream};
+use ascend_rt::raw_types::RawStream;
 use ascend_rt::MsgCode;
 use common::*;
 
 #[test]
 fn an_event_of_one_device_is_recorded_and_waited_for_on_another_devices_streams() {
     let r = rt0(A2);
-    let mut ev = RawEvent::default();
-    ok(r.create_event(Some(&mut ev)));
+    let ev = event(&r);
     let s0 = stream(&r);
     let flag0 = malloc(&r, 8);
     ok(r.memset(flag0, 8, 0, 8));
@@ -47,8 +46,7 @@ fn an_event_of_one_device_is_recorded_and_waited_for_on_another_devices_streams(
 #[test]
 fn a_record_wait_or_reset_on_a_stream_outside_the_current_context_is_107003() {
     let r = rt0(A2);
-    let mut ev = RawEvent::default();
-    ok(r.create_event(Some(&mut ev)));
+    let ev = event(&r);
     ok(r.set_device(1));
     let s1 = stream(&r);
     ok(r.set_device(0));

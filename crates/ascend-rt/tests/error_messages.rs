@@ -4,7 +4,7 @@
 
 mod common;
 
-use ascend_rt::raw_types::{memcpy_kind, Addr, RawEvent, RawModel, RawStream};
+use ascend_rt::raw_types::{memcpy_kind, Addr, RawStream};
 use ascend_rt::{MemDst, MemSrc, MsgCode, Runtime, SharedBytes};
 use common::*;
 
@@ -31,18 +31,12 @@ fn assert_explained<T: std::fmt::Debug>(
     assert!(first.contains(&code.to_string()), "{text}");
 }
 
-fn unbound_model(r: &Runtime) -> RawModel {
-    let mut m = RawModel::default();
-    ok(r.mdl_ri_build_begin(Some(&mut m), 0));
-    m
-}
-
 #[test]
 fn model_and_label_refusals_carry_the_runtimes_message_codes() {
     for (soc, set_label_msg) in [(A2, MsgCode::EE9999), (DAVID, MsgCode::EE1017)] {
         let r = rt0(soc);
         let s = stream(&r);
-        let m = unbound_model(&r);
+        let m = model(&r);
         let label = ok(r.create_label(true));
         assert_explained(
             &r,
@@ -51,12 +45,7 @@ fn model_and_label_refusals_carry_the_runtimes_message_codes() {
             Some(set_label_msg),
             "aclrtSetLabel",
         );
-        let mut ps = RawStream::default();
-        ok(r.create_stream_with_config(
-            Some(&mut ps),
-            0,
-            ascend_rt::raw_types::stream_flag::PERSISTENT,
-        ));
+        let ps = persistent(&r);
         assert_explained(
             &r,
             r.mdl_ri_unbind_stream(m, ps),
@@ -108,9 +97,7 @@ fn cmo_refusals_are_explained() {
 #[test]
 fn event_peer_and_registration_failures_are_explained() {
     let r = rt0(A2);
-    let (mut a, mut b) = (RawEvent::default(), RawEvent::default());
-    ok(r.create_event(Some(&mut a)));
-    ok(r.create_event(Some(&mut b)));
+    let (a, b) = (event(&r), event(&r));
     let mut ms = 0f32;
     assert_explained(
         &r,

@@ -7,7 +7,7 @@ mod common;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
-use ascend_rt::raw_types::{stream_flag, RawModel, RawStream};
+use ascend_rt::raw_types::RawModel;
 use ascend_rt::{capture_mode, HostFn, Runtime};
 use common::*;
 
@@ -114,11 +114,7 @@ fn captured_callbacks_run_at_every_run_of_the_model() {
 #[test]
 fn a_host_function_on_a_bound_persistent_stream_runs_at_every_execute() {
     let r = rt0(A2);
-    let mut model = RawModel::default();
-    ok(r.mdl_ri_build_begin(Some(&mut model), 0));
-    let mut ps = RawStream::default();
-    ok(r.create_stream_with_config(Some(&mut ps), 0, stream_flag::PERSISTENT));
-    ok(r.mdl_ri_bind_stream(model, ps, 0));
+    let (model, ps) = bound(&r);
     let n = Arc::new(AtomicU32::new(0));
     ok(r.launch_host_func(ps, Some(counting(&n))));
     ok(r.mdl_ri_end_task(model, ps));
@@ -235,11 +231,7 @@ fn a_recorded_host_function_that_runs_its_own_model_again_does_not_deadlock() {
 #[test]
 fn a_bound_streams_host_functions_are_dropped_when_it_is_unbound() {
     let r = rt0(A2);
-    let mut model = RawModel::default();
-    ok(r.mdl_ri_build_begin(Some(&mut model), 0));
-    let mut ps = RawStream::default();
-    ok(r.create_stream_with_config(Some(&mut ps), 0, stream_flag::PERSISTENT));
-    ok(r.mdl_ri_bind_stream(model, ps, 0));
+    let (model, ps) = bound(&r);
     let token = Arc::new(());
     let t = token.clone();
     ok(r.launch_host_func(
@@ -261,11 +253,7 @@ fn a_run_under_way_when_its_model_is_destroyed_still_runs_its_host_functions() {
     let n = Arc::new(AtomicU32::new(0));
     let gate = malloc(&r, 8);
     ok(r.memset(gate, 8, 0, 8));
-    let mut model = RawModel::default();
-    ok(r.mdl_ri_build_begin(Some(&mut model), 0));
-    let mut ps = RawStream::default();
-    ok(r.create_stream_with_config(Some(&mut ps), 0, stream_flag::PERSISTENT));
-    ok(r.mdl_ri_bind_stream(model, ps, 0));
+    let (model, ps) = bound(&r);
     ok(r.value_wait(gate, 1, 0, ps));
     ok(r.launch_host_func(ps, Some(counting(&n))));
     ok(r.mdl_ri_end_task(model, ps));

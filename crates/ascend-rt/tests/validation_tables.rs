@@ -2579,8 +2579,7 @@ fn a_wait_on_an_event_without_a_wait_task_is_207000_without_message_code() {
         let e = event_with(&r, event_flag::SYNC | event_flag::TIME_LINE);
         ok(r.record_event(e, s));
         ok(r.stream_wait_event(s, e));
-        let mut d = RawEvent::default();
-        ok(r.create_event(Some(&mut d)));
+        let d = event(&r);
         ok(r.record_event(d, s));
         ok(r.stream_wait_event(s, d));
         ok(r.synchronize_stream(s));
@@ -2596,8 +2595,7 @@ fn an_external_event_cannot_be_synchronized_queried_or_timed() {
     assert_eq!(status, 9, "untouched");
     assert_err(r.synchronize_event_with_timeout(ext, 10), 207000, None);
     assert_err(r.synchronize_event(ext), 207000, None);
-    let mut e = RawEvent::default();
-    ok(r.create_event(Some(&mut e)));
+    let e = event(&r);
     let mut ms = 0f32;
     assert_err(r.event_elapsed_time(Some(&mut ms), ext, e), 207000, None);
     assert_err(r.event_elapsed_time(Some(&mut ms), e, ext), 207000, None);
