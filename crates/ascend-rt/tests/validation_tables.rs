@@ -2689,3 +2689,80 @@ fn device_only_streams_and_events_need_the_mc2_feature() {
         ok(r.create_event_with_flag(Some(&mut e), event_flag::DEVICE_USE_ONLY));
     }
 }
+
+// =============================================================================================
+// docs/validation/memory.md: aclrtMemsetAsync on host memory
+// =============================================================================================
+
+#[test]
+fn memset_async_fills_host_memory_never_registered_before_it_returns() {
+    for soc in [A2, MINI_V3, DAVID] {
+        let r = rt0(soc);
+        let mut host = vec![0u8; 96];
+        ok(r.memset_async(&mut host[..], 96, 0x1a7, 64, RawStream::NULL));
+        assert_eq!(&host[..64], &[0xa7; 64][..], "{soc}: the low byte, at once");
+        assert_eq!(&host[64..], &[0; 32][..], "{soc}: only count bytes");
+        // Any stream of the context will do; the host fill never reaches it.
+        ok(r.memset_async(&mut host[..], 96, 3, 96, persistent(&r)));
+        assert_eq!(host, vec![3; 96], "{soc}");
+        // The rows before the fill still apply.
+        assert_code(
+            r.memset_async(&mut host[..], 8, 0, 9, RawStream::NULL),
+            107000,
+        );
+        if soc != MINI_V3 {
+            // (Ascend310B1 has one device.)
+            let theirs = other_ctx_stream(&r);
+            assert_code(r.memset_async(&mut host[..], 8, 0, 8, theirs), 107003);
+        }
+        on_fresh_thread(|| {
+            let mut h = [0u8; 8];
+            assert_code(r.memset_async(&mut h[..], 8, 1, 8, RawStream::NULL), 107002);
+            assert_eq!(h, [0; 8]);
+        });
+    }
+}
+
+#[test]
+fn memset_async_fills_page_locked_memory_at_the_call_not_in_stream_order() {
+    let r = rt0(A2);
+    let s = stream(&r);
+    let word = malloc(&r, 8);
+    ok(r.memset(word, 8, 0, 8));
+    let pinned = malloc_host(&r, 64);
+    // The stream is held by a wait nothing has satisfied yet.
+    ok(r.value_wait(word, 1, wait_flag::GEQ, s));
+    ok(r.memset_async(pinned, 64, 0x5c, 64, s));
+    let buf = r.host_buffer(pinned).unwrap();
+    assert_eq!(
+        buf.to_vec(),
+        vec![0x5c; 64],
+        "filled while the stream waits"
+    );
+    ok(r.value_write(word, 1, 0, RawStream::NULL));
+    ok(r.synchronize_stream(s));
+    assert_eq!(buf.to_vec(), vec![0x5c; 64]);
+}
+
+#[test]
+fn memset_async_on_host_memory_with_max_count_over_2_pow_31_is_507000_and_fills_nothing() {
+    let r = rt0(A2);
+    let big = 0x8000_0000usize;
+    let mut host = vec![0u8; 16];
+    assert_err(
+        r.memset_async(&mut host[..], big, 1, 16, RawStream::NULL),
+        507000,
+        Some(MsgCode::EE9999),
+    );
+    assert_eq!(host, vec![0; 16]);
+    ok(r.memset_async(&mut host[..], big - 1, 1, 16, RawStream::NULL));
+    assert_eq!(host, vec![1; 16]);
+    let pinned = malloc_host(&r, 16);
+    assert_code(r.memset_async(pinned, big, 2, 16, RawStream::NULL), 507000);
+    assert_eq!(r.host_buffer(pinned).unwrap().to_vec(), vec![0; 16]);
+    // Device memory has no such bound: its fill is a task.
+    let dev = malloc(&r, 16);
+    ok(r.memset_async(dev, big, 4, 16, RawStream::NULL));
+    ok(r.synchronize_stream(RawStream::NULL));
+    assert_eq!(read_bytes(&r, dev, 16), vec![4; 16]);
+}

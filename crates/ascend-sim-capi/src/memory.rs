@@ -200,9 +200,14 @@ pub extern "C" fn aclrtMemset(
     })
 }
 
-/// `aclrtMemsetAsync(devPtr, maxCount, value, count, stream)`.
+/// `aclrtMemsetAsync(devPtr, maxCount, value, count, stream)`. Pageable host memory is passed
+/// as a slice of `min(count, maxCount)` bytes, which the front end fills on the host once the
+/// call is validated (CANN's runtime fills host memory at the call, not in stream order).
+///
+/// # Safety
+/// A pageable `devPtr` is valid for writes of `count` bytes, as ACL requires.
 #[no_mangle]
-pub extern "C" fn aclrtMemsetAsync(
+pub unsafe extern "C" fn aclrtMemsetAsync(
     devPtr: *mut c_void,
     maxCount: usize,
     value: i32,
@@ -210,13 +215,16 @@ pub extern "C" fn aclrtMemsetAsync(
     stream: *mut c_void,
 ) -> aclError {
     guard("aclrtMemsetAsync", |rt| {
-        rt.memset_async(
-            addr(devPtr),
-            maxCount,
-            value,
-            count,
-            RawStream(handle_in(stream)),
-        )
+        let stream = RawStream(handle_in(stream));
+        if rt.classify_address(addr(devPtr)) != AddressClass::Host {
+            return rt.memset_async(addr(devPtr), maxCount, value, count, stream);
+        }
+        let len = count.min(maxCount);
+        let len = if len > isize::MAX as usize { 0 } else { len };
+        // SAFETY: pageable host memory valid for writes of `len <= count` bytes by the
+        // caller's contract; it is the only slice of that memory made here.
+        let dst = unsafe { std::slice::from_raw_parts_mut(devPtr as *mut u8, len) };
+        rt.memset_async(dst, maxCount, value, count, stream)
     })
 }
 

@@ -11,9 +11,7 @@
 //! This file holds the calls and their validation rows; how addresses are classified is in
 //! `addresses`, how validated copies move their bytes in `copy_staging`.
 
-use std::sync::{Arc, Mutex};
-
-use super::copy_staging::{locked, staging_ranges, AsyncEnds, DSide, Side, STAGING_CHUNK};
+use super::copy_staging::{locked, AsyncEnds, DSide, Side};
 use super::state::{Alloc, AllocKind, Location};
 use super::{Runtime, StreamRec};
 use crate::backend::{HostBuf, Loc, Task};
@@ -27,6 +25,18 @@ pub enum MemDst<'a> {
     Addr(Addr),
     /// Other (pageable) host memory.
     Host(&'a mut [u8]),
+}
+
+impl From<Addr> for MemDst<'_> {
+    fn from(a: Addr) -> Self {
+        MemDst::Addr(a)
+    }
+}
+
+impl<'a> From<&'a mut [u8]> for MemDst<'a> {
+    fn from(s: &'a mut [u8]) -> Self {
+        MemDst::Host(s)
+    }
 }
 
 /// Source of a copy at the raw level.
@@ -99,6 +109,26 @@ fn count_within(api: &str, count: usize, max: usize, max_name: &str) -> AclResul
             "count",
             count,
             &format!("not greater than {max_name} ({max})"),
+        ));
+    }
+    Ok(())
+}
+
+/// The largest `maxCount` the runtime's host-side fill accepts: the secure C library's bound
+/// on a buffer, 2^31 - 1 bytes (docs/validation/memory.md).
+const HOST_FILL_MAX: usize = 0x7fff_ffff;
+
+/// The bound of `aclrtMemsetAsync`'s host-side fill: a larger `maxCount` makes the secure fill
+/// fail, which the runtime reports as an internal error (507000, EE9999).
+fn host_fill_bound(api: &str, max_count: usize) -> AclResult<()> {
+    if max_count > HOST_FILL_MAX {
+        return Err(crate::AclError::new(
+            crate::ErrorCode::RtInternalError,
+            Some(crate::error::MsgCode::EE9999),
+            format!(
+                "{api} failed: host memory is filled on the host, and its maxCount {max_count} \
+                 is over the fill's bound {HOST_FILL_MAX}"
+            ),
         ));
     }
     Ok(())
@@ -612,20 +642,27 @@ impl Runtime {
     }
 
     /// `aclrtMemsetAsync(devPtr, maxCount, value, count, stream)`.
-    pub fn memset_async(
+    ///
+    /// Device memory is filled by a task in stream order. Host memory (page-locked from
+    /// `aclrtMallocHost`, or any other host memory, passed as a slice) is filled on the host
+    /// before the call returns, outside stream order, as CANN's runtime does once it finds the
+    /// pointer is not device memory: a `maxCount` over 2^31 - 1 is then refused with 507000,
+    /// the bound of that host fill (docs/validation/memory.md).
+    pub fn memset_async<'a>(
         &self,
-        dev_ptr: Addr,
+        dst: impl Into<MemDst<'a>>,
         max_count: usize,
         value: i32,
         count: usize,
         stream: RawStream,
     ) -> AclResult<()> {
+        let dst = dst.into();
         self.call(|| {
             let api = "aclrtMemsetAsync";
             if count == 0 {
                 return Ok(());
             }
-            if dev_ptr.is_null() {
+            if matches!(dst, MemDst::Addr(a) if a.is_null()) {
                 return Err(fail::acl_null(api, "devPtr"));
             }
             // The runtime's entry validates the stream handle before its checks of the
@@ -634,35 +671,27 @@ impl Runtime {
             count_within(api, count, max_count, "maxCount")?;
             let backend_stream = self.task_stream(api, stream)?.backend;
             let byte = value as u32 as u8;
-            let task = match self.dst_side(api, MemDst::Addr(dev_ptr), count as u64)? {
-                DSide::Device(a) => Task::Memset {
-                    addr: a,
-                    value: byte,
-                    len: count as u64,
-                },
-                DSide::Pinned(b, o) => {
-                    // One fill chunk serves every chunk of the range: nothing grows with count.
-                    let fill: HostBuf = Arc::new(Mutex::new(vec![byte; count.min(STAGING_CHUNK)]));
-                    for r in staging_ranges(count, false) {
-                        let piece = Task::Memcpy {
-                            dst: Loc::Host {
-                                buf: b.clone(),
-                                offset: o + r.start,
-                            },
-                            src: Loc::Host {
-                                buf: fill.clone(),
-                                offset: 0,
-                            },
-                            len: r.len() as u64,
-                        };
-                        self.launch_task(backend_stream, piece)?;
-                    }
-                    return Ok(());
+            match self.dst_side(api, dst, count as u64)? {
+                DSide::Device(a) => {
+                    let task = Task::Memset {
+                        addr: a,
+                        value: byte,
+                        len: count as u64,
+                    };
+                    self.launch_task(backend_stream, task)
+                        .map_err(crate::AclError::from)
                 }
-                DSide::Slice(_) => unreachable!("an address never resolves to a slice"),
-            };
-            self.launch_task(backend_stream, task)
-                .map_err(crate::AclError::from)
+                DSide::Pinned(b, o) => {
+                    host_fill_bound(api, max_count)?;
+                    locked(&b)[o..o + count].fill(byte);
+                    Ok(())
+                }
+                DSide::Slice(d) => {
+                    host_fill_bound(api, max_count)?;
+                    d[..count].fill(byte);
+                    Ok(())
+                }
+            }
         })
     }
 

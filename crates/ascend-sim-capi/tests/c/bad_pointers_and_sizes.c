@@ -2,7 +2,8 @@
  * caller sizes no memory has: every call returns CANN's code; nothing is dereferenced,
  * nothing is allocated from the caller's count, the process never crashes. Also: overlapping
  * host-to-host copies move like memmove, copying 4 GiB of memset memory stays cheap, and a
- * label-list count past the limit is refused without reading the array. */
+ * label-list count past the limit is refused without reading the array; an asynchronous
+ * fill of host memory never registered is done on the host at the call. */
 #include <stdint.h>
 #include <string.h>
 
@@ -138,6 +139,32 @@ int main(void) {
     CHECK(aclrtDestroyLabelList(list));
     CHECK(aclrtDestroyLabel(two[0]));
     CHECK(aclrtDestroyLabel(two[1]));
+    /* aclrtMemsetAsync on host memory no call registered (stack, static, malloc) fills it on
+     * the host before returning, as CANN's runtime does; a maxCount over the secure fill's
+     * bound (2^31 - 1) is 507000 and fills nothing. */
+    static unsigned char in_data[40];
+    unsigned char on_stack[40];
+    unsigned char *on_heap = malloc(40);
+    unsigned char *hosts[3] = {in_data, on_stack, on_heap};
+    for (int i = 0; i < 3; i++) {
+        memset(hosts[i], 0, 40);
+        EXPECT_CODE(aclrtMemsetAsync(hosts[i], 40, 0x3c, 32, stream), 0);
+        for (int k = 0; k < 40; k++) {
+            if (hosts[i][k] != (k < 32 ? 0x3c : 0)) {
+                fprintf(stderr, "host fill %d: byte %d is %d\n", i, k, hosts[i][k]);
+                failures++;
+                break;
+            }
+        }
+        EXPECT_CODE(aclrtMemsetAsync(hosts[i], (size_t)0x80000000u, 0x11, 8, stream), 507000);
+        if (hosts[i][0] != 0x3c) {
+            fprintf(stderr, "a refused host fill %d wrote byte 0\n", i);
+            failures++;
+        }
+    }
+    free(on_heap);
+    CHECK(aclrtSynchronizeStream(stream));
+
     CHECK(aclrtFree(live));
     CHECK(aclrtDestroyStream(stream));
     CHECK(aclrtResetDevice(0));
