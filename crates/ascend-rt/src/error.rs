@@ -137,8 +137,12 @@ error_codes! {
     RtModelExecute = 507011, "ACL_ERROR_RT_MODEL_EXECUTE";
     /// `ACL_ERROR_RT_REPORT_TIMEOUT`: no report came within the timeout.
     RtReportTimeout = 507012, "ACL_ERROR_RT_REPORT_TIMEOUT";
+    /// `ACL_ERROR_RT_AICORE_EXCEPTION`: a block of an AI-core (cube or mixed) kernel faulted.
+    RtAicoreException = 507015, "ACL_ERROR_RT_AICORE_EXCEPTION";
     /// `ACL_ERROR_RT_DEV_SETUP_ERROR`.
     RtDevSetupError = 507033, "ACL_ERROR_RT_DEV_SETUP_ERROR";
+    /// `ACL_ERROR_RT_VECTOR_CORE_EXCEPTION`: a block of a vector-core kernel faulted.
+    RtVectorCoreException = 507035, "ACL_ERROR_RT_VECTOR_CORE_EXCEPTION";
     /// `ACL_ERROR_RT_STREAM_SYNC_TIMEOUT`.
     RtStreamSyncTimeout = 507046, "ACL_ERROR_RT_STREAM_SYNC_TIMEOUT";
     /// `ACL_ERROR_RT_EVENT_SYNC_TIMEOUT`.

@@ -32,7 +32,7 @@ pub mod raw_types;
 mod runtime;
 pub mod safe;
 
-pub use ascend_types::{Kernel, KernelOps};
+pub use ascend_types::{CoreType, Kernel, KernelOps};
 #[cfg(feature = "hw")]
 pub use backend::hw::HwError;
 pub use backend::HostFn;

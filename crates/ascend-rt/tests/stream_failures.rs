@@ -9,6 +9,7 @@ use ascend_rt::raw_types::{memcpy_kind, stream_failure_mode, RawStream};
 use ascend_rt::{stream_state, Kernel, KernelOps, MemDst, MemSrc, MsgCode, Runtime};
 use common::*;
 
+/// A vector kernel that traps: its synchronize returns 507035, the vector-core exception.
 fn trap() -> Kernel {
     Kernel::new("trap", |ctx: &mut dyn KernelOps| ctx.trap("on purpose"))
 }
@@ -34,18 +35,18 @@ fn stop_on_failure_discards_the_rest_and_the_context_then_returns_the_failure() 
     ok(r.set_stream_failure_mode(s, stream_failure_mode::STOP_ON_FAILURE));
     ok(r.launch_kernel(trap(), 1, s));
     ok(r.value_write(a, 7, 0, s));
-    assert_code(r.synchronize_stream(s), 507000);
+    assert_code(r.synchronize_stream(s), 507035);
     assert_eq!(
         read(&r, a),
         0,
         "the write after the failed task was discarded"
     );
     // From now on the context refuses work, on every stream, with the failure's code.
-    assert_code(r.value_write(a, 1, 0, other), 507000);
-    assert_code(r.synchronize_stream(other), 507000);
-    assert_code(r.synchronize_device(), 507000);
+    assert_code(r.value_write(a, 1, 0, other), 507035);
+    assert_code(r.synchronize_stream(other), 507035);
+    assert_code(r.synchronize_device(), 507035);
     let late = stream(&r);
-    assert_code(r.synchronize_stream(late), 507000);
+    assert_code(r.synchronize_stream(late), 507035);
     // Stop again after the failure, or back to continue: refused.
     assert_err(
         r.set_stream_failure_mode(s, 1),
@@ -73,7 +74,7 @@ fn continue_on_failure_runs_the_rest() {
     let a = a_fresh(&r);
     ok(r.launch_kernel(trap(), 1, s));
     ok(r.value_write(a, 7, 0, s));
-    assert_code(r.synchronize_stream(s), 507000);
+    assert_code(r.synchronize_stream(s), 507035);
     assert_eq!(read(&r, a), 7);
     ok(r.synchronize_stream(s));
 }

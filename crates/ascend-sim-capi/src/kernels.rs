@@ -18,7 +18,9 @@ use std::cell::Cell;
 use std::ffi::{c_void, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use ascend_rt::{AclError, ErrorCode, Kernel, KernelOps, RawStream, MAX_KERNEL_ARGS_BYTES};
+use ascend_rt::{
+    AclError, CoreType, ErrorCode, Kernel, KernelOps, RawStream, MAX_KERNEL_ARGS_BYTES,
+};
 
 use crate::ffi::{aclError, guard, handle_in};
 
@@ -115,7 +117,12 @@ pub(crate) fn c_kernel(name: String, f: aclsimKernelFunc, args: Vec<u8>) -> Kern
     })
 }
 
-/// `aclsimLaunchKernel(fn, blockDim, args, argsSize, stream)`.
+/// `ACLSIM_CORE_VECTOR`: a vector kernel (the default of [`aclsimLaunchKernel`]).
+const CORE_VECTOR: u32 = 0;
+/// `ACLSIM_CORE_AICORE`: a cube or mixed kernel, run as an AI-core task.
+const CORE_AICORE: u32 = 1;
+
+/// `aclsimLaunchKernel(fn, blockDim, args, argsSize, stream)`: a vector kernel.
 ///
 /// # Safety
 /// `fn` is NULL or a function of the declared type that honours the header's rules; `args`
@@ -128,28 +135,95 @@ pub unsafe extern "C" fn aclsimLaunchKernel(
     argsSize: usize,
     stream: *mut c_void,
 ) -> aclError {
-    const API: &str = "aclsimLaunchKernel";
-    guard("aclsimLaunchKernel", |rt| {
+    // SAFETY: forwarded contract.
+    unsafe {
+        launch(
+            "aclsimLaunchKernel",
+            func,
+            blockDim,
+            args,
+            argsSize,
+            CORE_VECTOR,
+            stream,
+        )
+    }
+}
+
+/// `aclsimLaunchKernelOnCore(fn, blockDim, args, argsSize, coreType, stream)`: as
+/// [`aclsimLaunchKernel`], for a kernel built for `coreType` (`ACLSIM_CORE_VECTOR` or
+/// `ACLSIM_CORE_AICORE`), which decides the code of its faults.
+///
+/// # Safety
+/// As [`aclsimLaunchKernel`].
+#[no_mangle]
+pub unsafe extern "C" fn aclsimLaunchKernelOnCore(
+    func: Option<aclsimKernelFunc>,
+    blockDim: u32,
+    args: *const c_void,
+    argsSize: usize,
+    coreType: u32,
+    stream: *mut c_void,
+) -> aclError {
+    // SAFETY: forwarded contract.
+    unsafe {
+        launch(
+            "aclsimLaunchKernelOnCore",
+            func,
+            blockDim,
+            args,
+            argsSize,
+            coreType,
+            stream,
+        )
+    }
+}
+
+/// The two launches: checks the arguments, copies them and puts the kernel on `stream`.
+///
+/// # Safety
+/// As [`aclsimLaunchKernel`].
+unsafe fn launch(
+    api: &'static str,
+    func: Option<aclsimKernelFunc>,
+    blockDim: u32,
+    args: *const c_void,
+    argsSize: usize,
+    core_type: u32,
+    stream: *mut c_void,
+) -> aclError {
+    guard(api, |rt| {
         let checked = || {
-            let f = func.ok_or_else(|| invalid(API, "parameter fn must not be NULL".into()))?;
+            let f = func.ok_or_else(|| invalid(api, "parameter fn must not be NULL".into()))?;
             if blockDim == 0 {
-                return Err(invalid(API, "blockDim must be at least 1".into()));
+                return Err(invalid(api, "blockDim must be at least 1".into()));
             }
             if args.is_null() && argsSize > 0 {
                 return Err(invalid(
-                    API,
+                    api,
                     format!("args is NULL but argsSize is {argsSize}"),
                 ));
             }
             if argsSize > MAX_KERNEL_ARGS_BYTES {
                 return Err(invalid(
-                    API,
+                    api,
                     format!("argsSize {argsSize} is above the {MAX_KERNEL_ARGS_BYTES} bytes a launch copies"),
                 ));
             }
-            Ok(f)
+            let core = match core_type {
+                CORE_VECTOR => CoreType::Vector,
+                CORE_AICORE => CoreType::AiCore,
+                other => {
+                    return Err(invalid(
+                        api,
+                        format!(
+                            "coreType {other} is neither ACLSIM_CORE_VECTOR (0) nor ACLSIM_CORE_AICORE (1)"
+                        ),
+                    ))
+                }
+            };
+            Ok((f, core))
         };
-        let f = checked().map_err(|e| rt.record_failure(e))?;
+        let (f, core) = checked().map_err(|e| rt.record_failure(e))?;
         let bytes: Vec<u8> = if argsSize == 0 {
             Vec::new()
         } else {
@@ -157,7 +231,7 @@ pub unsafe extern "C" fn aclsimLaunchKernel(
             unsafe { std::slice::from_raw_parts(args.cast::<u8>(), argsSize) }.to_vec()
         };
         let name = symbol_name(f).unwrap_or_else(|| format!("kernel@{:#x}", f as usize));
-        let kernel = c_kernel(name, f, bytes);
+        let kernel = c_kernel(name, f, bytes).on(core);
         rt.launch_kernel(kernel, blockDim, RawStream(handle_in(stream)))
     })
 }

@@ -54,9 +54,9 @@ pub struct Instance {
     pub remaining: u64,
     /// The stream whose `ModelRun` task waits for this instance, if asynchronous.
     pub run_stream: Option<u64>,
-    /// The first fault of its tasks (message, is a task timeout): reported at the synchronize
-    /// of the run stream (asynchronous) or by `execute_model` (synchronous).
-    pub fault: Option<(String, bool)>,
+    /// The first fault of its tasks (message, class): reported at the synchronize of the run
+    /// stream (asynchronous) or by `execute_model` (synchronous).
+    pub fault: Option<(String, crate::types::FaultClass)>,
     /// A synchronous run whose host call gave up (timeout or watchdog): nobody collects it,
     /// so it is removed when its last task completes.
     pub abandoned: bool,

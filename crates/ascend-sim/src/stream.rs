@@ -4,7 +4,7 @@
 use std::collections::VecDeque;
 
 use crate::copy::Link;
-use crate::types::{ModelId, SimError, Task};
+use crate::types::{FaultClass, ModelId, SimError, Task};
 use crate::value_wait::PassClock;
 
 /// What a queued task does: a user task, or the internal marker of an asynchronous model run.
@@ -124,8 +124,8 @@ pub struct Stream {
     pub recorded_slots: u32,
     /// A fault not yet reported by a synchronize.
     pub fault: Option<String>,
-    /// The pending fault is a task timeout (a notify wait that expired).
-    pub fault_is_timeout: bool,
+    /// What kind of failure the pending fault is.
+    pub fault_class: FaultClass,
     /// Tasks completed.
     pub tasks_done: u64,
     /// Sum of task execution times.
@@ -156,7 +156,7 @@ impl Stream {
             recorded: Vec::new(),
             recorded_slots: 0,
             fault: None,
-            fault_is_timeout: false,
+            fault_class: FaultClass::Task,
             tasks_done: 0,
             busy_ns: 0,
             end_ns: 0,
@@ -173,11 +173,7 @@ impl Stream {
     /// Takes the pending fault, as the error a synchronize reports.
     pub fn take_fault(&mut self) -> Option<SimError> {
         let f = self.fault.take()?;
-        Some(if std::mem::take(&mut self.fault_is_timeout) {
-            SimError::TaskTimeout(f)
-        } else {
-            SimError::TaskFault(f)
-        })
+        Some(std::mem::take(&mut self.fault_class).error(f))
     }
 }
 

@@ -5,8 +5,9 @@ use std::time::Duration;
 use thiserror::Error;
 
 pub use ascend_types::{
-    CmoType, DevAddr, EventId, HostBuf, Kernel, KernelOps, Loc, ModelId, NotifyId, RandomFunc,
-    RandomParam, RandomTask, RandomType, ReduceOp, ReduceType, StreamId, Task, TaskId, WaitMode,
+    CmoType, CoreType, DevAddr, EventId, HostBuf, Kernel, KernelOps, Loc, ModelId, NotifyId,
+    RandomFunc, RandomParam, RandomTask, RandomType, ReduceOp, ReduceType, StreamId, Task, TaskId,
+    WaitMode,
 };
 
 /// How GEQ compares: the hardware program's signed compare, or the documented cyclic one.
@@ -345,6 +346,16 @@ pub enum SimError {
     /// synchronize.
     #[error("task timeout: {0}")]
     TaskTimeout(String),
+    /// A block of a kernel faulted (a trap, an access outside live memory, a misaligned
+    /// access) on a core of type `core`, as the runtime names the kernel's task; reported at
+    /// the next synchronize.
+    #[error("task fault: {message}")]
+    KernelFault {
+        /// The core type of the kernel's task.
+        core: CoreType,
+        /// What happened.
+        message: String,
+    },
     /// The stream a host thread waited on was destroyed (force), or its device reset, while
     /// tasks the thread waited for were still queued: they were discarded, not run.
     #[error("stream {stream} was destroyed while this thread waited for it: {discarded} of its tasks were discarded without running (aclrtDestroyStreamForce, or a forced reset of its device or context, on another thread)")]
@@ -364,6 +375,30 @@ pub enum SimError {
     },
 }
 
+/// What kind of failure a task's fault is: it decides the error a synchronize reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum FaultClass {
+    /// A task failed (a copy or fill outside live memory, a kernel that could not start).
+    #[default]
+    Task,
+    /// A task's own timeout expired (a notify wait's).
+    Timeout,
+    /// A block of a kernel faulted, on a core of this type.
+    Kernel(CoreType),
+}
+
+impl FaultClass {
+    /// The error a synchronize reports for a fault of this class saying `message`.
+    pub fn error(self, message: String) -> SimError {
+        match self {
+            FaultClass::Task => SimError::TaskFault(message),
+            FaultClass::Timeout => SimError::TaskTimeout(message),
+            FaultClass::Kernel(core) => SimError::KernelFault { core, message },
+        }
+    }
+}
+
 /// A task that faulted, as the host's exception callback learns of it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TaskFault {
@@ -375,6 +410,8 @@ pub struct TaskFault {
     pub device: u32,
     /// What happened.
     pub message: String,
+    /// What kind of failure it was.
+    pub class: FaultClass,
     /// When (ns).
     pub at_ns: u64,
 }

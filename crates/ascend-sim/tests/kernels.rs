@@ -489,3 +489,36 @@ fn a_kernel_polling_a_stale_cached_line_is_diagnosed_naming_the_missing_dcci() {
     assert!(text.contains("myKernel2"), "{text}");
     assert!(text.contains("stale") && text.contains("dcci"), "{text}");
 }
+
+#[test]
+fn a_kernel_fault_is_classed_by_the_core_type_of_its_task() {
+    let trap = || Kernel::new("trap", |ctx: &mut dyn KernelOps| ctx.trap("on purpose"));
+    let cases = [
+        ("Ascend910B1", trap(), CoreType::Vector),
+        ("Ascend910B1", trap().on(CoreType::AiCore), CoreType::AiCore),
+        // No separate vector cores: every kernel is an AI-core task.
+        ("Ascend910A", trap(), CoreType::AiCore),
+    ];
+    for (soc, k, want) in cases {
+        let sim = sim_on(soc);
+        let s = sim.create_stream(0, 0, false).unwrap();
+        sim.submit(s, kernel(k, 2)).unwrap();
+        let r = sim.synchronize_stream(s, None);
+        assert!(
+            matches!(&r, Err(SimError::KernelFault { core, message })
+                if *core == want && message.contains("trapped")),
+            "{soc}: {r:?}"
+        );
+        let faults = sim.take_task_faults();
+        assert_eq!(faults.len(), 1, "{soc}");
+        assert_eq!(faults[0].class, FaultClass::Kernel(want), "{soc}");
+    }
+    // A kernel that cannot start is a task fault, not a core's.
+    let sim = sim_on("Ascend910B1");
+    let s = sim.create_stream(0, 0, false).unwrap();
+    sim.submit(s, kernel(trap(), 0)).unwrap();
+    assert!(matches!(
+        sim.synchronize_stream(s, None),
+        Err(SimError::TaskFault(_))
+    ));
+}

@@ -58,6 +58,21 @@ pub type KernelBody = dyn Fn(&mut dyn KernelOps) + Send + Sync;
 pub struct Kernel {
     name: Arc<str>,
     body: Arc<KernelBody>,
+    core: CoreType,
+}
+
+/// The kind of core a kernel is built for, which names its task to the runtime: a fault of a
+/// vector kernel is a vector-core exception (507035), of a cube or mixed kernel an AI-core
+/// exception (507015). On a chip without separate vector cores every kernel runs on the AI
+/// cores (docs/validation/kernels.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum CoreType {
+    /// A vector kernel (AIV): what an Ascend C kernel of vector operations compiles to.
+    #[default]
+    Vector,
+    /// A cube or mixed kernel (AIC), run as an AI-core task.
+    AiCore,
 }
 
 impl Kernel {
@@ -69,7 +84,25 @@ impl Kernel {
         Kernel {
             name: Arc::from(name.into()),
             body: Arc::new(body),
+            core: CoreType::default(),
         }
+    }
+
+    /// The same kernel, built for `core` (a new kernel is a vector kernel).
+    ///
+    /// ```
+    /// use ascend_types::{CoreType, Kernel, KernelOps};
+    /// let k = Kernel::new("matmul", |_: &mut dyn KernelOps| {}).on(CoreType::AiCore);
+    /// assert_eq!(k.core(), CoreType::AiCore);
+    /// ```
+    pub fn on(mut self, core: CoreType) -> Kernel {
+        self.core = core;
+        self
+    }
+
+    /// The kind of core the kernel is built for.
+    pub fn core(&self) -> CoreType {
+        self.core
     }
 
     /// The kernel's name.

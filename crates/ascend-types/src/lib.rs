@@ -23,7 +23,7 @@ mod task;
 
 pub use enums::{CmoType, MemcpyKind, WaitMode};
 pub use ids::{EventId, ModelId, NotifyId, StreamId, TaskId};
-pub use kernel::{Kernel, KernelBody, KernelOps};
+pub use kernel::{CoreType, Kernel, KernelBody, KernelOps};
 pub use random::{RandomFunc, RandomParam, RandomTask, RandomType};
 pub use reduce::{ReduceOp, ReduceType};
 pub use task::{DevAddr, HostBuf, Loc, Task};

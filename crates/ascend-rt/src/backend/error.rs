@@ -30,6 +30,14 @@ pub enum BackendError {
     /// A task failed on the device.
     #[error("{0}")]
     TaskFault(String),
+    /// A block of a kernel faulted on a core of type `core` (as the runtime names the task).
+    #[error("{message}")]
+    KernelFault {
+        /// The core type of the kernel's task.
+        core: ascend_types::CoreType,
+        /// What happened.
+        message: String,
+    },
     /// A task's own timeout expired on the device (a notify wait's).
     #[error("{0}")]
     TaskTimeout(String),

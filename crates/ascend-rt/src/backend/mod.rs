@@ -126,6 +126,8 @@ pub struct TaskFaultInfo {
     pub device: u32,
     /// What happened.
     pub message: String,
+    /// The core type of the faulting kernel's task; `None` for a task other than a kernel.
+    pub kernel_core: Option<ascend_types::CoreType>,
 }
 
 /// What a backend does. Every method is called on the host thread that made the ACL call,

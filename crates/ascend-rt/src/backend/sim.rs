@@ -260,6 +260,10 @@ fn m(err: SimError) -> BackendError {
         SimError::Stalled(_) => BackendError::Stalled(text),
         SimError::TaskFault(_) => BackendError::TaskFault(text),
         SimError::TaskTimeout(_) => BackendError::TaskTimeout(text),
+        SimError::KernelFault { core, .. } => BackendError::KernelFault {
+            core,
+            message: text,
+        },
         SimError::Unknown { .. } => BackendError::UnknownHandle(text),
         SimError::StreamDestroyed { .. } => BackendError::StreamDiscarded(text),
         _ => BackendError::TaskFault(text),
@@ -435,6 +439,10 @@ impl Backend for SimBackend {
                 stream: StreamId(f.stream),
                 device: f.device,
                 message: f.message,
+                kernel_core: match f.class {
+                    ascend_sim::FaultClass::Kernel(core) => Some(core),
+                    _ => None,
+                },
             })
             .collect()
     }

@@ -37,6 +37,9 @@ impl BackendError {
                 explained(kind, m)
             }
             BackendError::TaskFault(m) => explained(ErrorCode::RtInternalError, m),
+            BackendError::KernelFault { core, message } => {
+                explained(kernel_fault_code(Some(core)), message)
+            }
             BackendError::TaskTimeout(m) => explained(ErrorCode::RtTaskTimeout, m),
             BackendError::StreamDiscarded(m) => explained(ErrorCode::RtStreamAbort, m),
             BackendError::TimestampInvalid(m) => fail::plain(ErrorCode::RtEventTimestampInvalid, m),
@@ -44,6 +47,29 @@ impl BackendError {
             BackendError::Library(e) => e,
         }
     }
+}
+
+/// CANN's code for a task fault: a kernel's by the core type of its task (a vector-core
+/// exception, 507035, or an AI-core exception, 507015), any other task's an internal error
+/// (507000) (docs/validation/kernels.md).
+pub(crate) fn kernel_fault_code(core: Option<ascend_types::CoreType>) -> ErrorCode {
+    match core {
+        Some(ascend_types::CoreType::Vector) => ErrorCode::RtVectorCoreException,
+        Some(_) => ErrorCode::RtAicoreException,
+        None => ErrorCode::RtInternalError,
+    }
+}
+
+/// Whether `err` is a task's fault as [`kernel_fault_code`] gives it (a kernel's, or another
+/// task's internal error).
+pub(crate) fn is_task_fault(err: &AclError) -> bool {
+    [
+        None,
+        Some(ascend_types::CoreType::Vector),
+        Some(ascend_types::CoreType::AiCore),
+    ]
+    .iter()
+    .any(|&core| kernel_fault_code(core).number() == err.code())
 }
 
 /// The code of a failure of a call that waits on streams, if at all (most calls).

@@ -514,7 +514,8 @@ impl Runtime {
                 stream_id,
                 thread_id,
                 device_id: fault.device,
-                error_code: ErrorCode::RtInternalError.number() as u32,
+                error_code: super::backend_errors::kernel_fault_code(fault.kernel_core).number()
+                    as u32,
             });
         }
     }

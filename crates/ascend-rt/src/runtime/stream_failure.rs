@@ -145,7 +145,7 @@ impl Runtime {
     /// synchronize in it returns.
     pub(super) fn note_failure(&self, ctx: u64, stream: Option<u64>, err: &AclError) {
         let mut st = self.lock();
-        if !st.stop_ctxs.contains(&ctx) || err.code() != ErrorCode::RtInternalError.number() {
+        if !st.stop_ctxs.contains(&ctx) || !super::backend_errors::is_task_fault(err) {
             return;
         }
         st.ctx_failures.entry(ctx).or_insert_with(|| err.clone());

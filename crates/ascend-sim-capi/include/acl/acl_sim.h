@@ -10,9 +10,9 @@
  *
  * Rules: a kernel calls nothing else of the ACL API, and a load or store is naturally
  * aligned. Reports name a kernel by its function's symbol when the program exports it (link
- * with -rdynamic), else by its address. A fault (an address outside live device memory, a misaligned access) ends the
- * block there: the call does not return, and the kernel's stream reports the fault at its
- * next synchronize.
+ * with -rdynamic), else by its address. A fault (an address outside live device memory, a
+ * misaligned access, a trap) ends the block there: the call does not return, and the kernel's
+ * stream reports the fault at its next synchronize, with the code of its core type (below).
  */
 #ifndef ACL_SIM_H_
 #define ACL_SIM_H_
@@ -52,6 +52,20 @@ typedef void (*aclsimKernelFunc)(aclsimKernelCtx *ctx, void *args);
 ACL_FUNC_VISIBILITY aclError aclsimLaunchKernel(aclsimKernelFunc fn, uint32_t blockDim,
                                                 const void *args, size_t argsSize,
                                                 aclrtStream stream);
+
+/* The core type a kernel is built for. It names the kernel's task, and so the code its fault
+ * is reported with at the next synchronize: a vector kernel's fault is
+ * ACL_ERROR_RT_VECTOR_CORE_EXCEPTION on a chip with separate vector cores, an AI-core
+ * kernel's (cube or mixed) ACL_ERROR_RT_AICORE_EXCEPTION, as is every kernel's on a chip
+ * without vector cores. aclsimLaunchKernel launches a vector kernel. */
+#define ACLSIM_CORE_VECTOR 0
+#define ACLSIM_CORE_AICORE 1
+
+/* As aclsimLaunchKernel, for a kernel built for `coreType`; any other value is
+ * ACL_ERROR_INVALID_PARAM. */
+ACL_FUNC_VISIBILITY aclError aclsimLaunchKernelOnCore(aclsimKernelFunc fn, uint32_t blockDim,
+                                                      const void *args, size_t argsSize,
+                                                      uint32_t coreType, aclrtStream stream);
 
 /* The block's index (0 .. blockDim-1) and the number of blocks. */
 ACL_FUNC_VISIBILITY uint32_t aclsimGetBlockIdx(aclsimKernelCtx *ctx);

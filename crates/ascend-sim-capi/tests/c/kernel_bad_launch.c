@@ -1,5 +1,6 @@
 /* aclsimLaunchKernel's checks at launch, and a kernel that faults at execution: every bad
- * input gets its error code, nothing crashes, and the stream goes on afterwards. */
+ * input gets its error code, a fault the code of the kernel's core type, nothing crashes, and
+ * the stream goes on afterwards. */
 #include <stdint.h>
 #include <string.h>
 
@@ -52,7 +53,18 @@ int main(void) {
     aclError code = aclrtSynchronizeStream(s);
     const char *msg = aclGetRecentErrMsg();
     printf("fault code: %d\nrecent: %s\n", code, msg ? msg : "(null)");
-    if (code == ACL_SUCCESS) failures++;
+    /* A vector kernel's fault on a chip with vector cores. */
+    if (code != ACL_ERROR_RT_VECTOR_CORE_EXCEPTION) failures++;
+    /* The core type: an AI-core kernel's fault is an AI-core exception; an unknown type is
+     * refused at launch. */
+    EXPECT(aclsimLaunchKernelOnCore(nothing, 1, NULL, 0, 2, s), ACL_ERROR_INVALID_PARAM);
+    CHECK(aclsimLaunchKernelOnCore(wild, 1, NULL, 0, ACLSIM_CORE_AICORE, s));
+    code = aclrtSynchronizeStream(s);
+    if (code != ACL_ERROR_RT_AICORE_EXCEPTION) {
+        fprintf(stderr, "AI-core kernel fault: %d\n", code);
+        failures++;
+    }
+    CHECK(aclsimLaunchKernelOnCore(nothing, 1, NULL, 0, ACLSIM_CORE_VECTOR, s));
     CHECK(aclsimLaunchKernel(nothing, 2, NULL, 0, s));
     CHECK(aclrtSynchronizeStream(s));
     CHECK(aclrtDestroyStream(s));

@@ -12,13 +12,14 @@
 use std::time::Duration;
 
 use ascend_chips::L2Agent;
-use ascend_types::Kernel;
+use ascend_types::{CoreType, Kernel};
 
 use crate::engine::{Engine, Ev};
 use crate::kernel::{BlockHandle, BlockSlot, DLine, KernelRun, Reply, Request};
 use crate::memory::{Image, Writer};
 use crate::report::KernelBlockRecord;
 use crate::stream::Head;
+use crate::types::FaultClass;
 
 /// What ends a data-cache line without a `dcci` of the kernel's own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,6 +39,16 @@ impl LineEnd {
             LineEnd::Dcci => "a dcci",
             LineEnd::KernelEnd => "the kernel's end",
         }
+    }
+}
+
+/// The core type the runtime names a kernel's task by: a vector kernel is a vector-core task on a
+/// chip with separate vector cores (AIV); on a chip without them, and for a cube or mixed
+/// kernel, an AI-core task (docs/validation/kernels.md).
+fn task_core(chip: &ascend_chips::ChipProfile, kernel: &Kernel) -> CoreType {
+    match kernel.core() {
+        CoreType::Vector if chip.cache.aiv_cores > 0 => CoreType::Vector,
+        _ => CoreType::AiCore,
     }
 }
 
@@ -525,7 +536,8 @@ impl Engine {
                     r.kernel.name(),
                     block
                 );
-                r.fault.get_or_insert(f.clone());
+                let class = FaultClass::Kernel(task_core(&self.chip, &r.kernel));
+                r.fault.get_or_insert((f, class));
                 // A faulting block ends its kernel: blocks not started never start, running
                 // ones stop.
                 r.next_block = r.blocks;
@@ -605,13 +617,17 @@ impl Engine {
             return;
         }
         let r = self.kernel_runs.remove(&run).expect("present");
-        self.complete(r.stream, r.fault);
+        let (fault, class) = match r.fault {
+            Some((f, class)) => (Some(f), class),
+            None => (None, FaultClass::Task),
+        };
+        self.complete_with(r.stream, fault, class);
     }
 
     /// Kernel task `run` fails with `fault` before all its blocks ran.
     fn abort_run(&mut self, run: u64, fault: String) {
         if let Some(r) = self.kernel_runs.get_mut(&run) {
-            r.fault.get_or_insert(fault);
+            r.fault.get_or_insert((fault, FaultClass::Task));
             r.next_block = r.blocks;
         }
         self.stop_blocks_of(run, "the kernel could not start all its blocks");

@@ -258,13 +258,18 @@ impl Engine {
 
     /// The head task of `s` completes now, with an optional fault.
     pub(crate) fn complete(&mut self, s: u64, fault: Option<String>) {
-        self.complete_with(s, fault, false);
+        self.complete_with(s, fault, crate::types::FaultClass::Task);
     }
 
-    /// The head task of `s` completes now, with an optional fault that is a task timeout when
-    /// `timeout`. A fault of a model instance's task goes to the instance (reported where the
-    /// run is synchronized); any other to the stream.
-    pub(crate) fn complete_with(&mut self, s: u64, fault: Option<String>, timeout: bool) {
+    /// The head task of `s` completes now, with an optional fault of class `class`. A fault
+    /// of a model instance's task goes to the instance (reported where the run is
+    /// synchronized); any other to the stream.
+    pub(crate) fn complete_with(
+        &mut self,
+        s: u64,
+        fault: Option<String>,
+        class: crate::types::FaultClass,
+    ) {
         let now = self.now;
         let limit = self.config.max_timeline_entries;
         let Some(st) = self.streams.get_mut(&s) else {
@@ -286,12 +291,12 @@ impl Engine {
             let inst = task.instance.and_then(|i| self.instances.get_mut(&i));
             match inst {
                 Some(inst) => {
-                    inst.fault.get_or_insert_with(|| (f.clone(), timeout));
+                    inst.fault.get_or_insert_with(|| (f.clone(), class));
                 }
                 None => {
                     if st.fault.is_none() {
                         st.fault = Some(f.clone());
-                        st.fault_is_timeout = timeout;
+                        st.fault_class = class;
                     }
                 }
             }
@@ -304,6 +309,7 @@ impl Engine {
                 stream: s,
                 device: st.device,
                 message: f.clone(),
+                class,
                 at_ns: now,
             });
         }

@@ -115,7 +115,7 @@ impl Engine {
             notify.0,
             timeout_ms.unwrap_or(0)
         );
-        self.complete_with(s, Some(msg), true);
+        self.complete_with(s, Some(msg), crate::types::FaultClass::Timeout);
     }
 
     /// A task of instance `i` completed (or was dropped).
@@ -130,10 +130,10 @@ impl Engine {
             } else if let Some(rs) = inst.run_stream {
                 let fault = self.instances.remove(&i).and_then(|x| x.fault);
                 // The run's fault belongs to the stream it ran on: its synchronize reports it.
-                if let (Some((f, timeout)), Some(st)) = (fault, self.streams.get_mut(&rs)) {
+                if let (Some((f, class)), Some(st)) = (fault, self.streams.get_mut(&rs)) {
                     if st.fault.is_none() {
                         st.fault = Some(f);
-                        st.fault_is_timeout = timeout;
+                        st.fault_class = class;
                     }
                 }
                 let waiting = self

@@ -65,13 +65,7 @@ impl Sim {
                 .instances
                 .remove(&i)
                 .and_then(|x| x.fault)
-                .map(|(f, timeout)| {
-                    if timeout {
-                        SimError::TaskTimeout(f)
-                    } else {
-                        SimError::TaskFault(f)
-                    }
-                });
+                .map(|(f, class)| class.error(f));
             self.observed(&mut g);
         } else if let Some(x) = g.instances.get_mut(&i) {
             // Given up on: the instance goes when its last task completes.

@@ -24,8 +24,8 @@ pub struct KernelRun {
     pub next_block: u32,
     /// Blocks running now.
     pub live: u32,
-    /// The first fault of any block.
-    pub fault: Option<String>,
+    /// The first fault of any block, and its class.
+    pub fault: Option<(String, crate::types::FaultClass)>,
     /// When its blocks may take cores (dispatch plus the launch time).
     pub ready_at: u64,
 }
