@@ -148,6 +148,10 @@ pub const aclDataType_ACL_FLOAT4_E2M1: aclDataType = 40;
 pub const aclDataType_ACL_FLOAT4_E1M2: aclDataType = 41;
 pub type aclDataType = ::std::os::raw::c_int;
 pub type aclmdlRI = *mut ::std::os::raw::c_void;
+pub const aclrtHostRegisterType_ACL_HOST_REGISTER_MAPPED: aclrtHostRegisterType = 0;
+pub const aclrtHostRegisterType_ACL_HOST_REGISTER_IOMEMORY: aclrtHostRegisterType = 4;
+pub const aclrtHostRegisterType_ACL_HOST_REGISTER_READONLY: aclrtHostRegisterType = 8;
+pub type aclrtHostRegisterType = ::std::os::raw::c_uint;
 pub const aclrtMemcpyKind_ACL_MEMCPY_HOST_TO_HOST: aclrtMemcpyKind = 0;
 pub const aclrtMemcpyKind_ACL_MEMCPY_HOST_TO_DEVICE: aclrtMemcpyKind = 1;
 pub const aclrtMemcpyKind_ACL_MEMCPY_DEVICE_TO_HOST: aclrtMemcpyKind = 2;
@@ -368,6 +372,19 @@ pub struct AscendCl {
     >,
     pub aclrtFreeHost: Result<
         unsafe extern "C" fn(hostPtr: *mut ::std::os::raw::c_void) -> aclError,
+        ::libloading::Error,
+    >,
+    pub aclrtHostRegister: Result<
+        unsafe extern "C" fn(
+            ptr: *mut ::std::os::raw::c_void,
+            size: u64,
+            type_: aclrtHostRegisterType,
+            devPtr: *mut *mut ::std::os::raw::c_void,
+        ) -> aclError,
+        ::libloading::Error,
+    >,
+    pub aclrtHostUnregister: Result<
+        unsafe extern "C" fn(ptr: *mut ::std::os::raw::c_void) -> aclError,
         ::libloading::Error,
     >,
     pub aclrtMemcpy: Result<
@@ -803,6 +820,10 @@ impl AscendCl {
         let aclrtFree = __library.get(b"aclrtFree\0").map(|sym| *sym);
         let aclrtMallocHost = __library.get(b"aclrtMallocHost\0").map(|sym| *sym);
         let aclrtFreeHost = __library.get(b"aclrtFreeHost\0").map(|sym| *sym);
+        let aclrtHostRegister = __library.get(b"aclrtHostRegister\0").map(|sym| *sym);
+        let aclrtHostUnregister = __library
+            .get(b"aclrtHostUnregister\0")
+            .map(|sym| *sym);
         let aclrtMemcpy = __library.get(b"aclrtMemcpy\0").map(|sym| *sym);
         let aclrtMemcpyAsync = __library.get(b"aclrtMemcpyAsync\0").map(|sym| *sym);
         let aclrtMemset = __library.get(b"aclrtMemset\0").map(|sym| *sym);
@@ -960,6 +981,8 @@ impl AscendCl {
             aclrtFree,
             aclrtMallocHost,
             aclrtFreeHost,
+            aclrtHostRegister,
+            aclrtHostUnregister,
             aclrtMemcpy,
             aclrtMemcpyAsync,
             aclrtMemset,
@@ -1117,6 +1140,24 @@ impl AscendCl {
         hostPtr: *mut ::std::os::raw::c_void,
     ) -> aclError {
         (self.aclrtFreeHost.as_ref().expect("Expected function, got error."))(hostPtr)
+    }
+    pub unsafe fn aclrtHostRegister(
+        &self,
+        ptr: *mut ::std::os::raw::c_void,
+        size: u64,
+        type_: aclrtHostRegisterType,
+        devPtr: *mut *mut ::std::os::raw::c_void,
+    ) -> aclError {
+        (self
+            .aclrtHostRegister
+            .as_ref()
+            .expect("Expected function, got error."))(ptr, size, type_, devPtr)
+    }
+    pub unsafe fn aclrtHostUnregister(
+        &self,
+        ptr: *mut ::std::os::raw::c_void,
+    ) -> aclError {
+        (self.aclrtHostUnregister.as_ref().expect("Expected function, got error."))(ptr)
     }
     pub unsafe fn aclrtMemcpy(
         &self,

@@ -17,6 +17,9 @@ pub(crate) enum Ptr {
     Pinned,
     /// 512 bytes of ordinary (pageable) host memory the runtime never saw.
     Pageable,
+    /// 256 bytes of ordinary host memory registered with `aclrtHostRegister` (mapped), by
+    /// its host address.
+    Registered,
 }
 
 /// A stream argument.
@@ -44,6 +47,25 @@ pub(crate) enum Evt {
     Null,
     /// A live event (`aclrtCreateEvent`, default flags).
     Live,
+    /// A live event created with `aclrtCreateEventWithFlag(ACL_EVENT_SYNC)`.
+    Sync,
+    /// A live event created with `ACL_EVENT_TIME_LINE` alone: it has no wait task.
+    TimeLine,
+    /// A live event created with `ACL_EVENT_EXTERNAL`.
+    External,
+}
+
+impl Evt {
+    /// The `aclrtCreateEventWithFlag` flag a flagged event is created with.
+    pub(crate) fn flag(self) -> Option<u32> {
+        use ascend_rt::raw_types::event_flag;
+        match self {
+            Evt::Sync => Some(event_flag::SYNC),
+            Evt::TimeLine => Some(event_flag::TIME_LINE),
+            Evt::External => Some(event_flag::EXTERNAL),
+            Evt::Null | Evt::Live => None,
+        }
+    }
 }
 
 /// A model running instance argument.
@@ -188,6 +210,10 @@ pub(crate) enum Call {
     CreateEvent {
         out: bool,
     },
+    CreateEventWithFlag {
+        out: bool,
+        flag: u32,
+    },
     RecordEvent {
         event: Evt,
         stream: Strm,
@@ -331,6 +357,7 @@ impl Call {
             SynchronizeStreamWithTimeout { stream, timeout } => ("aclrtSynchronizeStreamWithTimeout", format!("stream={stream:?}, timeout={timeout}")),
             StreamQuery { stream, out: o } => ("aclrtStreamQuery", format!("stream={stream:?}, status={}", out(*o))),
             CreateEvent { out: o } => ("aclrtCreateEvent", format!("event={}", out(*o))),
+            CreateEventWithFlag { out: o, flag } => ("aclrtCreateEventWithFlag", format!("event={}, flag={}", out(*o), n(*flag))),
             RecordEvent { event, stream } => ("aclrtRecordEvent", format!("event={event:?}, stream={stream:?}")),
             StreamWaitEvent { stream, event } => ("aclrtStreamWaitEvent", format!("stream={stream:?}, event={event:?}")),
             SynchronizeEvent { event } => ("aclrtSynchronizeEvent", format!("event={event:?}")),

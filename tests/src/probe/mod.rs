@@ -67,10 +67,36 @@ pub(crate) struct Fixture<A, S, E, M> {
     pub bound: S,
     pub destroyed: S,
     pub event: E,
+    /// The flagged events (`Evt::Sync`, `TimeLine`, `External`, in that order); a side that
+    /// could not create one passes NULL for it.
+    pub flagged: [E; 3],
     pub model: M,
 }
 
-impl<A, S: Copy, E, M> Fixture<A, S, E, M> {
+/// The flagged events, in the order of [`Fixture::flagged`].
+pub(crate) const FLAGGED: [call::Evt; 3] =
+    [call::Evt::Sync, call::Evt::TimeLine, call::Evt::External];
+
+/// Where the registered host range starts in a side's pageable buffer, and its length: the
+/// buffer holds the pageable range (`Ptr::Pageable`, 512 bytes) and then the registered one
+/// (`Ptr::Registered`, 256 bytes), so that one lock covers both.
+pub(crate) const REGISTERED_AT: usize = 512;
+/// The length of the registered range.
+pub(crate) const REGISTERED_LEN: usize = 256;
+
+impl<A, S: Copy, E: Copy, M> Fixture<A, S, E, M> {
+    /// The event a symbolic argument names (`null` is the side's NULL).
+    pub(crate) fn event_of(&self, e: call::Evt, null: E) -> E {
+        match e {
+            call::Evt::Null => null,
+            call::Evt::Live => self.event,
+            other => FLAGGED
+                .iter()
+                .position(|&f| f == other)
+                .map_or(null, |i| self.flagged[i]),
+        }
+    }
+
     /// The stream a symbolic argument names (`null` and `garbage` are the side's values).
     pub(crate) fn stream(&self, s: Strm, null: S, garbage: S) -> S {
         match s {

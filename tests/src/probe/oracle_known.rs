@@ -47,6 +47,16 @@ const LOCATION: &str = "the value calls refuse memory that is not device memory 
     (tests/ut/runtime/runtime/stub/hal_stub.cc:602-607; test/platform/950/stub/hal_stub.cc:\
     665-670), so host memory passes on the oracle, and on a thread without a context the call \
     reaches the context check (107002) that a device never gets to";
+const HOST_FILL: &str = "the synchronous fill goes to the driver's drvMemsetD8 whatever the \
+    memory (src/runtime/api/impl/api_impl.cc:3202-3212, src/runtime/driver/npu_driver_mem.cc:773); \
+    the stub accepts any pointer (tests/ut/runtime/runtime/stub/hal_stub.cc:598; \
+    test/platform/950/stub/hal_stub.cc:661), where a device's driver refuses host memory it did \
+    not map";
+const MC2_FIRMWARE: &str = "a device-only (MC2) event needs the TS firmware to report the MC2 \
+    feature (src/runtime/api/impl/api_impl.cc:2048-2055, src/runtime/core/src/utils/\
+    capability.cc:155-162); the stub reports firmware version 1 and no capability table \
+    (tests/ut/runtime/runtime/stub/hal_stub.cc:148-160), so the oracle refuses what a device \
+    with current firmware creates";
 const CMO_ID: &str = "a barrier CMO asks the driver for a hardware CMO id \
     (src/runtime/feature/model/model.cc:2119, src/runtime/driver/npu_driver_res.cc:1423); the \
     stub's halResourceIdAlloc has no case for DRV_CMO_ID and fails (tests/ut/runtime/runtime/\
@@ -106,6 +116,35 @@ pub const KNOWN: &[Known] = &[
     location("aclrtValueWrite", &["devAddr=Pageable"]),
     location("aclrtValueWait", &["devAddr=Pinned"]),
     location("aclrtValueWait", &["devAddr=Pageable"]),
+    location("aclrtValueWrite", &["devAddr=Registered"]),
+    location("aclrtValueWait", &["devAddr=Registered"]),
+    Known {
+        api: "aclrtMemset",
+        args_contain: &["devPtr=Pageable"],
+        socs: &[],
+        vendor: Some(0),
+        ours: Some(107000),
+        reason: Reason::StubArtefact,
+        why: HOST_FILL,
+    },
+    Known {
+        api: "aclrtMemset",
+        args_contain: &["devPtr=Registered"],
+        socs: &[],
+        vendor: Some(0),
+        ours: Some(107000),
+        reason: Reason::StubArtefact,
+        why: HOST_FILL,
+    },
+    Known {
+        api: "aclrtCreateEventWithFlag",
+        args_contain: &["flag=16"],
+        socs: &["Ascend910B1", "Ascend950PR_9599"],
+        vendor: Some(207000),
+        ours: Some(0),
+        reason: Reason::StubArtefact,
+        why: MC2_FIRMWARE,
+    },
     Known {
         api: "aclrtCmoAsyncWithBarrier",
         args_contain: &["stream=Bound"],

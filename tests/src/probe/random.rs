@@ -44,8 +44,33 @@ const BARRIER_IDS: [u32; 9] = [0, 1, 2, 3, 4, 5, 6, 7, u32::MAX];
 const CMO_SIZES: [usize; 7] = [0, 1, 63, 64, 256, 1 << 20, 1 << 32];
 const TIMEOUTS: [i32; 6] = [-2, -1, 0, 1, 10, i32::MAX];
 const PRIORITIES: [u32; 6] = [0, 1, 3, 7, 8, u32::MAX];
-const STREAM_FLAGS: [u32; 8] = [0, 1, 2, 4, 8, 0x10, 0x8000, u32::MAX];
+/// Stream configuration flags beyond every combination of the six ACL flags (drawn from
+/// `0..=0x3F` otherwise): the first unknown bit, a high one, all.
+const STREAM_FLAGS_BEYOND: [u32; 3] = [0x40, 0x8000, u32::MAX];
+/// Event flags beyond every combination of the seven defined bits (drawn from `0..=0x7F`
+/// otherwise).
+const EVENT_FLAGS_BEYOND: [u32; 3] = [0x80, 0x8000_0000, u32::MAX];
 const SMALL_FLAGS: [u32; 5] = [0, 1, 2, 3, u32::MAX];
+/// Every kind of pointer: NULL, device memory, host memory page-locked, never registered and
+/// registered.
+const POINTERS: [Ptr; 6] = [
+    Ptr::Null,
+    Ptr::Dev,
+    Ptr::Desc,
+    Ptr::Pinned,
+    Ptr::Pageable,
+    Ptr::Registered,
+];
+/// Every kind of event: NULL, the default one, and one of each flag class.
+const EVENTS: [Evt; 5] = [
+    Evt::Null,
+    Evt::Live,
+    Evt::Sync,
+    Evt::TimeLine,
+    Evt::External,
+];
+/// The most bytes any host range of the probe can take (the page-locked one has 64).
+const HOST_BYTES: usize = 64;
 /// Device ids valid or invalid on every installation: how many devices exist is a fact of the
 /// machine (the vendor runtime asks its driver), not of the runtime's rules, and a sequence
 /// that switches to a device one side lacks would compare nothing after it.
@@ -53,6 +78,21 @@ const DEVICES: [i32; 4] = [-1, 0, 64, 1024];
 
 fn pick<T: Copy>(rng: &mut XorShiftRng, pool: &[T]) -> T {
     pool[rng.random_range(0..pool.len())]
+}
+
+/// A flag: every combination of the bits below `all` (inclusive) most of the time, else one
+/// of `beyond`.
+fn flag_bits(rng: &mut XorShiftRng, all: u32, beyond: &[u32]) -> u32 {
+    if rng.random_bool(0.8) {
+        rng.random_range(0..=all)
+    } else {
+        pick(rng, beyond)
+    }
+}
+
+/// Whether `p` is host memory: what a call may then touch is bounded by [`HOST_BYTES`].
+fn is_host(p: Ptr) -> bool {
+    matches!(p, Ptr::Pinned | Ptr::Pageable | Ptr::Registered)
 }
 
 /// `len` rows drawn from the fixed rows with seed `seed` (see the module documentation).
@@ -107,16 +147,27 @@ fn redraw_one(call: &mut Call, rng: &mut XorShiftRng) {
             0 => *stream = strm(rng),
             1 => *cmo = pick(rng, &CMO_TYPES),
             _ => {
+                *src = pick(rng, &POINTERS);
                 *size = pick(rng, &CMO_SIZES);
-                *src = pick(rng, &[Ptr::Null, Ptr::Dev, Ptr::Desc]);
+                if is_host(*src) {
+                    *size = (*size).min(HOST_BYTES);
+                }
             }
         },
         CmoAsyncWithBarrier {
-            cmo, id, stream, ..
-        } => match which {
+            src,
+            size,
+            cmo,
+            id,
+            stream,
+        } => match rng.random_range(0..4u32) {
             0 => *stream = strm(rng),
             1 => *cmo = pick(rng, &CMO_TYPES),
-            _ => *id = pick(rng, &BARRIER_IDS),
+            2 => *id = pick(rng, &BARRIER_IDS),
+            _ => {
+                *src = pick(rng, &POINTERS);
+                *size = (*size).min(HOST_BYTES);
+            }
         },
         CmoWaitBarrier { info, stream, flag } => match which {
             0 => *stream = strm(rng),
@@ -138,7 +189,7 @@ fn redraw_one(call: &mut Call, rng: &mut XorShiftRng) {
         } => match which {
             0 => *stream = strm(rng),
             1 => *flag = pick(rng, &SMALL_FLAGS),
-            _ => *addr = pick(rng, &[Ptr::Null, Ptr::Dev, Ptr::Desc]),
+            _ => *addr = pick(rng, &POINTERS),
         },
         ValueWait {
             addr, flag, stream, ..
@@ -146,14 +197,32 @@ fn redraw_one(call: &mut Call, rng: &mut XorShiftRng) {
             0 => *stream = strm(rng),
             // GEQ 0 holds at once; the others are flags no library accepts.
             1 => *flag = pick(rng, &[wait_flag::GEQ, wait_flag::MAX, 5, u32::MAX]),
-            _ => *addr = pick(rng, &[Ptr::Null, Ptr::Dev, Ptr::Desc]),
+            _ => *addr = pick(rng, &POINTERS),
         },
         SetDevice { id } => *id = pick(rng, &DEVICES),
-        MemcpyAsync { stream, .. } | MemsetAsync { stream, .. } => *stream = strm(rng),
+        // A copy keeps its count (at most the 64 bytes every range of the probe has) and its
+        // direction; either end may be any kind of memory.
+        Memcpy { dst, src, .. } => match which {
+            0 => *dst = pick(rng, &POINTERS),
+            _ => *src = pick(rng, &POINTERS),
+        },
+        MemcpyAsync {
+            dst, src, stream, ..
+        } => match which {
+            0 => *stream = strm(rng),
+            1 => *dst = pick(rng, &POINTERS),
+            _ => *src = pick(rng, &POINTERS),
+        },
+        Memset { ptr, .. } => *ptr = pick(rng, &POINTERS),
+        MemsetAsync { ptr, stream, .. } => match which {
+            0 => *stream = strm(rng),
+            _ => *ptr = pick(rng, &POINTERS),
+        },
         CreateStreamWithConfig { priority, flag, .. } => match which {
             0 => *priority = pick(rng, &PRIORITIES),
-            _ => *flag = pick(rng, &STREAM_FLAGS),
+            _ => *flag = flag_bits(rng, 0x3F, &STREAM_FLAGS_BEYOND),
         },
+        CreateEventWithFlag { flag, .. } => *flag = flag_bits(rng, 0x7F, &EVENT_FLAGS_BEYOND),
         DestroyStream { stream } | SynchronizeStream { stream } => *stream = strm(rng),
         SynchronizeStreamWithTimeout { stream, timeout } => match which {
             0 => *stream = strm(rng),
@@ -162,13 +231,13 @@ fn redraw_one(call: &mut Call, rng: &mut XorShiftRng) {
         StreamQuery { stream, .. } => *stream = strm(rng),
         RecordEvent { event, stream } | StreamWaitEvent { stream, event } => match which {
             0 => *stream = strm(rng),
-            _ => *event = pick(rng, &[Evt::Null, Evt::Live]),
+            _ => *event = pick(rng, &EVENTS),
         },
         SynchronizeEvent { event } | QueryEventStatus { event, .. } | DestroyEvent { event } => {
-            *event = pick(rng, &[Evt::Null, Evt::Live])
+            *event = pick(rng, &EVENTS)
         }
         SynchronizeEventWithTimeout { event, timeout } => match which {
-            0 => *event = pick(rng, &[Evt::Null, Evt::Live]),
+            0 => *event = pick(rng, &EVENTS),
             _ => *timeout = pick(rng, &TIMEOUTS),
         },
         MdlBuildBegin { flag, .. } => *flag = pick(rng, &SMALL_FLAGS),
@@ -203,8 +272,6 @@ fn redraw_one(call: &mut Call, rng: &mut XorShiftRng) {
         | Free { .. }
         | MallocHost { .. }
         | FreeHost { .. }
-        | Memcpy { .. }
-        | Memset { .. }
         | CreateStream { .. }
         | CreateEvent { .. } => {}
     }
@@ -225,8 +292,10 @@ mod tests {
                 Call::Memcpy { count, .. } | Call::MemcpyAsync { count, .. } => {
                     assert!(*count <= 64)
                 }
+                // One fixed row asks for 65 bytes against a maxCount of 64, on the 512-byte
+                // pageable range: refused before any byte is touched.
                 Call::Memset { count, .. } | Call::MemsetAsync { count, .. } => {
-                    assert!(*count <= 64)
+                    assert!(*count <= 65)
                 }
                 Call::Free { ptr } | Call::FreeHost { ptr } => assert_eq!(*ptr, Ptr::Null),
                 Call::ValueWait { value, flag, .. } => {

@@ -6,7 +6,7 @@
 //! create an object pass a NULL out-parameter or an invalid argument; if one succeeds all the
 //! same, the side that ran it releases the object at once.
 
-use ascend_rt::raw_types::{malloc_policy, memcpy_kind, stream_flag};
+use ascend_rt::raw_types::{event_flag, malloc_policy, memcpy_kind, stream_flag};
 
 use super::call::{fresh, main, Call::*, Evt, Mdl, Ptr, Row, Strm};
 
@@ -113,6 +113,12 @@ fn memory() -> Vec<Row> {
         main(seta(Ptr::Dev, 64, 64, Strm::Destroyed)),
         main(seta(Ptr::Dev, 64, 64, Strm::Plain)),
         fresh(seta(Ptr::Dev, 64, 64, Strm::Null)),
+        // Host memory is filled on the host: never registered, registered, page-locked.
+        main(seta(Ptr::Pageable, 64, 64, Strm::Plain)),
+        main(seta(Ptr::Registered, 64, 32, Strm::Persistent)),
+        main(seta(Ptr::Pinned, 64, 64, Strm::Null)),
+        main(seta(Ptr::Pageable, 64, 65, Strm::Plain)),
+        fresh(seta(Ptr::Pageable, 64, 64, Strm::Null)),
     ]
 }
 
@@ -213,6 +219,56 @@ fn events() -> Vec<Row> {
             out: false,
         }),
         main(DestroyEvent { event: Evt::Null }),
+        // Creation with each flag class, alone and combined, and beyond the defined bits.
+        main(CreateEventWithFlag {
+            out: false,
+            flag: event_flag::SYNC,
+        }),
+        main(CreateEventWithFlag {
+            out: true,
+            flag: event_flag::TIME_LINE | event_flag::SYNC,
+        }),
+        main(CreateEventWithFlag {
+            out: true,
+            flag: event_flag::EXTERNAL | event_flag::SYNC,
+        }),
+        main(CreateEventWithFlag {
+            out: true,
+            flag: event_flag::DEVICE_USE_ONLY,
+        }),
+        main(CreateEventWithFlag {
+            out: true,
+            flag: event_flag::IPC,
+        }),
+        main(CreateEventWithFlag {
+            out: true,
+            flag: 0x80,
+        }),
+        fresh(CreateEventWithFlag {
+            out: true,
+            flag: event_flag::SYNC,
+        }),
+        // The flagged events: one without a wait task, an external one.
+        main(StreamWaitEvent {
+            stream: Strm::Plain,
+            event: Evt::TimeLine,
+        }),
+        main(RecordEvent {
+            event: Evt::External,
+            stream: Strm::Plain,
+        }),
+        main(QueryEventStatus {
+            event: Evt::External,
+            out: true,
+        }),
+        main(SynchronizeEventWithTimeout {
+            event: Evt::External,
+            timeout: 10,
+        }),
+        main(RecordEvent {
+            event: Evt::Sync,
+            stream: Strm::Bound,
+        }),
     ]
 }
 

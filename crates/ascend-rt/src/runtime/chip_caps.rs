@@ -69,8 +69,13 @@ pub(super) fn simt(chip: &ChipProfile) -> bool {
 /// Whether the model calls on a stream argument resolve NULL to the current context's default
 /// stream and check its binding as the 910_B_93, 950 and 350 families' runtimes do (end-graph:
 /// `src/runtime/api/impl/api_error.cc:4231` and `context.cc:2110-2113`; unbind: `:3953` and
-/// `src/runtime/feature/model/model.cc:604-608`). The 200I/500 A2's runtime refuses NULL
-/// there (107000), as the other families are taken to.
+/// `src/runtime/feature/model/model.cc:604-608`). The runtime's current-stream lookup reads NULL
+/// as the default stream only on chips with the device-controlled send queue feature
+/// (`src/runtime/core/src/runtime.cc:6017-6025`, `RT_FEATURE_DEVICE_CTRL_SQ`, registered by
+/// exactly these three families: `config/910_B_93/dev_info_reg.cc:122`, `950/…:119`,
+/// `350/…:119`). Elsewhere NULL stays NULL, and the end mark's first step, the send queue's
+/// unlock, refuses it (107000: `src/runtime/api/api_c_model.cc:111`, `api_error.cc:6558-6563`);
+/// that is why the 200I/500 A2 differs.
 pub(super) fn model_calls_resolve_null_stream(chip: &ChipProfile) -> bool {
     error_verbose(chip)
 }

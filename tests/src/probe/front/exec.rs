@@ -124,7 +124,9 @@ impl FrontSide {
                 value: v,
                 count,
                 stream,
-            } => code(rt.memset_async(self.addr(*ptr), *max, *v, *count, self.stream(*stream))),
+            } => self.fill_async(*ptr, |d| {
+                rt.memset_async(d, *max, *v, *count, self.stream(*stream))
+            }),
             CreateStream { out } => {
                 let mut s = RawStream::NULL;
                 self.release(rt.create_stream(out.then_some(&mut s)), s, |s| {
@@ -157,6 +159,14 @@ impl FrontSide {
                 self.release(rt.create_event(out.then_some(&mut e)), e, |e| {
                     rt.destroy_event(e)
                 })
+            }
+            CreateEventWithFlag { out, flag } => {
+                let mut e = RawEvent::default();
+                self.release(
+                    rt.create_event_with_flag(out.then_some(&mut e), *flag),
+                    e,
+                    |e| rt.destroy_event(e),
+                )
             }
             RecordEvent { event, stream } => {
                 code(rt.record_event(self.event(*event), self.stream(*stream)))

@@ -11,16 +11,19 @@ use ascend_rt::{AclResult, MemDst, MemSrc, Runtime};
 mod exec;
 
 use super::call::{Barrier, Call, Evt, Mdl, Ptr, Strm};
-use super::{Fixture, Outcome, Side};
+use super::{Fixture, Outcome, Side, FLAGGED, REGISTERED_AT, REGISTERED_LEN};
 
 /// The front end and the objects of the probe's state, by their front-end handles.
 pub(crate) struct FrontSide {
     rt: Runtime,
     fx: Fixture<Addr, RawStream, RawEvent, RawModel>,
-    /// The pageable host buffer (512 bytes).
+    /// The pageable host buffer (512 bytes, then the 256 registered ones).
     pageable: Mutex<Vec<u8>>,
     /// The zero-filled block whose address is the garbage stream handle.
     garbage: Box<[u64; 64]>,
+    /// The registered host range as the front end reaches it (`Ptr::Registered` by address);
+    /// where the C library passes it as a slice, the side's pageable buffer stands in.
+    registered: std::sync::Arc<ascend_rt::SharedBytes>,
 }
 
 /// The code of a result.
@@ -76,6 +79,12 @@ impl FrontSide {
         step("aclmdlRIBindStream", rt.mdl_ri_bind_stream(model, bound, 0))?;
         let mut event = RawEvent::default();
         step("aclrtCreateEvent", rt.create_event(Some(&mut event)))?;
+        // The flagged events: one the front end refuses to create is passed as NULL.
+        let mut flagged = [RawEvent::default(); 3];
+        for (slot, e) in flagged.iter_mut().zip(FLAGGED) {
+            let flag = e.flag().expect("a flagged event");
+            let _ = rt.create_event_with_flag(Some(slot), flag);
+        }
         let destroyed = stream(0)?;
         step("aclrtDestroyStream", rt.destroy_stream(destroyed))?;
         let fx = Fixture {
@@ -87,14 +96,27 @@ impl FrontSide {
             bound,
             destroyed,
             event,
+            flagged,
             model,
         };
-        Ok(FrontSide {
+        let side = FrontSide {
             rt,
             fx,
-            pageable: Mutex::new(vec![0; 512]),
+            pageable: Mutex::new(vec![0; REGISTERED_AT + REGISTERED_LEN]),
             garbage: Box::new([0; 64]),
-        })
+            registered: ascend_rt::SharedBytes::new(REGISTERED_LEN),
+        };
+        let mem: std::sync::Arc<dyn ascend_rt::HostMemory> = side.registered.clone();
+        let r = side.rt.host_register(
+            side.addr(Ptr::Registered),
+            REGISTERED_LEN as u64,
+            0,
+            true,
+            Some(mem),
+        );
+        // As on the library's side, a refused registration leaves ordinary host memory.
+        let _ = r;
+        Ok(side)
     }
 
     fn pageable(&self) -> MutexGuard<'_, Vec<u8>> {
@@ -109,6 +131,7 @@ impl FrontSide {
             Ptr::Desc => self.fx.desc,
             Ptr::Pinned => self.fx.pinned,
             Ptr::Pageable => Addr(self.pageable().as_ptr() as u64),
+            Ptr::Registered => self.registered.addr(),
         }
     }
 
@@ -118,10 +141,7 @@ impl FrontSide {
     }
 
     fn event(&self, e: Evt) -> RawEvent {
-        match e {
-            Evt::Null => RawEvent::default(),
-            Evt::Live => self.fx.event,
-        }
+        self.fx.event_of(e, RawEvent::default())
     }
 
     fn model(&self, m: Mdl) -> RawModel {
@@ -142,14 +162,31 @@ impl FrontSide {
         let mut page = self.pageable();
         let staged = page.clone();
         let s = match src {
-            Ptr::Pageable => MemSrc::Host(&staged),
+            Ptr::Pageable => MemSrc::Host(&staged[..REGISTERED_AT]),
+            Ptr::Registered => MemSrc::Host(&staged[REGISTERED_AT..]),
             p => MemSrc::Addr(self.addr(p)),
         };
         let d = match dst {
-            Ptr::Pageable => MemDst::Host(&mut page),
+            Ptr::Pageable => MemDst::Host(&mut page[..REGISTERED_AT]),
+            Ptr::Registered => MemDst::Host(&mut page[REGISTERED_AT..]),
             p => MemDst::Addr(self.addr(p)),
         };
         code(f(d, s))
+    }
+
+    /// An asynchronous fill: host memory the C library passes as a slice (pageable and
+    /// registered ranges, by their host addresses) goes as a slice, others as addresses.
+    fn fill_async(&self, ptr: Ptr, f: impl FnOnce(MemDst<'_>) -> AclResult<()>) -> i32 {
+        let mut page = self.pageable();
+        let d = match ptr {
+            Ptr::Pageable => MemDst::Host(&mut page[..REGISTERED_AT]),
+            Ptr::Registered => MemDst::Host(&mut page[REGISTERED_AT..]),
+            p => {
+                drop(page);
+                return code(f(MemDst::Addr(self.addr(p))));
+            }
+        };
+        code(f(d))
     }
 
     fn barrier(b: &Barrier) -> RawBarrierTaskInfo {
@@ -188,7 +225,12 @@ impl Side for FrontSide {
 
     fn teardown(&self) -> Vec<String> {
         let (rt, fx) = (&self.rt, &self.fx);
-        let steps: [(&str, AclResult<()>); 10] = [
+        for &e in fx.flagged.iter().filter(|&&e| e != RawEvent::default()) {
+            let _ = rt.destroy_event(e);
+        }
+        let registered = self.addr(Ptr::Registered);
+        let steps: [(&str, AclResult<()>); 11] = [
+            ("aclrtHostUnregister", rt.host_unregister(registered)),
             ("aclrtDestroyEvent", rt.destroy_event(fx.event)),
             (
                 "aclmdlRIUnbindStream",

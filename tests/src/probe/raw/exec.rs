@@ -211,6 +211,16 @@ impl RawSide<'_> {
                 }
                 c
             }
+            CreateEventWithFlag { out, flag } => {
+                let c = acl!(
+                    lib,
+                    aclrtCreateEventWithFlag(Self::out(*out, &mut h), *flag)
+                );
+                if c == 0 && !h.is_null() {
+                    acl!(lib, aclrtDestroyEvent(h));
+                }
+                c
+            }
             RecordEvent { event, stream } => acl!(
                 lib,
                 aclrtRecordEvent(self.event(*event), self.stream(*stream))

@@ -29,7 +29,7 @@ use std::sync::{Mutex, MutexGuard};
 use ascend_rt_sys::{self as sys, acl_fn, Library};
 
 use super::call::{Barrier, Call, Evt, Mdl, Ptr, Strm};
-use super::{Fixture, Outcome, Side};
+use super::{Fixture, Outcome, Side, FLAGGED, REGISTERED_AT, REGISTERED_LEN};
 
 /// Calls the library's function `name`; the code it returns, or `Err` if the library lacks it.
 macro_rules! acl {
@@ -54,7 +54,8 @@ pub(crate) struct RawSide<'l> {
     lib: &'l Library,
     soc: String,
     fx: Fixture<usize, usize, usize, usize>,
-    /// The pageable host buffer (512 bytes), locked for each call.
+    /// The pageable host buffer (512 bytes, then the 256 registered ones), locked for each
+    /// call.
     pageable: Mutex<Vec<u8>>,
     /// The zero-filled block whose address is the garbage stream handle.
     garbage: Box<[u64; 64]>,
@@ -123,6 +124,15 @@ impl<'l> RawSide<'l> {
         )?;
         let mut event = null_mut();
         step("aclrtCreateEvent", acl!(lib, aclrtCreateEvent(&mut event)))?;
+        // The flagged events: one a library refuses to create is passed as NULL.
+        let mut flagged = [0usize; 3];
+        for (slot, e) in flagged.iter_mut().zip(FLAGGED) {
+            let mut h = null_mut();
+            let flag = e.flag().expect("a flagged event");
+            if acl!(lib, aclrtCreateEventWithFlag(&mut h, flag)) == 0 {
+                *slot = h as usize;
+            }
+        }
         let destroyed = stream(0)?;
         step(
             "aclrtDestroyStream",
@@ -137,15 +147,28 @@ impl<'l> RawSide<'l> {
             bound,
             destroyed,
             event: event as usize,
+            flagged,
             model: model as usize,
         };
-        Ok(RawSide {
+        let side = RawSide {
             lib,
             soc,
             fx,
-            pageable: Mutex::new(vec![0; 512]),
+            pageable: Mutex::new(vec![0; REGISTERED_AT + REGISTERED_LEN]),
             garbage: Box::new([0; 64]),
-        })
+        };
+        {
+            let mut page = side.lock();
+            let reg = page[REGISTERED_AT..].as_mut_ptr().cast::<c_void>();
+            let mut dev = null_mut();
+            // A chip without host registration (Ascend310B1 refuses it with 207000) leaves
+            // the range ordinary host memory: the rows then compare that.
+            let _ = acl!(
+                lib,
+                aclrtHostRegister(reg, REGISTERED_LEN as u64, 0 as _, &mut dev)
+            );
+        }
+        Ok(side)
     }
 
     /// The SoC the library reported.
@@ -165,6 +188,7 @@ impl<'l> RawSide<'l> {
             Ptr::Desc => p(self.fx.desc),
             Ptr::Pinned => p(self.fx.pinned),
             Ptr::Pageable => page.as_mut_ptr().cast(),
+            Ptr::Registered => page[REGISTERED_AT..].as_mut_ptr().cast(),
         }
     }
 
@@ -173,10 +197,7 @@ impl<'l> RawSide<'l> {
     }
 
     fn event(&self, e: Evt) -> *mut c_void {
-        match e {
-            Evt::Null => null_mut(),
-            Evt::Live => p(self.fx.event),
-        }
+        p(self.fx.event_of(e, 0))
     }
 
     fn model(&self, m: Mdl) -> *mut c_void {
@@ -215,8 +236,16 @@ impl Side for RawSide<'_> {
 
     fn teardown(&self) -> Vec<String> {
         let (lib, fx) = (self.lib, &self.fx);
+        let registered = self.lock()[REGISTERED_AT..].as_mut_ptr().cast::<c_void>();
         let run = || -> Result<Vec<(&str, i32)>, String> {
+            for &e in fx.flagged.iter().filter(|&&e| e != 0) {
+                acl!(lib, aclrtDestroyEvent(p(e)));
+            }
             Ok(vec![
+                (
+                    "aclrtHostUnregister",
+                    acl!(lib, aclrtHostUnregister(registered)),
+                ),
                 (
                     "aclrtDestroyEvent",
                     acl!(lib, aclrtDestroyEvent(p(fx.event))),
