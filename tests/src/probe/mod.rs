@@ -84,6 +84,16 @@ pub(crate) const REGISTERED_AT: usize = 512;
 /// The length of the registered range.
 pub(crate) const REGISTERED_LEN: usize = 256;
 
+/// Where a host range the C library passes as a slice (pageable or registered) lies in a
+/// side's pageable buffer; `None` for memory passed by address.
+pub(crate) fn host_range(p: call::Ptr) -> Option<std::ops::Range<usize>> {
+    match p {
+        call::Ptr::Pageable => Some(0..REGISTERED_AT),
+        call::Ptr::Registered => Some(REGISTERED_AT..REGISTERED_AT + REGISTERED_LEN),
+        _ => None,
+    }
+}
+
 impl<A, S: Copy, E: Copy, M> Fixture<A, S, E, M> {
     /// The event a symbolic argument names (`null` is the side's NULL).
     pub(crate) fn event_of(&self, e: call::Evt, null: E) -> E {

@@ -101,6 +101,19 @@ const fn location(api: &'static str, ptr: &'static [&'static str]) -> Known {
     }
 }
 
+/// A synchronous fill of host memory the stub's driver accepts ([`HOST_FILL`]).
+const fn host_fill(ptr: &'static [&'static str]) -> Known {
+    Known {
+        api: "aclrtMemset",
+        args_contain: ptr,
+        socs: &[],
+        vendor: Some(0),
+        ours: Some(107000),
+        reason: Reason::StubArtefact,
+        why: HOST_FILL,
+    }
+}
+
 /// Every explained difference.
 pub const KNOWN: &[Known] = &[
     Known {
@@ -118,24 +131,8 @@ pub const KNOWN: &[Known] = &[
     location("aclrtValueWait", &["devAddr=Pageable"]),
     location("aclrtValueWrite", &["devAddr=Registered"]),
     location("aclrtValueWait", &["devAddr=Registered"]),
-    Known {
-        api: "aclrtMemset",
-        args_contain: &["devPtr=Pageable"],
-        socs: &[],
-        vendor: Some(0),
-        ours: Some(107000),
-        reason: Reason::StubArtefact,
-        why: HOST_FILL,
-    },
-    Known {
-        api: "aclrtMemset",
-        args_contain: &["devPtr=Registered"],
-        socs: &[],
-        vendor: Some(0),
-        ours: Some(107000),
-        reason: Reason::StubArtefact,
-        why: HOST_FILL,
-    },
+    host_fill(&["devPtr=Pageable"]),
+    host_fill(&["devPtr=Registered"]),
     Known {
         api: "aclrtCreateEventWithFlag",
         args_contain: &["flag=16"],

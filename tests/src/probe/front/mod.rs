@@ -11,7 +11,7 @@ use ascend_rt::{AclResult, MemDst, MemSrc, Runtime};
 mod exec;
 
 use super::call::{Barrier, Call, Evt, Mdl, Ptr, Strm};
-use super::{Fixture, Outcome, Side, FLAGGED, REGISTERED_AT, REGISTERED_LEN};
+use super::{host_range, Fixture, Outcome, Side, FLAGGED, REGISTERED_AT, REGISTERED_LEN};
 
 /// The front end and the objects of the probe's state, by their front-end handles.
 pub(crate) struct FrontSide {
@@ -107,15 +107,14 @@ impl FrontSide {
             registered: ascend_rt::SharedBytes::new(REGISTERED_LEN),
         };
         let mem: std::sync::Arc<dyn ascend_rt::HostMemory> = side.registered.clone();
-        let r = side.rt.host_register(
+        // As on the library's side, a refused registration leaves ordinary host memory.
+        let _ = side.rt.host_register(
             side.addr(Ptr::Registered),
             REGISTERED_LEN as u64,
             0,
             true,
             Some(mem),
         );
-        // As on the library's side, a refused registration leaves ordinary host memory.
-        let _ = r;
         Ok(side)
     }
 
@@ -161,15 +160,13 @@ impl FrontSide {
     ) -> i32 {
         let mut page = self.pageable();
         let staged = page.clone();
-        let s = match src {
-            Ptr::Pageable => MemSrc::Host(&staged[..REGISTERED_AT]),
-            Ptr::Registered => MemSrc::Host(&staged[REGISTERED_AT..]),
-            p => MemSrc::Addr(self.addr(p)),
+        let s = match host_range(src) {
+            Some(r) => MemSrc::Host(&staged[r]),
+            None => MemSrc::Addr(self.addr(src)),
         };
-        let d = match dst {
-            Ptr::Pageable => MemDst::Host(&mut page[..REGISTERED_AT]),
-            Ptr::Registered => MemDst::Host(&mut page[REGISTERED_AT..]),
-            p => MemDst::Addr(self.addr(p)),
+        let d = match host_range(dst) {
+            Some(r) => MemDst::Host(&mut page[r]),
+            None => MemDst::Addr(self.addr(dst)),
         };
         code(f(d, s))
     }
@@ -177,16 +174,10 @@ impl FrontSide {
     /// An asynchronous fill: host memory the C library passes as a slice (pageable and
     /// registered ranges, by their host addresses) goes as a slice, others as addresses.
     fn fill_async(&self, ptr: Ptr, f: impl FnOnce(MemDst<'_>) -> AclResult<()>) -> i32 {
-        let mut page = self.pageable();
-        let d = match ptr {
-            Ptr::Pageable => MemDst::Host(&mut page[..REGISTERED_AT]),
-            Ptr::Registered => MemDst::Host(&mut page[REGISTERED_AT..]),
-            p => {
-                drop(page);
-                return code(f(MemDst::Addr(self.addr(p))));
-            }
-        };
-        code(f(d))
+        match host_range(ptr) {
+            Some(r) => code(f(MemDst::Host(&mut self.pageable()[r]))),
+            None => code(f(MemDst::Addr(self.addr(ptr)))),
+        }
     }
 
     fn barrier(b: &Barrier) -> RawBarrierTaskInfo {

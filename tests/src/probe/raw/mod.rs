@@ -29,7 +29,7 @@ use std::sync::{Mutex, MutexGuard};
 use ascend_rt_sys::{self as sys, acl_fn, Library};
 
 use super::call::{Barrier, Call, Evt, Mdl, Ptr, Strm};
-use super::{Fixture, Outcome, Side, FLAGGED, REGISTERED_AT, REGISTERED_LEN};
+use super::{host_range, Fixture, Outcome, Side, FLAGGED, REGISTERED_AT, REGISTERED_LEN};
 
 /// Calls the library's function `name`; the code it returns, or `Err` if the library lacks it.
 macro_rules! acl {
@@ -187,8 +187,10 @@ impl<'l> RawSide<'l> {
             Ptr::Dev => p(self.fx.dev),
             Ptr::Desc => p(self.fx.desc),
             Ptr::Pinned => p(self.fx.pinned),
-            Ptr::Pageable => page.as_mut_ptr().cast(),
-            Ptr::Registered => page[REGISTERED_AT..].as_mut_ptr().cast(),
+            Ptr::Pageable | Ptr::Registered => {
+                let r = host_range(x).expect("a host range");
+                page[r].as_mut_ptr().cast()
+            }
         }
     }
 
