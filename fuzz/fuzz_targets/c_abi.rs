@@ -289,6 +289,17 @@ fn pick(b: &mut Bytes, v: &[usize]) -> *mut c_void {
     }
 }
 
+/// NULL or a value `aclrtMalloc` gave out (live or freed since): never a garbage address
+/// outside the device window, which a call that fills host memory would dereference.
+fn pick_device(b: &mut Bytes, v: &[usize]) -> *mut c_void {
+    let i = b.u8() as usize;
+    if i % 8 == 0 || v.is_empty() {
+        null_mut()
+    } else {
+        v[i % v.len()] as *mut c_void
+    }
+}
+
 /// An address inside a live allocation (never a garbage pointer outside the device window:
 /// the C API takes such an address for a host pointer and dereferences it, as C callers
 /// expect; stale device-window addresses come from [`Model::stale`]).
@@ -463,12 +474,19 @@ fn run(data: &[u8]) {
                     aclrtMemset(a, n, v, n);
                 }
                 15 => {
-                    let (a, v, n, s) = (
-                        pick(&mut b, &addrs),
-                        b.u32() as i32,
-                        b.small(),
-                        pick(&mut b, &streams),
-                    );
+                    // An asynchronous fill of host memory writes it at the call, as CANN's
+                    // runtime does: a host destination is this target's buffer with a count
+                    // that fits it, never a garbage address.
+                    let (v, s) = (b.u32() as i32, pick(&mut b, &streams));
+                    let (a, n) = match b.u8() % 4 {
+                        0 => {
+                            let o = b.u32() as usize % (HOST + 1);
+                            let n = b.small().min(HOST - o);
+                            (host.as_mut_ptr().add(o) as *mut c_void, n)
+                        }
+                        1 => (m.stale(&mut b) as *mut c_void, b.small()),
+                        _ => (pick_device(&mut b, &addrs), b.small()),
+                    };
                     aclrtMemsetAsync(a, n, v, n, s);
                 }
                 16 => {

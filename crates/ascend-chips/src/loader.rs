@@ -187,6 +187,7 @@ impl ChipProfile {
             stream_huge: r.flag("features", "stream_huge")?,
             model_execute_async: r.flag("features", "model_execute_async")?,
             mc2: r.flag("features", "mc2")?,
+            host_register: r.flag("features", "host_register")?,
         };
         let cmo = CmoParams {
             desc_size: r.u32("cmo", "desc_size")?,

@@ -75,6 +75,11 @@ pub struct Features {
     /// The MC2 feature (the runtime's `mc2FeatureFlag` is non-zero): device-only streams
     /// (`ACL_STREAM_DEVICE_USE_ONLY`) and events (`ACL_EVENT_DEVICE_USE_ONLY`) can be created.
     pub mc2: bool,
+    /// `RT_FEATURE_MEM_HOST_REGISTER`: host memory can be registered for the device
+    /// (`aclrtHostRegister`, `aclrtHostRegisterV2`, `aclrtHostUnregister`); without it the
+    /// runtime's driver layer refuses them with 207000 once their arguments and the context
+    /// are checked.
+    pub host_register: bool,
 }
 
 /// CMO parameters of a chip.

@@ -105,6 +105,8 @@ struct Facts {
     model_execute_async: bool,
     // docs/products.md, the MC2 feature
     mc2: bool,
+    // docs/products.md, host memory registration
+    host_register: bool,
     device_count: u32,
 }
 
@@ -130,6 +132,7 @@ const FACTS: &[Facts] = &[
         stream_huge: true,
         model_execute_async: true,
         mc2: true,
+        host_register: true,
         device_count: 8,
     },
     Facts {
@@ -153,6 +156,7 @@ const FACTS: &[Facts] = &[
         stream_huge: true,
         model_execute_async: true,
         mc2: true,
+        host_register: true,
         device_count: 8,
     },
     Facts {
@@ -176,6 +180,7 @@ const FACTS: &[Facts] = &[
         stream_huge: true,
         model_execute_async: true,
         mc2: true,
+        host_register: true,
         device_count: 16,
     },
     Facts {
@@ -199,6 +204,7 @@ const FACTS: &[Facts] = &[
         stream_huge: true,
         model_execute_async: true,
         mc2: true,
+        host_register: true,
         device_count: 8,
     },
     Facts {
@@ -222,6 +228,7 @@ const FACTS: &[Facts] = &[
         stream_huge: true,
         model_execute_async: true,
         mc2: true,
+        host_register: true,
         device_count: 8,
     },
     Facts {
@@ -245,6 +252,7 @@ const FACTS: &[Facts] = &[
         stream_huge: true,
         model_execute_async: true,
         mc2: false,
+        host_register: false,
         device_count: 1,
     },
     Facts {
@@ -269,6 +277,7 @@ const FACTS: &[Facts] = &[
         stream_huge: false,
         model_execute_async: true,
         mc2: true,
+        host_register: false,
         device_count: 4,
     },
     Facts {
@@ -294,6 +303,7 @@ const FACTS: &[Facts] = &[
         stream_huge: true,
         model_execute_async: false,
         mc2: false,
+        host_register: true,
         device_count: 8,
     },
 ];
@@ -324,6 +334,7 @@ fn runtime_facts_per_chip() {
             "{s} exec async"
         );
         assert_eq!(ft.mc2, f.mc2, "{s} mc2");
+        assert_eq!(ft.host_register, f.host_register, "{s} host_register");
         assert_eq!(p.cmo.desc_size, f.desc_size, "{s} desc_size");
         assert_eq!(p.cmo.sqe_version, f.sqe_version, "{s} sqe_version");
         assert_eq!(p.limits.value_wait_slots, f.value_wait_slots, "{s} slots");
@@ -495,6 +506,7 @@ const ALL_KEYS: &[&str] = &[
     "features.stream_huge",
     "features.model_execute_async",
     "features.mc2",
+    "features.host_register",
     "cmo.desc_size",
     "cmo.sqe_version",
     "cmo.qos",

@@ -329,3 +329,81 @@ fn calls_made_inside_a_callback_see_registered_memory_as_calls_inside_a_host_fun
         assert_eq!(read_bytes(&r, dev, 1), vec![77], "callback: {use_callback}");
     }
 }
+
+#[test]
+fn chips_without_host_registration_refuse_it_after_the_arguments_and_the_context() {
+    for soc in [MINI_V3, DC] {
+        let r = rt0(soc);
+        let prog = SharedBytes::new(128);
+        let host = prog.addr();
+        let m = host_reg_flag::MAPPED;
+        // The argument rows come first, then the context.
+        assert_code(
+            r.host_register(host, 128, 0x1, true, Some(prog.clone())),
+            207000,
+        );
+        assert_eq!(
+            ok(r.get_last_error(0)),
+            0,
+            "{soc}: a bad type is a warning only"
+        );
+        assert_err(
+            r.host_register_v2(Addr::NULL, 8, m, None),
+            100000,
+            Some(MsgCode::EH0008),
+        );
+        assert_err(
+            r.host_register_v2(host, 128, 0x10, Some(prog.clone())),
+            107000,
+            Some(MsgCode::EE1011),
+        );
+        on_fresh_thread(|| {
+            assert_code(r.host_register_v2(host, 128, m, Some(prog.clone())), 107002);
+            assert_code(
+                r.host_register(host, 128, 0, true, Some(prog.clone())),
+                107002,
+            );
+            assert_code(r.host_unregister(host), 107002);
+        });
+        // Then the chip: every flag, pinned alone too, and the first form.
+        for flag in [
+            m,
+            host_reg_flag::PINNED,
+            host_reg_flag::READONLY | host_reg_flag::PINNED,
+        ] {
+            assert_err(
+                r.host_register_v2(host, 128, flag, Some(prog.clone())),
+                207000,
+                Some(MsgCode::EE1001),
+            );
+            assert_eq!(
+                ok(r.get_last_error(0)),
+                207000,
+                "{soc}: stored as the last error"
+            );
+        }
+        assert_err(
+            r.host_register(host, 128, 0, true, Some(prog.clone())),
+            207000,
+            Some(MsgCode::EE1001),
+        );
+        // Nothing was registered, and the unregistration is refused before its lookup.
+        assert_err(r.host_unregister(host), 207000, Some(MsgCode::EE1001));
+        assert_err(
+            r.host_get_device_pointer(host, true, 0),
+            107000,
+            Some(MsgCode::EE1011),
+        );
+    }
+}
+
+#[test]
+fn chips_with_host_registration_register_on_every_family() {
+    for soc in [A2, A3, DAVID, DAVID_DT, CLOUD] {
+        let r = rt0(soc);
+        let prog = SharedBytes::new(64);
+        let dev = ok(r.host_register(prog.addr(), 64, 0, true, Some(prog.clone())));
+        assert_ne!(dev, Addr::NULL, "{soc}");
+        ok(r.host_unregister(prog.addr()));
+    }
+}

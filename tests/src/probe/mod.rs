@@ -23,6 +23,7 @@
 //! streams-events.md, models.md); their vocabulary is in `call`.
 
 mod call;
+pub mod coverage;
 mod front;
 pub mod oracle_known;
 mod random;

@@ -9,8 +9,9 @@
 //! in and out of range, flags, priorities and timeouts at their bounds, another thread with no
 //! context. What the raw side's soundness rests on is never redrawn: host pointers and the
 //! byte counts that copies and fills touch stay those of a fixed row (module `raw`), and a
-//! copy keeps its direction. Value waits keep comparing `GEQ 0` or use a flag no library
-//! accepts, so no accepted wait can block; nothing frees the probe's buffers, destroys the
+//! copy keeps its direction. Value waits keep comparing `GEQ` with the least signed value
+//! (which holds whatever the memory holds) or use a flag no library accepts, so no accepted
+//! wait can block; nothing frees the probe's buffers, destroys the
 //! live model or unbinds its stream.
 //!
 //! The same seed gives the same sequence on every machine (an `XorShift` generator).
@@ -195,7 +196,8 @@ fn redraw_one(call: &mut Call, rng: &mut XorShiftRng) {
             addr, flag, stream, ..
         } => match which {
             0 => *stream = strm(rng),
-            // GEQ 0 holds at once; the others are flags no library accepts.
+            // GEQ with the least signed value holds at once; the others are flags no
+            // library accepts.
             1 => *flag = pick(rng, &[wait_flag::GEQ, wait_flag::MAX, 5, u32::MAX]),
             _ => *addr = pick(rng, &POINTERS),
         },
@@ -299,7 +301,7 @@ mod tests {
                 }
                 Call::Free { ptr } | Call::FreeHost { ptr } => assert_eq!(*ptr, Ptr::Null),
                 Call::ValueWait { value, flag, .. } => {
-                    assert_eq!(*value, 0);
+                    assert_eq!(*value, crate::probe::rows_tasks::WAIT_ALWAYS_HOLDS);
                     assert!(*flag == wait_flag::GEQ || *flag >= wait_flag::MAX);
                 }
                 _ => {}

@@ -140,6 +140,12 @@ fn descriptors() -> Vec<Row> {
     ]
 }
 
+/// The value every probe wait compares with: the least signed 64-bit value, so that `GEQ`
+/// holds whatever the memory holds (the scheduler's compare is signed,
+/// docs/validation/value-write-wait.md). With 0, a word the device never wrote, or one a fill
+/// of 0xFF bytes wrote, is negative, and the wait (and every later synchronize) never ends.
+pub(crate) const WAIT_ALWAYS_HOLDS: u64 = i64::MIN as u64;
+
 /// `aclrtValueWrite` and `aclrtValueWait` (docs/validation/value-write-wait.md).
 fn value() -> Vec<Row> {
     let w = |addr, flag, stream| ValueWrite {
@@ -150,7 +156,7 @@ fn value() -> Vec<Row> {
     };
     let v = |addr, flag, stream| ValueWait {
         addr,
-        value: 0,
+        value: WAIT_ALWAYS_HOLDS,
         flag,
         stream,
     };

@@ -271,7 +271,8 @@ impl Runtime {
     ///
     /// Order: ptr NULL (100000, EH0008); size 0 (100000, EH0007); a flag outside the OR of
     /// MAPPED, IOMEMORY, READONLY and PINNED, or 0 (107000, EE1011); no current context
-    /// (107002); a range overlapping a registered one (507910, EE1018). MAPPED, IOMEMORY or
+    /// (107002); a chip without host registration (207000, EE1001: Ascend310B1, Ascend310P3);
+    /// a range overlapping a registered one (507910, EE1018). MAPPED, IOMEMORY or
     /// READONLY give the range a device pointer ([`Runtime::host_get_device_pointer`]).
     ///
     /// ```
@@ -316,8 +317,9 @@ impl Runtime {
     /// `aclrtHostRegister(ptr, size, type, &devPtr)`: registers and maps host memory, and
     /// returns its device pointer. Order: ptr NULL, then devPtr NULL (100000, EH0008); size 0
     /// (100000, EH0007); a type with bits other than IOMEMORY and READONLY (207000, a
-    /// warning only); no current context (107002); a range overlapping a registered one
-    /// (507910: assumed, the driver's check on a device).
+    /// warning only); no current context (107002); a chip without host registration (207000,
+    /// EE1001); a range overlapping a registered one (507910: assumed, the driver's check on
+    /// a device).
     pub fn host_register(
         &self,
         ptr: Addr,
@@ -367,6 +369,7 @@ impl Runtime {
             let st = self.lock();
             Self::current_device(&st, api)?.1
         };
+        self.require_host_register(api)?;
         let end = ptr.0.checked_add(size).ok_or_else(|| {
             fail::acl_range(api, "size", size, "a range that does not wrap around")
         })?;
@@ -439,6 +442,25 @@ impl Runtime {
         Ok(dev)
     }
 
+    /// Host registration needs the chip's `RT_FEATURE_MEM_HOST_REGISTER` (docs/products.md,
+    /// Host memory registration): without it the runtime's driver layer refuses the
+    /// registration and the unregistration with 207000, after the arguments and the context
+    /// and before any overlap or registration lookup. The entry reports the generic EE1001
+    /// and stores the last error (`ERROR_RETURN_WITH_EXT_ERRCODE`).
+    fn require_host_register(&self, api: &str) -> AclResult<()> {
+        if self.chip.features.host_register {
+            return Ok(());
+        }
+        Err(AclError::new(
+            ErrorCode::RtFeatureNotSupport,
+            Some(MsgCode::EE1001),
+            format!(
+                "{api} failed: host memory registration is not supported on {}",
+                self.chip.soc_name
+            ),
+        ))
+    }
+
     /// The page-locked buffer range `[ptr, ptr + size)` lies in, as host memory.
     fn page_locked_range(&self, api: &str, ptr: Addr, size: u64) -> AclResult<Arc<dyn HostMemory>> {
         match self.lock().locate(ptr.0) {
@@ -498,7 +520,8 @@ impl Runtime {
 
     /// `aclrtHostUnregister(ptr)`: ends the registration whose base is `ptr`; what the device
     /// wrote is the host's first. Order: ptr NULL (100000, EH0008); no current context
-    /// (107002); not the base of a registration (507911, EE1018).
+    /// (107002); a chip without host registration (207000, EE1001); not the base of a
+    /// registration (507911, EE1018).
     pub fn host_unregister(&self, ptr: Addr) -> AclResult<()> {
         self.call(|| {
             let api = "aclrtHostUnregister";
@@ -509,6 +532,7 @@ impl Runtime {
                 let st = self.lock();
                 Self::current_device(&st, api)?;
             }
+            self.require_host_register(api)?;
             self.exchange_registered(false);
             let mut regs = self.registrations();
             let at = regs.iter().position(|r| r.base == ptr.0).ok_or_else(|| {

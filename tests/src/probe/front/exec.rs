@@ -101,7 +101,12 @@ impl FrontSide {
                 src,
                 count,
                 kind,
-            } => self.copy(*dst, *src, |d, s| rt.memcpy(d, *dest_max, s, *count, *kind)),
+            } => self.copy(
+                (*dst, *src),
+                (*count).min(*dest_max),
+                |d, s| rt.memcpy(d, *dest_max, s, *count, *kind),
+                |buf, d, s| rt.memcpy_within(buf, d, *dest_max, s, *count, *kind),
+            ),
             MemcpyAsync {
                 dst,
                 dest_max,
@@ -109,9 +114,15 @@ impl FrontSide {
                 count,
                 kind,
                 stream,
-            } => self.copy(*dst, *src, |d, s| {
-                rt.memcpy_async(d, *dest_max, s, *count, *kind, self.stream(*stream))
-            }),
+            } => self.copy(
+                (*dst, *src),
+                (*count).min(*dest_max),
+                |d, s| rt.memcpy_async(d, *dest_max, s, *count, *kind, self.stream(*stream)),
+                |buf, d, s| {
+                    let st = self.stream(*stream);
+                    rt.memcpy_async_within(buf, d, *dest_max, s, *count, *kind, st)
+                },
+            ),
             Memset {
                 ptr,
                 max,

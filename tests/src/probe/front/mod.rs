@@ -6,7 +6,7 @@
 use std::sync::{Mutex, MutexGuard};
 
 use ascend_rt::raw_types::*;
-use ascend_rt::{AclResult, MemDst, MemSrc, Runtime};
+use ascend_rt::{AclResult, MemDst, MemSrc, MsgCode, Runtime};
 
 mod exec;
 
@@ -26,9 +26,20 @@ pub(crate) struct FrontSide {
     registered: std::sync::Arc<ascend_rt::SharedBytes>,
 }
 
-/// The code of a result.
+thread_local! {
+    /// The message code of the calling thread's last front-end failure (for coverage).
+    static LAST_MSG: std::cell::Cell<Option<MsgCode>> = const { std::cell::Cell::new(None) };
+}
+
+/// The code of a result; a failure's message code is kept for [`FrontSide::exec_with_msg`].
 fn code<T>(r: AclResult<T>) -> i32 {
-    r.err().map_or(0, |e| e.code())
+    match r {
+        Ok(_) => 0,
+        Err(e) => {
+            LAST_MSG.with(|m| m.set(e.msg_code));
+            e.code()
+        }
+    }
 }
 
 /// Unwraps a setup step, naming it.
@@ -150,15 +161,25 @@ impl FrontSide {
         }
     }
 
-    /// A copy: pageable ends as slices of the whole buffer (one copy, so a pageable source
-    /// and destination never coexist as `&` and `&mut`), others as addresses.
+    /// A copy of `len` bytes (`min(count, destMax)`): host ends that overlap as offsets into
+    /// the whole buffer (`within`); otherwise host ends as slices (the source's from a copy of
+    /// the buffer, so a source and destination never coexist as `&` and `&mut`), others as
+    /// addresses (`split`).
     fn copy(
         &self,
-        dst: Ptr,
-        src: Ptr,
-        f: impl FnOnce(MemDst<'_>, MemSrc<'_>) -> AclResult<()>,
+        (dst, src): (Ptr, Ptr),
+        len: usize,
+        split: impl FnOnce(MemDst<'_>, MemSrc<'_>) -> AclResult<()>,
+        within: impl FnOnce(&mut [u8], usize, usize) -> AclResult<()>,
     ) -> i32 {
         let mut page = self.pageable();
+        // Two host ends that share bytes are one buffer to the C library, which passes them
+        // as offsets into it (so that dst == src is seen): the same here.
+        if let (Some(d), Some(s)) = (host_range(dst), host_range(src)) {
+            if len > 0 && d.start < s.start + len && s.start < d.start + len {
+                return code(within(&mut page, d.start, s.start));
+            }
+        }
         let staged = page.clone();
         let s = match host_range(src) {
             Some(r) => MemSrc::Host(&staged[r]),
@@ -168,7 +189,7 @@ impl FrontSide {
             Some(r) => MemDst::Host(&mut page[r]),
             None => MemDst::Addr(self.addr(dst)),
         };
-        code(f(d, s))
+        code(split(d, s))
     }
 
     /// An asynchronous fill: host memory the C library passes as a slice (pageable and
@@ -206,6 +227,17 @@ impl FrontSide {
             let _ = drop(obj);
         }
         c
+    }
+}
+
+impl FrontSide {
+    /// Makes `call` and also returns the message code of its failure (None on success or
+    /// when the failure has none).
+    pub(crate) fn exec_with_msg(&self, call: &Call) -> (Result<Outcome, String>, Option<MsgCode>) {
+        LAST_MSG.with(|m| m.set(None));
+        let r = self.exec_call(call);
+        let failed = matches!(&r, Ok(o) if o.code != 0);
+        (r, LAST_MSG.with(|m| m.get()).filter(|_| failed))
     }
 }
 
