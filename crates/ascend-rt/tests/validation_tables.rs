@@ -2541,6 +2541,41 @@ fn t7_5_on_950_a_synchronize_of_an_event_recorded_on_an_unbound_persistent_strea
     }
 }
 
+#[test]
+fn a_synchronize_of_an_event_whose_latest_record_is_on_a_model_bound_stream_is_107000_ee1016() {
+    for soc in [A2, A3, DAVID, MINI_V3] {
+        let r = rt0(soc);
+        let e = event_with(&r, event_flag::SYNC);
+        let (m, b) = bound(&r);
+        ok(r.record_event(e, b));
+        assert_err(r.synchronize_event(e), 107000, Some(MsgCode::EE1016));
+        assert_err(
+            r.synchronize_event_with_timeout(e, 10),
+            107000,
+            Some(MsgCode::EE1016),
+        );
+        // The earlier rows come first: a timeout of 0 is refused before the record is seen.
+        assert_err(
+            r.synchronize_event_with_timeout(e, 0),
+            107000,
+            Some(MsgCode::EE1003),
+        );
+        // Once the stream is unbound, the record's stream is a plain persistent stream again.
+        ok(r.mdl_ri_unbind_stream(m, b));
+        let after = if soc == DAVID { 507000 } else { 0 };
+        assert_eq!(code(r.synchronize_event(e)), after, "{soc}");
+        // A later record elsewhere is the one that counts.
+        let s = stream(&r);
+        ok(r.mdl_ri_bind_stream(m, b, 0));
+        ok(r.record_event(e, s));
+        ok(r.synchronize_event(e));
+        // A stream destroyed after the record: the destroy waited for it.
+        ok(r.record_event(e, s));
+        ok(r.destroy_stream(s));
+        ok(r.synchronize_event(e));
+    }
+}
+
 // =============================================================================================
 // docs/validation/streams-events.md: the decorator's event-flag rows of record, wait,
 // synchronize, query and elapsed time

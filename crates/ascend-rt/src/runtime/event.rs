@@ -57,7 +57,7 @@ impl Runtime {
                 flags,
                 ex_mode,
                 recorded: false,
-                stuck_on: None,
+                last_record_on: None,
             },
         );
         Ok(RawEvent(handle))
@@ -115,11 +115,10 @@ impl Runtime {
         let records = matches!(task, Task::EventRecord(_));
         self.launch_task(rec.backend, task)?;
         if records {
-            let stuck = rec.model.is_none() && rec.flags & stream_flag::PERSISTENT != 0;
             let handle = self.handle_of(rec.backend);
             if let Some(e) = self.lock().events.get_mut(&event.0) {
                 e.recorded = true;
-                e.stuck_on = handle.filter(|_| stuck);
+                e.last_record_on = handle;
             }
         }
         Ok(())
@@ -321,21 +320,35 @@ impl Runtime {
         })
     }
 
-    /// On 950, a synchronize of an event whose latest record went to a persistent stream bound
-    /// to no model fails (507000): the runtime waits on the record's stream, and it refuses to
-    /// reclaim the tasks of a persistent stream. Other chips return at once.
+    /// The rows of a synchronize that look at the stream of the event's latest record, once
+    /// the event's own rows have passed. The parameter-check decorator refuses a record on a
+    /// stream bound to a model (107000, EE1016; `api_error.cc:1782-1784`, the record's stream
+    /// looked up by id, `event.cc:1326-1334`, `event_david.cc:417-424`). Then, on the 950
+    /// family, a record on a persistent stream bound to no model, which never runs it, makes
+    /// the wait fail (507000, EE9999; `api_impl.cc:2250-2265`).
     fn refuse_stuck_event(&self, api: &str, ev: &super::state::EventRec) -> AclResult<()> {
         let david = matches!(
             self.chip.chip_type,
             ascend_chips::ChipType::David | ascend_chips::ChipType::Ascend350
         );
-        let stuck = ev.stuck_on.is_some_and(|s| {
-            self.lock()
-                .streams
-                .get(&s)
-                .is_some_and(|r| r.model.is_none())
-        });
-        if david && stuck {
+        let (bound, unbound_persistent) = ev
+            .last_record_on
+            .and_then(|s| {
+                let st = self.lock();
+                st.streams.get(&s).map(|r| {
+                    let persistent = r.flags & stream_flag::PERSISTENT != 0;
+                    (r.model.is_some(), r.model.is_none() && persistent)
+                })
+            })
+            .unwrap_or((false, false));
+        if bound {
+            return Err(AclError::new(
+                ErrorCode::RtParamInvalid,
+                Some(MsgCode::EE1016),
+                format!("{api} failed: the event's latest record is on a stream bound to a model, which the host cannot synchronize with"),
+            ));
+        }
+        if david && unbound_persistent {
             return Err(AclError::new(
                 ErrorCode::RtInternalError,
                 Some(MsgCode::EE9999),

@@ -70,9 +70,10 @@ pub(crate) struct EventRec {
     pub ex_mode: bool,
     /// Recorded at least once.
     pub recorded: bool,
-    /// The persistent stream bound to no model its latest record went to, where it never
-    /// executes (a 950 synchronize of the event fails while that stream lives unbound).
-    pub stuck_on: Option<u64>,
+    /// The stream (handle) its latest record went to: a synchronize of the event is refused
+    /// while that stream is bound to a model, and on 950 while it is a persistent stream
+    /// bound to none, where the record never executes.
+    pub last_record_on: Option<u64>,
 }
 
 /// A notify.
