@@ -279,6 +279,9 @@ fn probe_rows(lib: &Library, rows: Vec<Row>) -> Result<ProbeReport, String> {
             predicted,
         });
     }
+    if trace {
+        eprintln!("probe teardown");
+    }
     let mut teardown: Vec<String> = raw
         .teardown()
         .into_iter()

@@ -82,11 +82,35 @@ const NO_FAULTS: &str = "the oracle's completion model reports every task done w
     a task that crosses the end of its allocation (a CMO of 1 MiB on a 256-byte buffer), which \
     the synchronize reports (507000)";
 
+const HOST_AS_DEVICE: &str = "the stub's drvMemGetAttribute answers device memory for every \
+    pointer (tests/ut/runtime/runtime/stub/hal_stub.cc:602-607; test/platform/950/stub/\
+    hal_stub.cc), so the runtime takes a pageable or registered host end of a device-to-device \
+    copy for device memory and submits the copy, which the completion model reports done. No \
+    device copy engine reaches pageable host memory as device memory: the simulator faults the \
+    copy (507000), at the call, since a copy with pageable memory returns once it is done";
+
+const MODEL_FAULT: &str = "the oracle's completion model reports every task of a model's run \
+    done without fault; the simulator runs the tasks the model holds, and one of them (a CMO \
+    past its allocation's end, a copy of host memory as device memory) faults (507000)";
+
 const WALL_CLOCK: &str = "the oracle's completion reports come back in wall-clock time, after \
     the send returns; a synchronize with a 1 ms timeout on a stream with tasks in flight can \
     expire before they are read on a loaded machine (src/runtime/core/src/stream/stream.cc, \
     the timed wait on the completion queue), where a device, and the simulator's simulated \
     clock, finish the tasks in microseconds";
+
+/// A device-to-device asynchronous copy with a host end ([`HOST_AS_DEVICE`]).
+const fn host_as_device(args: &'static [&'static str]) -> Known {
+    Known {
+        api: "aclrtMemcpyAsync",
+        args_contain: args,
+        socs: &[],
+        vendor: Some(0),
+        ours: Some(507000),
+        reason: Reason::StubArtefact,
+        why: HOST_AS_DEVICE,
+    }
+}
 
 /// A value call on host memory: the front end's 107000 against whatever the oracle answers.
 const fn location(api: &'static str, ptr: &'static [&'static str]) -> Known {
@@ -141,6 +165,28 @@ pub const KNOWN: &[Known] = &[
         ours: Some(0),
         reason: Reason::StubArtefact,
         why: MC2_FIRMWARE,
+    },
+    Known {
+        api: "aclrtCreateStreamWithConfig",
+        args_contain: &["flag=0x20"],
+        socs: &["Ascend910B1", "Ascend950PR_9599"],
+        vendor: Some(207000),
+        ours: Some(0),
+        reason: Reason::StubArtefact,
+        why: MC2_FIRMWARE,
+    },
+    host_as_device(&["dst=Pageable", "kind=3"]),
+    host_as_device(&["dst=Registered", "kind=3"]),
+    host_as_device(&["src=Pageable", "kind=3"]),
+    host_as_device(&["src=Registered", "kind=3"]),
+    Known {
+        api: "aclmdlRIExecute",
+        args_contain: &[],
+        socs: &[],
+        vendor: Some(0),
+        ours: Some(507000),
+        reason: Reason::StubArtefact,
+        why: MODEL_FAULT,
     },
     Known {
         api: "aclrtCmoAsyncWithBarrier",

@@ -262,8 +262,8 @@ impl Side for FrontSide {
             ("aclmdlRIDestroy", rt.mdl_ri_destroy(fx.model)),
             ("aclrtDestroyStream(bound)", rt.destroy_stream(fx.bound)),
             (
-                "aclrtDestroyStream(persistent)",
-                rt.destroy_stream(fx.persistent),
+                "aclrtDestroyStreamForce(persistent)",
+                rt.destroy_stream_force(fx.persistent),
             ),
             ("aclrtDestroyStream(plain)", rt.destroy_stream(fx.plain)),
             ("aclrtFreeHost", rt.free_host(fx.pinned)),

@@ -239,40 +239,55 @@ impl Side for RawSide<'_> {
     fn teardown(&self) -> Vec<String> {
         let (lib, fx) = (self.lib, &self.fx);
         let registered = self.lock()[REGISTERED_AT..].as_mut_ptr().cast::<c_void>();
+        // `ASCEND_PROBE_TRACE=1`: each step is named before it runs (a teardown the library
+        // never returns from is named).
+        let trace = std::env::var("ASCEND_PROBE_TRACE").as_deref() == Ok("1");
+        let say = |step: &'static str| {
+            if trace {
+                eprintln!("probe teardown: {step}");
+            }
+            step
+        };
         let run = || -> Result<Vec<(&str, i32)>, String> {
             for &e in fx.flagged.iter().filter(|&&e| e != 0) {
                 acl!(lib, aclrtDestroyEvent(p(e)));
             }
             Ok(vec![
                 (
-                    "aclrtHostUnregister",
+                    say("aclrtHostUnregister"),
                     acl!(lib, aclrtHostUnregister(registered)),
                 ),
                 (
-                    "aclrtDestroyEvent",
+                    say("aclrtDestroyEvent"),
                     acl!(lib, aclrtDestroyEvent(p(fx.event))),
                 ),
                 (
-                    "aclmdlRIUnbindStream",
+                    say("aclmdlRIUnbindStream"),
                     acl!(lib, aclmdlRIUnbindStream(p(fx.model), p(fx.bound))),
                 ),
-                ("aclmdlRIDestroy", acl!(lib, aclmdlRIDestroy(p(fx.model)))),
                 (
-                    "aclrtDestroyStream(bound)",
+                    say("aclmdlRIDestroy"),
+                    acl!(lib, aclmdlRIDestroy(p(fx.model))),
+                ),
+                (
+                    say("aclrtDestroyStream(bound)"),
                     acl!(lib, aclrtDestroyStream(p(fx.bound))),
                 ),
+                // By force: the tasks of a persistent stream bound to no model never run,
+                // and the oracle's plain destroy waits for them without end (both sides do
+                // the same; teardown is not compared).
                 (
-                    "aclrtDestroyStream(persistent)",
-                    acl!(lib, aclrtDestroyStream(p(fx.persistent))),
+                    say("aclrtDestroyStreamForce(persistent)"),
+                    acl!(lib, aclrtDestroyStreamForce(p(fx.persistent))),
                 ),
                 (
-                    "aclrtDestroyStream(plain)",
+                    say("aclrtDestroyStream(plain)"),
                     acl!(lib, aclrtDestroyStream(p(fx.plain))),
                 ),
-                ("aclrtFreeHost", acl!(lib, aclrtFreeHost(p(fx.pinned)))),
-                ("aclrtFree(desc)", acl!(lib, aclrtFree(p(fx.desc)))),
-                ("aclrtFree(dev)", acl!(lib, aclrtFree(p(fx.dev)))),
-                ("aclrtResetDevice(0)", acl!(lib, aclrtResetDevice(0))),
+                (say("aclrtFreeHost"), acl!(lib, aclrtFreeHost(p(fx.pinned)))),
+                (say("aclrtFree(desc)"), acl!(lib, aclrtFree(p(fx.desc)))),
+                (say("aclrtFree(dev)"), acl!(lib, aclrtFree(p(fx.dev)))),
+                (say("aclrtResetDevice(0)"), acl!(lib, aclrtResetDevice(0))),
             ])
         };
         match run() {
