@@ -16,7 +16,6 @@ use std::path::Path;
 
 use ascend_rt::MsgCode;
 
-use super::call::{Row, Thread};
 use super::front::FrontSide;
 
 /// One numbered row of a validation table.
@@ -166,7 +165,11 @@ pub fn front_coverage(socs: &[&str], seeds: u64, len: usize) -> Result<Coverage,
             for row in rows {
                 let api = row.call.describe().0;
                 calls.insert(api);
-                let (r, msg) = run_front(&front, &row);
+                let (r, msg) = super::on_thread(
+                    row.thread,
+                    || front.exec_with_msg(&row.call),
+                    (Err("the call panicked".into()), None),
+                );
                 if let Ok(o) = r {
                     seen.insert((api, o.code, msg));
                 }
@@ -195,18 +198,6 @@ pub fn front_coverage(socs: &[&str], seeds: u64, len: usize) -> Result<Coverage,
         }
     }
     Ok(cov)
-}
-
-/// Runs a row on its thread through the front end, with its message code.
-fn run_front(front: &FrontSide, row: &Row) -> (Result<super::Outcome, String>, Option<MsgCode>) {
-    match row.thread {
-        Thread::Main => front.exec_with_msg(&row.call),
-        Thread::Fresh => std::thread::scope(|s| {
-            s.spawn(|| front.exec_with_msg(&row.call))
-                .join()
-                .unwrap_or_else(|_| (Err("the call panicked".into()), None))
-        }),
-    }
 }
 
 #[cfg(test)]

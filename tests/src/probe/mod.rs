@@ -130,16 +130,28 @@ pub(crate) trait Side: Sync {
     fn teardown(&self) -> Vec<String>;
 }
 
+/// Runs `f` on the row's thread: this one, or a fresh thread with no context; `panicked` is
+/// the result when the call panics there.
+pub(crate) fn on_thread<T: Send>(thread: Thread, f: impl FnOnce() -> T + Send, panicked: T) -> T {
+    match thread {
+        Thread::Main => f(),
+        Thread::Fresh => std::thread::scope(|s| s.spawn(f).join().unwrap_or(panicked)),
+    }
+}
+
 /// Runs a row on its thread.
 fn run_row(side: &dyn Side, row: &Row) -> Result<Outcome, String> {
-    match row.thread {
-        Thread::Main => side.exec(&row.call),
-        Thread::Fresh => std::thread::scope(|s| {
-            s.spawn(|| side.exec(&row.call))
-                .join()
-                .unwrap_or_else(|_| Err("the call panicked".into()))
-        }),
-    }
+    on_thread(
+        row.thread,
+        || side.exec(&row.call),
+        Err("the call panicked".into()),
+    )
+}
+
+/// Whether `ASCEND_PROBE_TRACE=1` asks for each row and teardown step to be named on standard
+/// error before the library runs it (so that one it never returns from is named).
+pub(crate) fn tracing() -> bool {
+    std::env::var("ASCEND_PROBE_TRACE").as_deref() == Ok("1")
 }
 
 /// One probed row: the call and both results.
@@ -259,9 +271,7 @@ fn probe_rows(lib: &Library, rows: Vec<Row>) -> Result<ProbeReport, String> {
     let soc = raw.soc().to_string();
     let front = front::FrontSide::new(&soc)?;
     let mut out = Vec::new();
-    // `ASCEND_PROBE_TRACE=1`: each row is said on standard error before the library runs it,
-    // so that a row the library never returns from is named.
-    let trace = std::env::var("ASCEND_PROBE_TRACE").as_deref() == Ok("1");
+    let trace = tracing();
     for (i, row) in rows.into_iter().enumerate() {
         let (api, mut args) = row.call.describe();
         if row.thread == Thread::Fresh {

@@ -192,7 +192,7 @@ impl Runtime {
         self.call(|| {
             let ev = self.check_event("aclrtSynchronizeEvent", event)?;
             self.refuse_external("aclrtSynchronizeEvent", &[&ev], false)?;
-            self.refuse_stuck_event("aclrtSynchronizeEvent", &ev)?;
+            self.refuse_by_record_stream("aclrtSynchronizeEvent", &ev)?;
             let r = self.backend.synchronize_event(ev.backend, None);
             self.report_task_faults();
             r.map_err(|e| e.into_acl(WaitOf::Event))
@@ -217,7 +217,7 @@ impl Runtime {
             let ev = self.check_event(api, event)?;
             let check_once = self.zero_timeout(api, timeout)?;
             self.refuse_external(api, &[&ev], false)?;
-            self.refuse_stuck_event(api, &ev)?;
+            self.refuse_by_record_stream(api, &ev)?;
             if check_once {
                 return match self.backend.event_complete(ev.backend)? || !ev.recorded {
                     true => Ok(()),
@@ -326,7 +326,7 @@ impl Runtime {
     /// looked up by id, `event.cc:1326-1334`, `event_david.cc:417-424`). Then, on the 950
     /// family, a record on a persistent stream bound to no model, which never runs it, makes
     /// the wait fail (507000, EE9999; `api_impl.cc:2250-2265`).
-    fn refuse_stuck_event(&self, api: &str, ev: &super::state::EventRec) -> AclResult<()> {
+    fn refuse_by_record_stream(&self, api: &str, ev: &super::state::EventRec) -> AclResult<()> {
         let david = matches!(
             self.chip.chip_type,
             ascend_chips::ChipType::David | ascend_chips::ChipType::Ascend350

@@ -239,9 +239,7 @@ impl Side for RawSide<'_> {
     fn teardown(&self) -> Vec<String> {
         let (lib, fx) = (self.lib, &self.fx);
         let registered = self.lock()[REGISTERED_AT..].as_mut_ptr().cast::<c_void>();
-        // `ASCEND_PROBE_TRACE=1`: each step is named before it runs (a teardown the library
-        // never returns from is named).
-        let trace = std::env::var("ASCEND_PROBE_TRACE").as_deref() == Ok("1");
+        let trace = super::tracing();
         let say = |step: &'static str| {
             if trace {
                 eprintln!("probe teardown: {step}");
