@@ -227,6 +227,8 @@ impl ChipProfile {
         let timing = TimingParams {
             host_launch_ns: r.u64("timing", "host_launch_ns")?,
             host_call_ns: r.u64("timing", "host_call_ns")?,
+            host_query_ns: r.u64("timing", "host_query_ns")?,
+            host_alloc_ns: r.u64("timing", "host_alloc_ns")?,
             host_sync_ns: r.u64("timing", "host_sync_ns")?,
             sqe_dispatch_ns: r.u64("timing", "sqe_dispatch_ns")?,
             cqe_ns: r.u64("timing", "cqe_ns")?,

@@ -237,8 +237,12 @@ impl CacheParams {
 pub struct TimingParams {
     /// Host cost of one task-launching API call.
     pub host_launch_ns: u64,
-    /// Host cost of any other API call.
+    /// Host cost of any other API call that reaches the device.
     pub host_call_ns: u64,
+    /// Host cost of a status query (`aclrtStreamQuery`, `aclrtQueryEventStatus`).
+    pub host_query_ns: u64,
+    /// Host cost of a device allocation or free.
+    pub host_alloc_ns: u64,
     /// Host cost of observing a completion in a synchronize call.
     pub host_sync_ns: u64,
     /// Scheduler time to fetch and dispatch one submission-queue entry.

@@ -16,13 +16,18 @@ pub type aclError = i32;
 pub fn guard(api: &'static str, body: impl FnOnce(&Runtime) -> AclResult<()>) -> aclError {
     crate::kernels::refuse_in_kernel(api);
     let run = || match crate::global::runtime() {
-        Ok(rt) => match body(rt) {
-            Ok(()) => 0,
-            Err(e) => {
-                crate::api_errors::note(api, e.code(), &e.message);
-                e.code()
-            }
-        },
+        Ok(rt) => {
+            let mut slice = HostSlice::begin(rt, api);
+            let code = match body(rt) {
+                Ok(()) => 0,
+                Err(e) => {
+                    crate::api_errors::note(api, e.code(), &e.message);
+                    e.code()
+                }
+            };
+            slice.code = code;
+            code
+        }
         Err(e) => {
             tracing::error!("the simulator could not start: {e}");
             ErrorCode::InternalError.number()
@@ -34,6 +39,34 @@ pub fn guard(api: &'static str, body: impl FnOnce(&Runtime) -> AclResult<()>) ->
         crate::api_errors::note(api, code, "internal panic caught at the C ABI");
         code
     })
+}
+
+/// A call's slice on the simulator's host track, from its start to its return; ended when
+/// dropped, so that a panic caught at the boundary ends it too (with the code it returns).
+struct HostSlice<'a> {
+    view: Option<ascend_rt::SimView<'a>>,
+    code: aclError,
+}
+
+impl<'a> HostSlice<'a> {
+    fn begin(rt: &'a Runtime, api: &'static str) -> HostSlice<'a> {
+        let view = rt.sim_view();
+        if let Some(v) = view {
+            v.host_call_begin(api);
+        }
+        HostSlice {
+            view,
+            code: ErrorCode::InternalError.number(),
+        }
+    }
+}
+
+impl Drop for HostSlice<'_> {
+    fn drop(&mut self) {
+        if let Some(v) = self.view {
+            v.host_call_end(self.code);
+        }
+    }
 }
 
 /// A handle value as the C `void*` it is passed as.

@@ -663,3 +663,62 @@ fn hazards_set_to_fail_fail_the_synchronize_and_appear_in_the_trace_when_recorde
     let json = std::fs::read_to_string(&trace).expect("trace written");
     assert!(json.contains("hazard: lost_write"), "{json}");
 }
+
+/// Runs one scenario of `host_clock.c` (a stall ends in an error after 5 s) and returns what it
+/// printed, asserting it passed.
+fn host_clock(scenario: &str) -> String {
+    let Some(exe) = build("host_clock.c", false) else {
+        return String::new();
+    };
+    let envs = [
+        ("ASCEND_SIM_ON_STALL", "error"),
+        ("ASCEND_SIM_WATCHDOG_MS", "5000"),
+    ];
+    let ran = launch(&exe, &[scenario], &envs);
+    assert!(
+        ran.passed(),
+        "host_clock {scenario} failed ({}):\n{}{}",
+        ran.status,
+        ran.stdout,
+        ran.stderr
+    );
+    ran.stdout
+}
+
+#[test]
+fn event_and_stream_query_loops_end_after_a_bounded_number_of_queries() {
+    let out = host_clock("poll");
+    assert!(
+        out.is_empty() || out.contains("event queries") && out.contains("(complete)"),
+        "{out}"
+    );
+}
+
+#[test]
+fn an_async_copy_queued_before_a_synchronous_copy_lands_while_it_runs() {
+    host_clock("sync-copy");
+}
+
+#[test]
+fn a_kernel_launched_before_a_force_destroy_has_run_when_it_returns() {
+    host_clock("force-destroy");
+}
+
+#[test]
+fn a_host_function_runs_while_the_host_only_makes_cheap_calls() {
+    host_clock("host-func");
+}
+
+#[test]
+fn a_pending_host_call_holds_its_own_stream_only() {
+    host_clock("held-stream");
+}
+
+#[test]
+fn a_timed_wait_behind_a_spinning_kernel_ends_at_once_and_says_what_blocks() {
+    let out = host_clock("spin-timeout");
+    assert!(
+        out.is_empty() || out.contains("recent:") && out.contains("dcci"),
+        "{out}"
+    );
+}

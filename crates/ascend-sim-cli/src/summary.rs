@@ -87,6 +87,17 @@ impl Summary {
                 })
             })
             .collect();
+        out["host_ns"] = json!(u(&r, "host_ns"));
+        out["host_threads"] = list(&r, "host_threads")
+            .iter()
+            .map(|h| {
+                json!({
+                    "thread": u(h, "thread"), "name": h.get("name"), "calls": u(h, "calls"),
+                    "call_ns": u(h, "call_ns"), "wait_ns": u(h, "wait_ns"),
+                })
+            })
+            .collect();
+        out["discarded"] = json!(list(&r, "discarded").len() as u64 + u(&r, "discarded_dropped"));
         out["value_waits"] = list(&r, "value_waits")
             .iter()
             .map(|w| {
@@ -209,6 +220,33 @@ impl Summary {
                     u(e, "device"),
                     u(e, "tasks"),
                     100.0 * e["busy"].as_f64().unwrap_or(0.0)
+                ));
+            }
+            let threads = list(o, "host_threads");
+            if !threads.is_empty() {
+                t.push_str(&format!(
+                    "host (host clock at {} ns):
+",
+                    u(o, "host_ns")
+                ));
+                for h in threads {
+                    let name = h["name"]
+                        .as_str()
+                        .map_or(String::new(), |n| format!(" ({n})"));
+                    t.push_str(&format!(
+                        "  thread {}{name}: {} calls, {} ns in calls, of which {} ns waiting on the device\n",
+                        u(h, "thread"),
+                        u(h, "calls"),
+                        u(h, "call_ns"),
+                        u(h, "wait_ns")
+                    ));
+                }
+            }
+            if u(o, "discarded") > 0 {
+                t.push_str(&format!(
+                    "discarded without running: {} task(s) (their streams destroyed by force, \
+                     aborted or stopped; listed in the report's `discarded`)\n",
+                    u(o, "discarded")
                 ));
             }
             let waits = list(o, "value_waits");

@@ -1,5 +1,5 @@
 //! `--svg`: a self-contained picture of a run's timeline, from its report: a time axis, one
-//! lane per stream, per copy or CMO engine and per AI core, each task a box coloured by kind (its details in a
+//! lane per host thread (its API calls), per stream, per copy or CMO engine and per AI core, each task a box coloured by kind (its details in a
 //! tooltip), an arrow from the write that released each value wait to the wait's end, and a
 //! legend. Readable at a glance for a few hundred tasks; beyond that, runs of boxes too short
 //! to see are merged into one box saying how many tasks it stands for.
@@ -41,6 +41,7 @@ fn colour(kind: &str) -> &'static str {
         "NotifyRecord" | "NotifyWait" => "#8d6e63",
         "Kernel" => "#ad1457",
         "merged" => "#9e9e9e",
+        "host call" => "#90a4ae",
         _ => "#455a64",
     }
 }
@@ -128,6 +129,24 @@ pub fn render(r: &Value) -> String {
             }
         })
         .collect();
+    // The host threads' API calls, above the device's lanes.
+    bars.extend(list("host_calls").iter().map(|c| {
+        let name = c["name"].as_str().unwrap_or("?");
+        Bar {
+            lane: format!("host thread {}", u(c, "thread")),
+            start: u(c, "start_ns"),
+            end: u(c, "end_ns").max(u(c, "start_ns") + 1),
+            kind: "host call".into(),
+            tip: format!(
+                "{name} → {}: {}–{} ns (waited {} ns), submitted {} task(s)",
+                c["code"].as_i64().unwrap_or(0),
+                u(c, "start_ns"),
+                u(c, "end_ns"),
+                u(c, "wait_ns"),
+                c["tasks"].as_array().map_or(0, Vec::len)
+            ),
+        }
+    }));
     bars.extend(list("kernel_blocks").iter().map(|k| Bar {
         lane: format!("AI core {}", u(k, "core")),
         start: u(k, "start_ns"),
@@ -188,12 +207,14 @@ pub fn render(r: &Value) -> String {
             .next()
             .and_then(|n| n.trim_end_matches(')').parse().ok())
             .unwrap_or(0);
-        let group = if l.starts_with("stream") {
+        let group = if l.starts_with("host thread") {
             0
-        } else if l.contains(" engine") {
+        } else if l.starts_with("stream") {
             1
-        } else {
+        } else if l.contains(" engine") {
             2
+        } else {
+            3
         };
         (group, n, l.clone())
     });

@@ -27,6 +27,7 @@ mod diagnose_cores;
 mod engine;
 mod exec;
 mod facade;
+pub mod host_track;
 mod kept;
 mod kernel;
 pub mod memory;
@@ -38,6 +39,7 @@ pub mod report;
 mod stream;
 mod sync;
 pub mod trace;
+mod trace_host;
 mod types;
 mod value_wait;
 

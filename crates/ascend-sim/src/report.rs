@@ -245,6 +245,26 @@ pub struct ReportData {
     pub kernel_blocks: Kept<KernelBlockRecord>,
     /// Copy-engine and CMO-engine jobs that ended, in order (bounded like the timeline).
     pub engine_jobs: Kept<EngineJob>,
+    /// Tasks discarded without running (their stream destroyed by force, aborted, or stopped
+    /// after a failure), in order (bounded like the timeline).
+    pub discarded: Kept<DiscardedTask>,
+    /// Simulated time skipped while only kernels spun without effect (fast-forward).
+    pub fast_forwarded_ns: u64,
+}
+
+/// A task discarded without running.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DiscardedTask {
+    /// Task number.
+    pub task: u64,
+    /// Its stream.
+    pub stream: u64,
+    /// What it was.
+    pub kind: &'static str,
+    /// When it was submitted.
+    pub submit_ns: u64,
+    /// When it was discarded.
+    pub at_ns: u64,
 }
 
 impl ReportData {
@@ -435,6 +455,21 @@ pub struct RunReport {
     pub engine_jobs: Vec<EngineJob>,
     /// Engine jobs left out of `engine_jobs`.
     pub engine_jobs_dropped: u64,
+    /// Tasks discarded without running (bounded by `SimConfig::max_timeline_entries`).
+    pub discarded: Vec<DiscardedTask>,
+    /// Discarded tasks left out of `discarded`.
+    pub discarded_dropped: u64,
+    /// Simulated time skipped while only kernels spun without effect, in ns.
+    pub fast_forwarded_ns: u64,
+    /// The host clock when the report was made.
+    pub host_ns: u64,
+    /// The host threads' API calls, as the library brackets them (bounded by
+    /// `SimConfig::max_timeline_entries`).
+    pub host_calls: Vec<crate::host_track::HostCallSpan>,
+    /// Host calls left out of `host_calls`.
+    pub host_calls_dropped: u64,
+    /// Per host thread: its calls, and the host time in calls and in waits.
+    pub host_threads: Vec<crate::host_track::HostThreadReport>,
 }
 
 impl crate::engine::Engine {
@@ -509,6 +544,13 @@ impl crate::engine::Engine {
             kernel_blocks_dropped: r.kernel_blocks.dropped(),
             engine_jobs: r.engine_jobs.to_vec(),
             engine_jobs_dropped: r.engine_jobs.dropped(),
+            discarded: r.discarded.to_vec(),
+            discarded_dropped: r.discarded.dropped(),
+            fast_forwarded_ns: r.fast_forwarded_ns,
+            host_ns: self.host_time(),
+            host_calls: Vec::new(),
+            host_calls_dropped: 0,
+            host_threads: Vec::new(),
         }
     }
 }

@@ -96,6 +96,22 @@ pub enum Head {
     HostCall(u64),
 }
 
+impl Head {
+    /// True when the head waits for what its stream cannot do itself: a value, event,
+    /// notify or barrier wait, a model run, or a host call.
+    pub fn blocked(&self) -> bool {
+        matches!(
+            self,
+            Head::Wait(_)
+                | Head::WaitEvent
+                | Head::WaitBarrier
+                | Head::WaitModel(_)
+                | Head::WaitNotify
+                | Head::HostCall(_)
+        )
+    }
+}
+
 /// One stream.
 #[derive(Debug)]
 pub struct Stream {
@@ -168,6 +184,11 @@ impl Stream {
     /// True when no task is queued.
     pub fn idle(&self) -> bool {
         self.queue.is_empty()
+    }
+
+    /// True when the head task waits for what the stream cannot do itself ([`Head::blocked`]).
+    pub fn head_blocked(&self) -> bool {
+        self.head.blocked()
     }
 
     /// Takes the pending fault, as the error a synchronize reports.

@@ -4,7 +4,8 @@
 //! arrow from the write that released each, a counter
 //! track per barrier id (the INVALIDs outstanding on it), one track per AI core with each
 //! kernel block it ran, one track per copy engine and CMO engine with each job it held (its
-//! setup and its transfer), and each hazard as an instant event on its device.
+//! setup and its transfer), each hazard as an instant event on its device, and the host's
+//! threads with each API call and an arrow to each task it submitted (`trace_host`).
 //!
 //! ```
 //! use ascend_sim::{report::RunReport, trace::chrome_trace};
@@ -53,6 +54,7 @@ pub fn chrome_trace(report: &RunReport) -> String {
             "args": { "name": format!("{} device {d}", report.chip) }
         }));
     }
+    crate::trace_host::host_events(report, &mut events, device_of, us);
     for span in &report.timeline {
         events.push(json!({
             "ph": "X",

@@ -336,6 +336,10 @@ pub enum SimError {
     /// A timed wait expired.
     #[error("timed out after {0} ms")]
     Timeout(u64),
+    /// A timed wait expired while the device could not progress (stalled, or only kernels
+    /// spinning without effect): the watchdog's explanation of what blocks.
+    #[error("timed out after {ms} ms: {}", .1.text, ms = .0)]
+    TimeoutBlocked(u64, Box<Diagnosis>),
     /// The watchdog found the device stalled while a host thread waited.
     #[error("device stalled: {}", .0.text)]
     Stalled(Box<Diagnosis>),
@@ -373,6 +377,17 @@ pub enum SimError {
         /// The id.
         id: u64,
     },
+}
+
+impl SimError {
+    /// The timeout of a timed wait that expired ([`SimError::Timeout`] or
+    /// [`SimError::TimeoutBlocked`]), in ms.
+    pub fn timeout_ms(&self) -> Option<u64> {
+        match self {
+            SimError::Timeout(ms) | SimError::TimeoutBlocked(ms, _) => Some(*ms),
+            _ => None,
+        }
+    }
 }
 
 /// What kind of failure a task's fault is: it decides the error a synchronize reports.

@@ -165,7 +165,12 @@ fn execute_model_with_timeout() {
         },
     )
     .unwrap();
-    assert_eq!(sim.execute_model(m, Some(2)), Err(SimError::Timeout(2)));
+    assert_eq!(
+        sim.execute_model(m, Some(2))
+            .err()
+            .and_then(|e| e.timeout_ms()),
+        Some(2)
+    );
     let d = sim.diagnose().unwrap();
     assert!(d.text.contains("value wait"), "{}", d.text);
     write_u64(&sim, a, 1);

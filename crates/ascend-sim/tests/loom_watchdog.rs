@@ -57,8 +57,10 @@ fn timed_synchronize_returns_timeout() {
             thread::spawn(move || sim.submit(s2, write(a, 2)).unwrap())
         };
         assert_eq!(
-            sim.synchronize_stream(s1, Some(5)),
-            Err(SimError::Timeout(5))
+            sim.synchronize_stream(s1, Some(5))
+                .err()
+                .and_then(|e| e.timeout_ms()),
+            Some(5)
         );
         other.join().unwrap();
     });

@@ -123,7 +123,17 @@ fn bad_addresses_are_explained() {
 fn task_on_freed_memory_faults_at_next_synchronize_only() {
     let sim = sim();
     let a = sim.malloc(0, 4096).unwrap();
+    let gate = sim.malloc(0, 8).unwrap();
+    sim.fill(gate, 0, 8).unwrap();
     let s = sim.create_stream(0, 0, false).unwrap();
+    // The fill waits behind the gate, so that the free (which takes host time, during which
+    // the device runs) comes first.
+    let wait = Task::ValueWait {
+        addr: gate,
+        value: 1,
+        mode: WaitMode::Eq,
+    };
+    sim.submit(s, wait).unwrap();
     sim.submit(
         s,
         Task::Memset {
@@ -134,6 +144,7 @@ fn task_on_freed_memory_faults_at_next_synchronize_only() {
     )
     .unwrap();
     sim.free(0, a).unwrap();
+    sim.write(gate, &1u64.to_le_bytes()).unwrap();
     let e = sim.synchronize_stream(s, None).unwrap_err();
     assert!(
         matches!(&e, SimError::TaskFault(t) if t.contains("freed") && t.contains("by free")),

@@ -27,7 +27,7 @@ fn releases(geq: GeqSemantics, mode: WaitMode, m: u64, v: u64) -> bool {
     .unwrap();
     match sim.synchronize_stream(s, Some(1)) {
         Ok(()) => true,
-        Err(SimError::Timeout(1)) => false,
+        Err(e) if e.timeout_ms() == Some(1) => false,
         Err(e) => panic!("unexpected {e}"),
     }
 }
@@ -77,6 +77,7 @@ fn write_on_another_stream_releases_wait_with_pass_timing() {
     )
     .unwrap();
     // Let the wait poll a while (several passes) before the write is submitted.
+    let t0 = sim.now_ns();
     sim.charge_host(100_000);
     sim.submit(sb, Task::ValueWrite { addr: a, value: 1 })
         .unwrap();
@@ -86,8 +87,9 @@ fn write_on_another_stream_releases_wait_with_pass_timing() {
     let w = &r.value_waits[0];
     let pass = 2 * t.sqe_dispatch_ns + t.poll_reads_per_pass as u64 * t.poll_read_ns;
     assert!(w.passes >= 100_000 / pass, "{w:?}");
-    // Written at 100 µs + dispatch + write latency; seen at the next poll read.
-    let written = 100_000 + t.sqe_dispatch_ns + t.value_write_ns;
+    // Written 100 µs after the wait's submission + the launch + dispatch + write latency;
+    // seen at the next poll read.
+    let written = t0 + 100_000 + t.sqe_dispatch_ns + t.value_write_ns;
     assert!(w.end_ns >= written && w.end_ns <= written + pass, "{w:?}");
     assert_eq!(r.never_written_reads, 0);
 }
@@ -266,8 +268,10 @@ fn timed_synchronize_times_out_in_simulated_time() {
     .unwrap();
     let before = sim.now_ns();
     assert_eq!(
-        sim.synchronize_stream(s, Some(5)),
-        Err(SimError::Timeout(5))
+        sim.synchronize_stream(s, Some(5))
+            .err()
+            .and_then(|e| e.timeout_ms()),
+        Some(5)
     );
     assert_eq!(sim.now_ns(), before + 5_000_000);
     // A later write still releases it.

@@ -256,7 +256,7 @@ fn m(err: SimError) -> BackendError {
         SimError::OutOfMemory { .. } => BackendError::OutOfMemory(text),
         SimError::BadAddress { .. } => BackendError::BadAddress(text),
         SimError::QueueFull(_) => BackendError::QueueFull(text),
-        SimError::Timeout(_) => BackendError::Timeout(text),
+        SimError::Timeout(_) | SimError::TimeoutBlocked(..) => BackendError::Timeout(text),
         SimError::Stalled(_) => BackendError::Stalled(text),
         SimError::TaskFault(_) => BackendError::TaskFault(text),
         SimError::TaskTimeout(_) => BackendError::TaskTimeout(text),

@@ -53,6 +53,18 @@ impl<'a> SimView<'a> {
         self.sim.now_ns()
     }
 
+    /// A host API call named `name` starts on this thread: the host track of the report and
+    /// the trace shows it from now to [`SimView::host_call_end`] (the C library brackets every
+    /// entry point so).
+    pub fn host_call_begin(&self, name: &'static str) {
+        self.sim.host_call_begin(name);
+    }
+
+    /// The innermost call begun on this thread returns `code`.
+    pub fn host_call_end(&self, code: i32) {
+        self.sim.host_call_end(code);
+    }
+
     /// Bytes of host memory backing the simulated device memory.
     pub fn backing_bytes(&self) -> u64 {
         self.sim.backing_bytes()

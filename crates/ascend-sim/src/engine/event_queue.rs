@@ -57,6 +57,27 @@ impl EventQueue {
         self.heap.peek().map(|s| (s.key >> 64) as u64)
     }
 
+    /// True when an event other than a kernel block's step is scheduled before `t`.
+    pub fn other_than_kernel_steps_before(&self, t: u64) -> bool {
+        self.heap
+            .iter()
+            .any(|e| !matches!(e.ev, Ev::KernelStep { .. }) && ((e.key >> 64) as u64) < t)
+    }
+
+    /// Moves every kernel block's step scheduled before `t` to `t`, in the order they had.
+    pub fn delay_kernel_steps_to(&mut self, t: u64) {
+        let mut all = std::mem::take(&mut self.heap).into_vec();
+        all.sort_by_key(|e| e.key);
+        for e in all {
+            let at = (e.key >> 64) as u64;
+            if matches!(e.ev, Ev::KernelStep { .. }) && at < t {
+                self.push(t, e.ev);
+            } else {
+                self.heap.push(e);
+            }
+        }
+    }
+
     /// Takes the earliest event, with its time.
     pub fn pop(&mut self) -> Option<(u64, Ev)> {
         self.heap.pop().map(|s| ((s.key >> 64) as u64, s.ev))
@@ -84,5 +105,30 @@ mod tests {
             .collect();
         assert_eq!(order, [(3, 1), (3, 4), (5, 0), (5, 2), (u64::MAX >> 2, 3)]);
         assert!(q.next_time().is_none());
+    }
+
+    #[test]
+    fn delayed_kernel_steps_keep_their_order_and_other_events_their_times() {
+        let mut q = EventQueue::default();
+        let step = |core| Ev::KernelStep {
+            dev: 0,
+            core,
+            gen: 0,
+        };
+        q.push(4, step(1));
+        q.push(2, step(0));
+        q.push(3, Ev::KernelPlace { dev: 0 });
+        q.push(20, step(2));
+        assert!(q.other_than_kernel_steps_before(4));
+        assert!(!q.other_than_kernel_steps_before(3));
+        q.delay_kernel_steps_to(10);
+        let order: Vec<_> = std::iter::from_fn(|| q.pop())
+            .map(|(t, e)| match e {
+                Ev::KernelStep { core, .. } => (t, core),
+                Ev::KernelPlace { .. } => (t, 99),
+                _ => unreachable!(),
+            })
+            .collect();
+        assert_eq!(order, [(3, 99), (10, 0), (10, 1), (20, 2)]);
     }
 }

@@ -1,10 +1,13 @@
 //! Host calls that streams have reached (`aclrtLaunchHostFunc`, `aclrtLaunchCallback`): which
 //! are due, which host thread each waits for, and where the clock must stop for them.
 //!
-//! A blocking call holds its stream until a host thread reports it done. While one is
-//! outstanding the clock does not pass the time it became due: the host thread's return is then
-//! always at that time (plus the round trip to the host), whatever the host's own scheduling,
-//! and every run of a program gives the same timeline.
+//! A blocking call holds its stream until a host thread reports it done. While a thread is
+//! running it, or is ready to take it (the runtime's own thread, always; a thread inside
+//! `aclrtProcessReport` for its channel), the clock does not pass the time it became due: the
+//! host thread's return is then always at that time (plus the round trip to the host),
+//! whatever the host's own scheduling, and every run of a program gives the same timeline.
+//! A call that no thread is ready to take (its subscribed thread is busy elsewhere, or never
+//! processes reports) holds its own stream only: the clock, and every other stream, go on.
 
 use std::collections::BTreeMap;
 
@@ -45,7 +48,12 @@ pub struct HostCalls {
     /// (channel, stream) pairs whose thread stopped serving the stream (unsubscribed): a call
     /// of the stream for that channel is never taken.
     unserved: std::collections::HashSet<(u64, u64)>,
+    /// Threads ready to take a call, by channel (inside a wait for one).
+    ready: std::collections::HashMap<u64, u32>,
 }
+
+/// The channel of the runtime's own host-function thread, which is always ready to take a call.
+pub const RUNTIME_CHANNEL: u64 = 0;
 
 impl HostCalls {
     /// A stream reached a call.
@@ -79,22 +87,45 @@ impl HostCalls {
         self.calls.remove(&task)
     }
 
-    /// The time the clock may not pass: the earliest due time of a blocking call. A call the
-    /// calling thread is running does not count: that thread, inside the call, waits for the
-    /// device (a host function that synchronizes another stream), and the device runs on for
-    /// it; the call's own stream stays held until it returns.
+    /// The time the clock may not pass: the earliest due time of a blocking call that a host
+    /// thread is running or is ready to take. A call the calling thread is running does not
+    /// count: that thread, inside the call, waits for the device (a host function that
+    /// synchronizes another stream), and the device runs on for it; the call's own stream
+    /// stays held until it returns. Nor does a call no thread is ready to take: it holds its
+    /// own stream only.
     pub fn clock_stop(&self) -> Option<u64> {
+        if self.calls.is_empty() {
+            return None;
+        }
         // Called at every step: the thread is looked up only when some blocking call is taken.
         let mut me = None;
         self.calls
             .values()
             .filter(|c| {
                 c.blocking
-                    && !(c.taken
-                        && c.taker == Some(*me.get_or_insert_with(|| std::thread::current().id())))
+                    && if c.taken {
+                        c.taker != Some(*me.get_or_insert_with(|| std::thread::current().id()))
+                    } else {
+                        self.has_taker(c.channel)
+                    }
             })
             .map(|c| c.due_ns)
             .min()
+    }
+
+    /// True when a thread is ready to take a call of `channel` at once.
+    fn has_taker(&self, channel: u64) -> bool {
+        channel == RUNTIME_CHANNEL || self.ready.get(&channel).is_some_and(|&n| n > 0)
+    }
+
+    /// A thread waits to take a call of `channel` (`ready`), or stopped waiting.
+    pub fn set_ready(&mut self, channel: u64, ready: bool) {
+        let n = self.ready.entry(channel).or_default();
+        if ready {
+            *n += 1;
+        } else {
+            *n = n.saturating_sub(1);
+        }
     }
 
     /// True when a host thread other than the calling one is running a call now. The calling

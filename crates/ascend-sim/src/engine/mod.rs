@@ -129,8 +129,15 @@ pub struct Engine {
     pub chip: ChipProfile,
     /// Settings.
     pub config: SimConfig,
-    /// The one simulated clock (ns).
+    /// The device's clock (ns): how far the device has run.
     pub now: u64,
+    /// The host's clock (ns): the sum of the host calls' costs, never behind the device's
+    /// clock once a call has started. The device runs to it before a call answers; it lags
+    /// only while a due host call holds the clock ([`HostCalls::clock_stop`]), and catches up
+    /// when the call returns.
+    pub host_now: u64,
+    /// The host clock as of the latest host call, readable without the engine's lock.
+    pub published_host: std::sync::Arc<crate::host_track::PublishedHostClock>,
     events_due: EventQueue,
     /// Device memory.
     pub mem: Memory,
@@ -247,6 +254,8 @@ impl Engine {
         Engine {
             config,
             now: 0,
+            host_now: 0,
+            published_host: Default::default(),
             host_calls: HostCalls::default(),
             fault_log: VecDeque::new(),
             dropped_host_calls: Vec::new(),
@@ -383,6 +392,24 @@ impl Engine {
         }
     }
 
+    /// Kernels spin without effect and nothing else is scheduled before `deadline`: nothing
+    /// they read can change until then, so their steps move to `deadline` (the spin in
+    /// between is skipped, not run). False, with nothing moved, when another event comes
+    /// first or the clock may not pass a due host call.
+    pub fn fast_forward_spin(&mut self, deadline: u64) -> bool {
+        let deadline = deadline.min(HORIZON_NS);
+        if deadline <= self.now
+            || self.host_calls.clock_stop().is_some_and(|s| s < deadline)
+            || self.events_due.other_than_kernel_steps_before(deadline)
+        {
+            return false;
+        }
+        self.events_due.delay_kernel_steps_to(deadline);
+        self.report.fast_forwarded_ns += deadline - self.now;
+        self.now = deadline;
+        true
+    }
+
     /// True when some event is scheduled that the clock may reach.
     pub fn has_pending(&self) -> bool {
         self.next_time().is_some()
@@ -397,6 +424,25 @@ impl Engine {
         self.progress += 1;
         self.handle(ev);
         true
+    }
+
+    /// The host spends `ns` in a call: the host clock advances from the later of the two
+    /// clocks, and the device runs to it (as far as a due host call lets it), so that what
+    /// the call answers is the device's state at the host's time.
+    pub fn charge_host(&mut self, ns: u64) {
+        self.host_now = self
+            .host_now
+            .max(self.now)
+            .saturating_add(ns)
+            .min(HORIZON_NS);
+        self.run_until(self.host_now);
+        self.published_host.set(self.host_now);
+    }
+
+    /// The host's time now: the later of the two clocks (a host thread that waited on the
+    /// device is at the device's time).
+    pub fn host_time(&self) -> u64 {
+        self.host_now.max(self.now)
     }
 
     /// Processes every event up to `t` and sets the clock to `t` (if later); `t` is clamped

@@ -123,6 +123,7 @@ impl Engine {
         }
         let head_dispatched = matches!(st.head, Head::CopySetup { .. } | Head::Copying { .. });
         self.cancel_head(s, &st);
+        self.note_discarded(s, &st);
         self.settle_dropped(&st, head_dispatched);
         if let Some(m) = st.model.and_then(|m| self.models.get_mut(&m)) {
             m.streams.retain(|&x| x != s);
@@ -177,6 +178,21 @@ impl Engine {
     /// Settles the bookkeeping the queued tasks of a stream hold when they are dropped without
     /// running: a dispatched INVALID's barrier count, event records (force-triggered, so that
     /// waiters go on), model instances.
+    /// Lists the tasks of stream `s` that are discarded without running, in the run report.
+    fn note_discarded(&mut self, s: u64, st: &Stream) {
+        let limit = self.config.max_timeline_entries;
+        for t in &st.queue {
+            let record = crate::report::DiscardedTask {
+                task: t.id,
+                stream: s,
+                kind: crate::stream::work_name(&t.work),
+                submit_ns: t.submit_ns,
+                at_ns: self.now,
+            };
+            self.report.discarded.push(limit, record);
+        }
+    }
+
     fn settle_dropped(&mut self, st: &Stream, head_dispatched: bool) {
         for (i, t) in st.queue.iter().enumerate() {
             if let Work::User(Task::CmoWithBarrier {
@@ -283,6 +299,7 @@ impl Engine {
         let was_busy = !st.idle();
         let head_dispatched = matches!(st.head, Head::CopySetup { .. } | Head::Copying { .. });
         self.cancel_head(s, &st);
+        self.note_discarded(s, &st);
         self.settle_dropped(&st, head_dispatched);
         st.queue.clear();
         st.slots_used = 0;

@@ -54,6 +54,7 @@ impl Engine {
     pub fn enqueue(&mut self, s: u64, kind: Task) -> u64 {
         let slots = self.slots_of(&kind);
         let id = self.new_task_id();
+        crate::host_track::note_task(id);
         let event_seq = self.event_seq_of(&kind);
         // The runtime writes its DMA header over the descriptor's head at launch.
         if let Task::CmoWithDesc { desc, op } = kind {
@@ -88,6 +89,7 @@ impl Engine {
     /// Enqueues `execute_model_async`'s marker task on `s`.
     pub fn enqueue_model_run(&mut self, s: u64, model: u64) -> u64 {
         let id = self.new_task_id();
+        crate::host_track::note_task(id);
         let task = QueuedTask {
             id,
             work: Work::ModelRun(ModelId(model)),

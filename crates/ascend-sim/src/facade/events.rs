@@ -9,6 +9,7 @@ impl Sim {
     pub fn create_event(&self, device: u32) -> Result<EventId, SimError> {
         self.with(|e| {
             e.check_device(device)?;
+            e.charge_host(e.chip.timing.host_call_ns);
             Ok(EventId(e.create_event()))
         })
     }
@@ -31,8 +32,8 @@ impl Sim {
     /// True when the event's latest record has executed (false if never recorded).
     pub fn event_complete(&self, event: EventId) -> Result<bool, SimError> {
         self.with(|e| {
-            let now = e.now;
-            e.run_until(now);
+            e.event(event.0)?;
+            e.charge_host(e.chip.timing.host_query_ns);
             Ok(e.event(event.0)?.complete())
         })
     }
@@ -62,8 +63,8 @@ impl Sim {
     /// quantised to the chip's event timestamp counter.
     pub fn event_time_ns(&self, event: EventId) -> Result<Option<u64>, SimError> {
         self.with(|e| {
-            let now = e.now;
-            e.run_until(now);
+            e.event(event.0)?;
+            e.charge_host(e.chip.timing.host_call_ns);
             let ev = e.event(event.0)?;
             let tick = 1_000_000 / e.chip.timing.timestamp_ticks_per_ms.max(1);
             Ok(ev
@@ -79,6 +80,7 @@ impl Sim {
     pub fn create_notify(&self, device: u32) -> Result<NotifyId, SimError> {
         self.with(|e| {
             e.check_device(device)?;
+            e.charge_host(e.chip.timing.host_call_ns);
             Ok(NotifyId(e.create_notify()))
         })
     }

@@ -16,12 +16,14 @@ impl Sim {
         channel: u64,
         timeout_ms: Option<u64>,
     ) -> Result<Option<DueHostCall>, SimError> {
-        let g = self.lock();
+        let mut g = self.lock();
+        g.host_calls.set_ready(channel, true);
         let what = HostWait::HostCalls(channel);
         let (mut g, r) = self.block_until(g, what, timeout_ms, |e| e.host_calls.has_due(channel));
+        g.host_calls.set_ready(channel, false);
         let taken = match r {
             Ok(()) => Ok(g.host_calls.take(channel)),
-            Err(SimError::Timeout(_)) => Ok(None),
+            Err(SimError::Timeout(_) | SimError::TimeoutBlocked(..)) => Ok(None),
             Err(e) => Err(e),
         };
         self.release(g);
@@ -37,8 +39,10 @@ impl Sim {
             return Some(c);
         }
         let id = g.begin_host_wait(HostWait::HostCalls(channel));
+        g.host_calls.set_ready(channel, true);
         let mut clock = WallClock::start();
         g = timed_wait(&self.engine, &self.changed, g, wall, &mut clock);
+        g.host_calls.set_ready(channel, false);
         g.end_host_wait(id);
         let c = g.host_calls.take(channel);
         drop(g);
@@ -98,6 +102,9 @@ impl Sim {
     pub fn finish_host_call(&self, task: u64) -> bool {
         let mut g = self.lock();
         let done = g.finish_host_call(task);
+        // The device catches up with the host's time, which went on while the call held it.
+        let host = g.host_now;
+        g.run_until(host);
         drop(g);
         // Threads sleeping on a stalled device may now go on.
         self.changed.notify_all();

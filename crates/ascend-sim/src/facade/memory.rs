@@ -1,25 +1,58 @@
 //! [`Sim`]'s device memory calls: allocation, synchronous host reads, writes, fills and
 //! copies (no stream ordering), and the checks and figures of the address space.
 
-use ascend_chips::L2Agent;
+use ascend_chips::{ChipProfile, L2Agent};
 
 use super::Sim;
+use crate::engine::HORIZON_NS;
 use crate::memory::{Memory, Writer};
 use crate::types::*;
+
+/// Which way a synchronous transfer goes: its bandwidth is the chip's for that link.
+#[derive(Debug, Clone, Copy)]
+enum Link {
+    H2D,
+    D2H,
+    /// Within device memory (a copy or a fill).
+    D2D,
+}
+
+/// The host time a synchronous copy or fill of `bytes` takes: the call, the DMA job's setup
+/// and the transfer at the link's bandwidth (bytes per ns), as the chip file gives them.
+fn sync_copy_ns(chip: &ChipProfile, link: Link, bytes: u64) -> u64 {
+    let t = &chip.timing;
+    let gbps = match link {
+        Link::H2D => t.h2d_gbps,
+        Link::D2H => t.d2h_gbps,
+        Link::D2D => t.hbm_gbps,
+    };
+    let transfer = (bytes as f64 / gbps.max(f64::MIN_POSITIVE)).ceil();
+    let transfer = if transfer.is_finite() && transfer < HORIZON_NS as f64 {
+        transfer as u64
+    } else {
+        HORIZON_NS
+    };
+    t.host_call_ns
+        .saturating_add(t.dma_setup_ns)
+        .saturating_add(transfer)
+}
 
 impl Sim {
     /// Allocates `bytes` of device memory on `device`, aligned to the chip's base alignment;
     /// the bytes are filled with the poison byte and tracked as never written.
     pub fn malloc(&self, device: u32, bytes: u64) -> Result<DevAddr, SimError> {
-        self.with(|e| e.mem.malloc(device, bytes))
+        self.with(|e| {
+            e.charge_host(e.chip.timing.host_alloc_ns);
+            e.mem.malloc(device, bytes)
+        })
     }
 
     /// Frees an allocation by its base address. A value wait watching the freed memory reads
     /// it at its next poll and faults (reported at the next synchronize of its stream).
     pub fn free(&self, device: u32, addr: DevAddr) -> Result<(), SimError> {
         self.with(|e| {
+            e.charge_host(e.chip.timing.host_alloc_ns);
             let now = e.now;
-            e.run_until(now);
             let by = format!("by free at {now} ns");
             let len = e.mem.free(device, addr, by)?;
             // Cached lines of freed memory are forgotten, neither written back nor restored.
@@ -41,10 +74,10 @@ impl Sim {
     /// Synchronous host read of device memory (no stream ordering), bounds-checked.
     pub fn read(&self, addr: DevAddr, out: &mut [u8]) -> Result<(), SimError> {
         self.with(|e| {
-            let now = e.now;
-            e.run_until(now);
             let len = out.len() as u64;
             e.mem.check(addr, len)?;
+            e.charge_host(sync_copy_ns(&e.chip, Link::D2H, len));
+            let now = e.now;
             let by = Writer::Host { at_ns: now };
             let (read, fault) = e.agent_access(L2Agent::CopyEngine, &[(addr, len)], &[], by, |m| {
                 m.read(addr, out)
@@ -62,40 +95,45 @@ impl Sim {
 
     /// Synchronous host write of device memory (no stream ordering), bounds-checked.
     pub fn write(&self, addr: DevAddr, data: &[u8]) -> Result<(), SimError> {
-        self.host_store(addr, data.len() as u64, None, |m, by| {
+        self.host_store(addr, data.len() as u64, None, Link::H2D, |m, by| {
             m.write(addr, data, by)
         })
     }
 
     /// Synchronous fill of device memory.
     pub fn fill(&self, addr: DevAddr, value: u8, len: u64) -> Result<(), SimError> {
-        self.host_store(addr, len, None, |m, by| m.fill(addr, value, len, by))
+        self.host_store(addr, len, None, Link::D2D, |m, by| {
+            m.fill(addr, value, len, by)
+        })
     }
 
     /// Synchronous device-to-device copy (overlap allowed, behaves as memmove).
     pub fn copy(&self, dst: DevAddr, src: DevAddr, len: u64) -> Result<(), SimError> {
-        self.host_store(dst, len, Some(src), |m, by| m.copy(dst, src, len, by))
+        self.host_store(dst, len, Some(src), Link::D2D, |m, by| {
+            m.copy(dst, src, len, by)
+        })
     }
 
     /// A synchronous host store into `[addr, addr+len)` (reading `source` too, for a copy):
-    /// brings the device up to the host's time, passes the ranges through the device's L2
-    /// (the copy engine's path), lets `store` change memory as the host, then counts the
-    /// progress and wakes the value waits watching the range.
+    /// the host spends the transfer's time over `link` while the device runs, then the ranges
+    /// pass through the device's L2 (the copy engine's path), `store` changes memory as the
+    /// host, and the progress is counted and the value waits watching the range woken.
     fn host_store<R>(
         &self,
         addr: DevAddr,
         len: u64,
         source: Option<DevAddr>,
+        link: Link,
         store: impl FnOnce(&mut Memory, Writer) -> Result<R, SimError>,
     ) -> Result<(), SimError> {
         self.with(|e| {
-            let now = e.now;
-            e.run_until(now);
             e.mem.check(addr, len)?;
             let reads: Vec<(u64, u64)> = source.map(|src| (src, len)).into_iter().collect();
             if let Some(src) = source {
                 e.mem.check(src, len)?;
             }
+            e.charge_host(sync_copy_ns(&e.chip, link, len));
+            let now = e.now;
             let by = Writer::Host { at_ns: now };
             let (stored, fault) =
                 e.agent_access(L2Agent::CopyEngine, &reads, &[(addr, len)], by, |m| {

@@ -35,6 +35,10 @@ pub struct Sim {
     config: SimConfig,
     engine: Mutex<Engine>,
     changed: Condvar,
+    /// The host clock as of the latest call, without the engine's lock.
+    host_clock: std::sync::Arc<crate::host_track::PublishedHostClock>,
+    /// The host threads' API calls (their own lock: no device work takes it).
+    host_log: Mutex<crate::host_track::HostLog>,
 }
 
 type Guard<'a> = MutexGuard<'a, Engine>;
@@ -42,12 +46,23 @@ type Guard<'a> = MutexGuard<'a, Engine>;
 impl Sim {
     /// A simulator of `chip` with `chip.limits.device_count` devices.
     pub fn new(chip: ChipProfile, config: SimConfig) -> Sim {
+        let engine = Engine::new(chip.clone(), config.clone());
         Sim {
-            engine: Mutex::new(Engine::new(chip.clone(), config.clone())),
+            host_clock: engine.published_host.clone(),
+            engine: Mutex::new(engine),
             chip,
             config,
             changed: Condvar::new(),
+            host_log: Mutex::new(Default::default()),
         }
+    }
+
+    pub(crate) fn host_clock(&self) -> &crate::host_track::PublishedHostClock {
+        &self.host_clock
+    }
+
+    pub(crate) fn host_log(&self) -> &Mutex<crate::host_track::HostLog> {
+        &self.host_log
     }
 
     /// The chip being simulated.
@@ -82,10 +97,13 @@ impl Sim {
     /// Releases the engine and wakes the host threads sleeping on a stalled device, if any:
     /// every such thread recorded its wait (under the lock) before sleeping, so none is
     /// missed, and a call with nobody asleep makes no system call.
-    fn release(&self, g: Guard<'_>) {
+    fn release(&self, mut g: Guard<'_>) {
+        g.published_host.set(g.host_time());
+        // A host call that became due wakes the threads waiting to run one.
+        let due = std::mem::take(&mut g.host_calls.newly_due);
         let sleepers = !g.host_waits.is_empty();
         drop(g);
-        if sleepers {
+        if sleepers || due {
             self.changed.notify_all();
         }
     }
@@ -105,10 +123,12 @@ impl Sim {
             return (g, Ok(()));
         }
         let mut record = None;
+        let since = g.host_time();
         let (mut g, r) = self.drive_until(g, what, &mut record, timeout_ms, done);
         if let Some(id) = record {
             g.end_host_wait(id);
         }
+        crate::host_track::note_wait(g.host_time().saturating_sub(since));
         (g, r)
     }
 
@@ -148,7 +168,7 @@ impl Sim {
     ) -> (Guard<'a>, Result<(), SimError>) {
         // A timeout ending beyond the simulator's horizon is no timeout: never run the device
         // to an effectively infinite deadline.
-        let deadline = timeout_ms.and_then(|ms| deadline_after(g.now, ms));
+        let deadline = timeout_ms.and_then(|ms| deadline_after(g.host_time(), ms));
         let grace = self.config.watchdog_grace;
         let mut clock = WallClock::start();
         let mut stall: Option<(Duration, u64)> = None;
@@ -156,6 +176,7 @@ impl Sim {
         // Kernels stepping without effect: since when (wall), and steps so far.
         let mut spinning: Option<Duration> = None;
         let mut idle_steps = 0u64;
+        let mut fast_forwarded = false;
         loop {
             if done(&g) {
                 return (g, Ok(()));
@@ -164,7 +185,12 @@ impl Sim {
                 if let (Some(dl), Some(ms)) = (deadline, timeout_ms) {
                     if next > dl {
                         g.run_until(dl);
-                        return (g, Err(SimError::Timeout(ms)));
+                        let err = if fast_forwarded {
+                            SimError::TimeoutBlocked(ms, Box::new(spin_diagnosis(&g)))
+                        } else {
+                            SimError::Timeout(ms)
+                        };
+                        return (g, Err(err));
                     }
                 }
                 let effects = g.effects;
@@ -182,6 +208,15 @@ impl Sim {
                 }
                 idle_steps += 1;
                 if !idle_steps.is_multiple_of(SPIN_CHECK_STEPS) {
+                    continue;
+                }
+                // Long enough that they poll, and nothing but their own steps is scheduled
+                // before the deadline: what they read cannot change until then, so the
+                // spin is skipped rather than run.
+                if idle_steps >= SPIN_FAST_FORWARD_STEPS
+                    && deadline.is_some_and(|dl| g.fast_forward_spin(dl))
+                {
+                    fast_forwarded = true;
                     continue;
                 }
                 // Only kernels step, changing nothing: they may spin forever, waiting for
@@ -226,7 +261,8 @@ impl Sim {
             if waited >= limit {
                 if let (Some(ms), Some(dl)) = (timeout_ms, deadline) {
                     g.run_until(dl);
-                    return (g, Err(SimError::Timeout(ms)));
+                    let why = Box::new(stall_diagnosis(&g));
+                    return (g, Err(SimError::TimeoutBlocked(ms, why)));
                 }
                 if let Some(e) = self.watchdog_speaks(&mut logged, || stall_diagnosis(&g)) {
                     return (g, Err(e));
@@ -258,8 +294,7 @@ impl Sim {
 
     /// Finishes a successful synchronize: the host observes the completion.
     fn observed(&self, g: &mut Engine) {
-        let t = g.now.saturating_add(self.chip.timing.host_sync_ns);
-        g.run_until(t);
+        g.charge_host(self.chip.timing.host_sync_ns);
     }
 
     /// How far the run has got (tasks completed, time reached), to read from any thread
@@ -268,23 +303,24 @@ impl Sim {
         self.lock().published.clone()
     }
 
-    /// The simulated host clock, in ns.
+    /// The simulated host clock, in ns (the later of the host's and the device's clocks).
     pub fn now_ns(&self) -> u64 {
-        self.lock().now
+        self.lock().host_time()
     }
 
     /// Charges `ns` of simulated host time for host-side work (an API call's own cost); the
     /// device runs meanwhile.
     pub fn charge_host(&self, ns: u64) {
-        self.with(|e| {
-            let t = e.now.saturating_add(ns);
-            e.run_until(t);
-        });
+        self.with(|e| e.charge_host(ns));
     }
 }
 
 /// Engine steps between two looks at the wall clock while only kernels step without effect.
 const SPIN_CHECK_STEPS: u64 = 256;
+
+/// Steps without effect after which kernels count as polling, and a timed wait with nothing
+/// else scheduled before its deadline skips to it.
+const SPIN_FAST_FORWARD_STEPS: u64 = 16 * SPIN_CHECK_STEPS;
 
 /// The diagnosis while kernels spin without effect.
 fn spin_diagnosis(e: &Engine) -> Diagnosis {
@@ -375,7 +411,12 @@ mod tests {
         };
         s.submit(ps, wait).unwrap();
         for _ in 0..3 {
-            assert_eq!(s.execute_model(m, Some(1)), Err(SimError::Timeout(1)));
+            assert_eq!(
+                s.execute_model(m, Some(1))
+                    .err()
+                    .and_then(|e| e.timeout_ms()),
+                Some(1)
+            );
         }
         assert_eq!(s.lock().instances.len(), 3);
         s.write(a, &1u64.to_le_bytes()).unwrap();

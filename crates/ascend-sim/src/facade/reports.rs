@@ -13,7 +13,11 @@ impl Sim {
 
     /// The run report.
     pub fn report(&self) -> RunReport {
-        self.lock().build_report()
+        let mut report = self.lock().build_report();
+        let log = self.host_log().lock().unwrap_or_else(|p| p.into_inner());
+        (report.host_calls, report.host_calls_dropped) = log.calls();
+        report.host_threads = log.threads();
+        report
     }
 
     /// The run report as JSON.

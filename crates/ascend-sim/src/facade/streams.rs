@@ -4,6 +4,10 @@
 use super::Sim;
 use crate::types::*;
 
+/// The longest a force destroy lets a stream's queue drain, in simulated ms: the vendor's
+/// teardown tries for 30 s for the submission queue's head to reach its tail.
+pub const FORCE_DESTROY_DRAIN_MS: u64 = 30_000;
+
 impl Sim {
     /// Creates a stream on `device`. `persistent` streams only record tasks while bound to a
     /// model and run them when the model executes.
@@ -15,23 +19,40 @@ impl Sim {
     ) -> Result<StreamId, SimError> {
         self.with(|e| {
             e.check_device(device)?;
+            e.charge_host(e.chip.timing.host_call_ns);
             Ok(StreamId(e.create_stream(device, priority, persistent)))
         })
     }
 
     /// Destroys a stream; without `force`, first waits for its queued tasks.
+    ///
+    /// With `force`, the stream's tasks go on as the vendor's teardown lets them: it waits
+    /// (at most [`FORCE_DESTROY_DRAIN_MS`]) until the scheduler has fetched the whole queue, so
+    /// every task that can run does, in simulated time, before the call returns; the drain
+    /// ends early when the head blocks on what the stream cannot do itself (a value, event,
+    /// notify or barrier wait, a model run, a host call). What is left is discarded and the
+    /// run report lists it.
     pub fn destroy_stream(&self, stream: StreamId, force: bool) -> Result<(), SimError> {
+        let s = stream.0;
         let mut g = self.lock();
-        g.stream(stream.0)?;
-        if !force {
-            let what = HostWait::DestroyStream(stream.0);
+        g.stream(s)?;
+        g.charge_host(self.chip.timing.host_call_ns);
+        let what = HostWait::DestroyStream(s);
+        if force {
+            let (g2, _drained) = self.block_until(g, what, Some(FORCE_DESTROY_DRAIN_MS), |e| {
+                e.streams
+                    .get(&s)
+                    .is_none_or(|st| st.idle() || st.head_blocked())
+            });
+            g = g2;
+        } else {
             let (g2, r) = self.block_until(g, what, None, |e| {
-                e.streams.get(&stream.0).is_none_or(|s| s.idle())
+                e.streams.get(&s).is_none_or(|st| st.idle())
             });
             g = g2;
             r?;
         }
-        g.drop_stream(stream.0);
+        g.drop_stream(s);
         self.release(g);
         Ok(())
     }
@@ -54,8 +75,7 @@ impl Sim {
         let s = stream.0;
         let mut g = self.lock();
         if host_ns > 0 {
-            let t = g.now.saturating_add(host_ns);
-            g.run_until(t);
+            g.charge_host(host_ns);
         }
         if g.stream(s)?.model.is_some() {
             let r = g.record(s, task);
@@ -131,8 +151,8 @@ impl Sim {
     /// to the current host time first).
     pub fn stream_idle(&self, stream: StreamId) -> Result<bool, SimError> {
         self.with(|e| {
-            let now = e.now;
-            e.run_until(now);
+            e.stream(stream.0)?;
+            e.charge_host(e.chip.timing.host_query_ns);
             Ok(e.stream(stream.0)?.idle())
         })
     }
