@@ -50,7 +50,9 @@ struct HostSlice<'a> {
 
 impl<'a> HostSlice<'a> {
     fn begin(rt: &'a Runtime, api: &'static str) -> HostSlice<'a> {
-        let view = rt.sim_view();
+        // Kept only for a report or a trace that will be written, so that a run without
+        // either pays nothing for it.
+        let view = rt.sim_view().filter(|_| crate::global::host_track_wanted());
         if let Some(v) = view {
             v.host_call_begin(api);
         }

@@ -29,6 +29,16 @@ fn init_logging() -> Result<(), String> {
     Ok(())
 }
 
+/// True when a run report or a trace will be written (`ASCEND_SIM_REPORT`, `ASCEND_SIM_TRACE`):
+/// only then does the library keep the host track of every call.
+pub fn host_track_wanted() -> bool {
+    static WANTED: OnceLock<bool> = OnceLock::new();
+    *WANTED.get_or_init(|| {
+        std::env::var_os("ASCEND_SIM_REPORT").is_some()
+            || std::env::var_os("ASCEND_SIM_TRACE").is_some()
+    })
+}
+
 /// Creates the runtime the environment describes.
 fn start() -> Result<Runtime, String> {
     init_logging()?;

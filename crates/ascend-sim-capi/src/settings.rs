@@ -10,13 +10,14 @@
 //! | `ASCEND_SIM_WATCHDOG_MS` | a whole number of milliseconds, at least 1 | 5000 |
 //! | `ASCEND_SIM_PROGRESS` | a path: rewritten every fifth of a second, and at exit, with the tasks completed and the simulated ns reached | unset |
 //! | `ASCEND_SIM_LOG` | a `tracing` filter (`warn`, `info`, `ascend_sim=debug`, ...) | `warn` |
+//! | `ASCEND_SIM_PACING` | `calls` (only host calls advance the host clock: deterministic) or `wall` / `wall:RATIO` (also the wall clock while no call arrives, RATIO simulated ns per wall ns, 1 by default; docs/host-clock.md) | `calls` |
 //! | `ASCEND_SIM_HAZARDS` | `ignore`, `record` or `fail` for every hazard class, and/or `class=action` entries, comma-separated (`record,lost_write=fail`); classes `lost_write`, `partial_line`, `never_written_read`, `clobber`, `stale_read`, `invisible_write`, `dcache_stale_read`, `false_sharing`, `dropped_store` | `record` |
 
 use std::path::Path;
 use std::time::Duration;
 
 use ascend_chips::ChipProfile;
-use ascend_sim::{HazardAction, HazardKind, HazardPolicy, OnStall, SimConfig};
+use ascend_sim::{HazardAction, HazardKind, HazardPolicy, OnStall, Pacing, SimConfig};
 
 /// What the environment asks for.
 pub struct Settings {
@@ -47,6 +48,11 @@ pub fn accepted(name: &str) -> String {
         "ASCEND_SIM_WATCHDOG_MS" => "a whole number of milliseconds, at least 1".to_string(),
         "ASCEND_SIM_LOG" => {
             "a tracing filter such as `warn`, `info` or `ascend_sim=debug`".to_string()
+        }
+        "ASCEND_SIM_PACING" => {
+            "`calls`, `wall` or `wall:RATIO` (RATIO a positive number of simulated ns per \
+             wall ns)"
+                .to_string()
         }
         "ASCEND_SIM_HAZARDS" => format!(
             "`ignore`, `record` or `fail`, or comma-separated `class=action` entries with \
@@ -103,6 +109,10 @@ impl Settings {
             config.hazards = hazard_policy(&v)
                 .ok_or_else(|| invalid("ASCEND_SIM_HAZARDS", &v, "not a hazard setting"))?;
         }
+        if let Some(v) = var("ASCEND_SIM_PACING")? {
+            config.pacing =
+                pacing(&v).ok_or_else(|| invalid("ASCEND_SIM_PACING", &v, "unknown"))?;
+        }
         Ok(Settings { chip, config })
     }
 
@@ -113,6 +123,22 @@ impl Settings {
             Some(v) => tracing_subscriber::EnvFilter::try_new(&v)
                 .map_err(|e| invalid("ASCEND_SIM_LOG", &v, &e.to_string())),
         }
+    }
+}
+
+/// Parses `ASCEND_SIM_PACING`.
+fn pacing(text: &str) -> Option<Pacing> {
+    let text = text.trim().to_ascii_lowercase();
+    match text.split_once(':') {
+        None if text == "calls" => Some(Pacing::Calls),
+        None if text == "wall" => Some(Pacing::Wall { ratio: 1.0 }),
+        Some(("wall", r)) => r
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|r| r.is_finite() && *r > 0.0)
+            .map(|ratio| Pacing::Wall { ratio }),
+        _ => None,
     }
 }
 

@@ -23,7 +23,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 
 use serde::Serialize;
 
@@ -83,6 +83,10 @@ thread_local! {
 /// Thread numbers handed out so far.
 static THREADS: AtomicU32 = AtomicU32::new(0);
 
+/// Some call was ever bracketed in this process: until then, submissions and waits skip the
+/// thread-local look-up.
+static BRACKETED: AtomicBool = AtomicBool::new(false);
+
 /// This thread's number, given on first use.
 fn thread_number() -> u32 {
     THREAD.with(|t| {
@@ -95,6 +99,9 @@ fn thread_number() -> u32 {
 
 /// A task submitted on this thread: it belongs to the innermost call under way, if any.
 pub(crate) fn note_task(task: u64) {
+    if !BRACKETED.load(Ordering::Relaxed) {
+        return;
+    }
     OPEN.with(|o| {
         if let Some(open) = o.borrow_mut().last_mut() {
             open.tasks.push(task);
@@ -104,6 +111,9 @@ pub(crate) fn note_task(task: u64) {
 
 /// This thread was blocked on the device for `ns` of host time.
 pub(crate) fn note_wait(ns: u64) {
+    if !BRACKETED.load(Ordering::Relaxed) {
+        return;
+    }
     OPEN.with(|o| {
         if let Some(open) = o.borrow_mut().last_mut() {
             open.wait_ns += ns;
@@ -148,6 +158,7 @@ impl crate::Sim {
     /// A host API call named `name` starts on this thread (at the host clock's time). Pair it
     /// with [`crate::Sim::host_call_end`].
     pub fn host_call_begin(&self, name: &'static str) {
+        BRACKETED.store(true, Ordering::Relaxed);
         let start_ns = self.host_clock().get();
         OPEN.with(|o| {
             o.borrow_mut().push(Open {

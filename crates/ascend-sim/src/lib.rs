@@ -32,6 +32,7 @@ mod kept;
 mod kernel;
 pub mod memory;
 mod objects;
+pub mod pacing;
 pub mod progress;
 mod random;
 mod reduce;

@@ -203,6 +203,25 @@ pub struct SimConfig {
     pub max_timeline_entries: usize,
     /// What each class of memory-side hazard does.
     pub hazards: HazardPolicy,
+    /// Whether simulated time also advances with the wall clock while no host call arrives
+    /// (off by default: it makes a run depend on the host's speed).
+    pub pacing: Pacing,
+}
+
+/// How the host clock advances between host calls (docs/host-clock.md).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[non_exhaustive]
+pub enum Pacing {
+    /// Only host calls advance it: deterministic (the default).
+    #[default]
+    Calls,
+    /// While no host call arrives, it also advances with the wall clock, by `ratio` simulated
+    /// ns per wall ns, so that a host thread spinning on mapped or registered memory, or
+    /// doing CPU work between calls, sees the device progress. Not deterministic.
+    Wall {
+        /// Simulated ns per wall ns (1.0: real time).
+        ratio: f64,
+    },
 }
 
 /// The default of [`SimConfig::max_timeline_entries`]: 5,000 first and 5,000 latest records
@@ -219,6 +238,7 @@ impl Default for SimConfig {
             poison_byte: 0xA5,
             max_timeline_entries: DEFAULT_REPORT_RECORDS,
             hazards: HazardPolicy::default(),
+            pacing: Pacing::Calls,
         }
     }
 }

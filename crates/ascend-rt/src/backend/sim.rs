@@ -32,6 +32,8 @@ pub struct SimBackend {
     /// runtime's own thread, then one per thread id and kind as first named, so that no two
     /// threads share one, whatever their ids.
     channels: Mutex<HashMap<HostCallThread, u64>>,
+    /// The pacer, in the paced mode (`SimConfig::pacing`); it stops with the backend.
+    _pacer: Option<ascend_sim::pacing::Pacer>,
 }
 
 /// The functions of the host calls launched and not yet released, with their streams: a call
@@ -124,10 +126,11 @@ fn run_host_call(sim: &Sim, table: &HostCallTable, due: &DueHostCall) {
     sim.finish_host_call(due.task);
 }
 
-/// Tells the program, once, that a host function waits in a stream's queue while no thread
-/// runs the device: the simulator runs the device only while a host thread waits on it (a
-/// synchronize, a wait for an event), so a program that waits for the function by other
-/// means (a condition variable it signals) would wait for ever without being told.
+/// Tells the program, once, that a host function waits in a stream's queue while nothing moves
+/// the device: the device runs as the host's calls advance the host clock (or while a host
+/// thread waits on it, or with the wall clock in the paced mode), so a program that waits for
+/// the function by other means (a condition variable it signals) without calling the API
+/// would wait for ever without being told.
 #[derive(Default)]
 struct UndrivenHostCall {
     /// The device's position when first seen unchanged, and since when (wall).
@@ -154,11 +157,12 @@ impl UndrivenHostCall {
         }
         self.warned = Some(pos);
         let text = format!(
-            "a host function waits in the queue of stream {} at {} ns, but no host thread is \
-             running the device: the simulator runs it only while a thread waits on it \
-             (aclrtSynchronizeStream, aclrtSynchronizeEvent, ...). If the program waits for the \
-             function by other means (a condition variable it signals), it will wait for ever: \
-             synchronize the stream instead",
+            "a host function waits in the queue of stream {} at {} ns, and no host call has \
+             moved the simulated clock since: the device runs as the host's calls advance the \
+             host clock, or while a thread waits on it (aclrtSynchronizeStream, ...). If the \
+             program waits for the function by other means (a condition variable it signals) \
+             without calling the API, it will wait for ever: synchronize the stream, or run with \
+             ASCEND_SIM_PACING=wall so that the wall clock moves the device",
             stream.0, pos.0
         );
         if tracing::dispatcher::has_been_set() {
@@ -172,8 +176,10 @@ impl UndrivenHostCall {
 impl SimBackend {
     /// A simulator of `chip` with `config`.
     pub fn new(chip: ChipProfile, config: SimConfig) -> SimBackend {
+        let sim = Arc::new(Sim::new(chip.clone(), config));
         SimBackend {
-            sim: Arc::new(Sim::new(chip.clone(), config)),
+            _pacer: Sim::start_pacer(&sim),
+            sim,
             chip,
             default_streams: Mutex::new(HashMap::new()),
             host_calls: Arc::default(),

@@ -31,6 +31,9 @@ pub struct DueHostCall {
     pub taken: bool,
     /// The host thread that took it.
     pub taker: Option<std::thread::ThreadId>,
+    /// When (wall) it was taken: a call that runs longer than [`HOLD_LIMIT`] no longer holds
+    /// the clock.
+    pub taken_at: Option<std::time::Instant>,
     /// It is a model run's copy of a recorded call: the call runs again at the model's next
     /// run, so its function must be kept after it returns.
     pub repeats: bool,
@@ -55,6 +58,11 @@ pub struct HostCalls {
 /// The channel of the runtime's own host-function thread, which is always ready to take a call.
 pub const RUNTIME_CHANNEL: u64 = 0;
 
+/// The wall time a running host call holds the clock at most: one that runs longer (it sleeps,
+/// or waits for what another host thread does after the device goes on) lets the clock and
+/// the other streams go on, and its own stream resumes when it returns.
+pub const HOLD_LIMIT: std::time::Duration = std::time::Duration::from_millis(50);
+
 impl HostCalls {
     /// A stream reached a call.
     pub fn insert(&mut self, due: DueHostCall) {
@@ -71,6 +79,7 @@ impl HostCalls {
             .min_by_key(|c| (c.due_ns, c.task))?;
         c.taken = true;
         c.taker = Some(std::thread::current().id());
+        c.taken_at = Some(std::time::Instant::now());
         Some(c.clone())
     }
 
@@ -105,6 +114,7 @@ impl HostCalls {
                 c.blocking
                     && if c.taken {
                         c.taker != Some(*me.get_or_insert_with(|| std::thread::current().id()))
+                            && c.taken_at.is_none_or(|t| t.elapsed() < HOLD_LIMIT)
                     } else {
                         self.has_taker(c.channel)
                     }
@@ -126,6 +136,18 @@ impl HostCalls {
         } else {
             *n = n.saturating_sub(1);
         }
+    }
+
+    /// True when a host thread other than the calling one is running a call that holds the
+    /// clock now (taken less than [`HOLD_LIMIT`] ago).
+    pub fn holding_elsewhere(&self) -> bool {
+        let me = std::thread::current().id();
+        self.calls.values().any(|c| {
+            c.blocking
+                && c.taken
+                && c.taker != Some(me)
+                && c.taken_at.is_none_or(|t| t.elapsed() < HOLD_LIMIT)
+        })
     }
 
     /// True when a host thread other than the calling one is running a call now. The calling

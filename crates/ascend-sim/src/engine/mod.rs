@@ -25,7 +25,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
 use ascend_chips::{ChipProfile, ChipType};
 
-pub use host_calls::{DueHostCall, HostCalls};
+pub use host_calls::{DueHostCall, HostCalls, HOLD_LIMIT};
 
 use crate::cache::L2;
 use crate::copy::Pool;

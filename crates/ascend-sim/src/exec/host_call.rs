@@ -5,7 +5,8 @@ use crate::stream::Head;
 
 impl Engine {
     /// The stream `s` reached host call `call`: it becomes due for `channel`'s thread. A
-    /// blocking call holds the stream (and stops the clock) until [`Engine::finish_host_call`];
+    /// blocking call holds the stream (and, while a thread runs it or is ready to, the clock:
+    /// [`crate::engine::HostCalls::clock_stop`]) until [`Engine::finish_host_call`];
     /// a non-blocking one completes at once. `repeats`: the task is a model run's copy.
     pub(super) fn dispatch_host_call(
         &mut self,
@@ -25,6 +26,7 @@ impl Engine {
             due_ns: self.now,
             taken: false,
             taker: None,
+            taken_at: None,
             repeats,
         });
         self.effects += 1;
@@ -99,15 +101,14 @@ impl Engine {
         } else if c.taken {
             format!(
                 "host call {call}, due at {} ns: {who} is running it and has not returned; \
-                 the device clock stays at {} ns until it does (a host function must not wait \
-                 for the device)",
-                c.due_ns, c.due_ns
+                 its stream waits until it does (a host function must not wait for the device)",
+                c.due_ns
             )
         } else {
             format!(
-                "host call {call}, due at {} ns: waiting for {who} to take it; the device \
-                 clock stays at {} ns until the call has run",
-                c.due_ns, c.due_ns
+                "host call {call}, due at {} ns: waiting for {who} to take it; its stream \
+                 waits until the call has run",
+                c.due_ns
             )
         }
     }

@@ -17,8 +17,9 @@ enum Link {
     D2D,
 }
 
-/// The host time a synchronous copy or fill of `bytes` takes: the call, the DMA job's setup
-/// and the transfer at the link's bandwidth (bytes per ns), as the chip file gives them.
+/// The host time a synchronous copy or fill of `bytes` takes: what a copy task launched and
+/// synchronized takes — the launch, the DMA job's setup, the transfer at the link's bandwidth
+/// (bytes per ns) and the host's observation of its completion — as the chip file gives them.
 fn sync_copy_ns(chip: &ChipProfile, link: Link, bytes: u64) -> u64 {
     let t = &chip.timing;
     let gbps = match link {
@@ -32,9 +33,10 @@ fn sync_copy_ns(chip: &ChipProfile, link: Link, bytes: u64) -> u64 {
     } else {
         HORIZON_NS
     };
-    t.host_call_ns
+    t.host_launch_ns
         .saturating_add(t.dma_setup_ns)
         .saturating_add(transfer)
+        .saturating_add(t.host_sync_ns)
 }
 
 impl Sim {

@@ -258,6 +258,11 @@ impl Sim {
             };
             let waited = clock.elapsed().saturating_sub(since);
             let mut sleep = limit.saturating_sub(waited);
+            // A call another thread runs holds the clock for a while only: look again when
+            // its hold ends.
+            if g.host_calls.holding_elsewhere() {
+                sleep = sleep.min(crate::engine::HOLD_LIMIT);
+            }
             if waited >= limit {
                 if let (Some(ms), Some(dl)) = (timeout_ms, deadline) {
                     g.run_until(dl);

@@ -1,0 +1,329 @@
+//! The host clock: every host call costs host time and the device runs to it before the call
+//! answers; synchronous copies take their bandwidth time; threads share one clock; a force
+//! destroy drains the queue and lists what it discards; a pending host call nobody is ready to
+//! take holds its own stream only; spinning kernels are fast-forwarded behind a timed wait;
+//! the paced mode moves the device with the wall clock (docs/host-clock.md).
+
+mod common;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use ascend_sim::pacing::Pacer;
+use ascend_sim::*;
+use common::*;
+
+/// A program of one host thread: allocations, copies, fills, queries, a kernel, waits, a
+/// force destroy and bracketed calls; returns the report as JSON.
+fn single_threaded_program() -> String {
+    let sim = sim();
+    let a = sim.malloc(0, 1 << 20).unwrap();
+    let flag = sim.malloc(0, 64).unwrap();
+    sim.fill(flag, 0, 64).unwrap();
+    let (s1, s2) = (
+        sim.create_stream(0, 0, false).unwrap(),
+        sim.create_stream(0, 0, false).unwrap(),
+    );
+    sim.host_call_begin("aclrtMemsetAsync");
+    sim.submit(s1, memset(a, 3, 1 << 20)).unwrap();
+    sim.host_call_end(0);
+    let wait = Task::ValueWait {
+        addr: flag,
+        value: 1,
+        mode: WaitMode::Eq,
+    };
+    sim.submit(s2, wait.clone()).unwrap();
+    while !sim.stream_idle(s1).unwrap() {}
+    sim.write(a, &[7u8; 4096]).unwrap();
+    let body = move |ctx: &mut dyn KernelOps| {
+        ctx.store(flag, 8, 1);
+        ctx.dcci(flag, false, 2);
+    };
+    sim.submit(s1, kernel(Kernel::new("raise", body), 2))
+        .unwrap();
+    sim.synchronize_stream(s2, Some(100)).unwrap();
+    sim.submit(s2, memset(a, 9, 64)).unwrap();
+    sim.submit(s2, wait).unwrap();
+    sim.submit(s2, memset(a, 9, 64)).unwrap();
+    sim.destroy_stream(s2, true).unwrap();
+    sim.synchronize_device(0, None).unwrap();
+    sim.report_json()
+}
+
+#[test]
+fn a_single_threaded_program_gives_the_same_report_bit_for_bit_every_run() {
+    let first = single_threaded_program();
+    for run in 1..20 {
+        assert!(
+            single_threaded_program() == first,
+            "run {run} gave another report"
+        );
+    }
+}
+
+#[test]
+fn each_query_costs_host_time_so_a_polling_loop_ends() {
+    let sim = sim();
+    let t = sim.chip().timing;
+    let a = sim.malloc(0, 64 << 20).unwrap();
+    let s = sim.create_stream(0, 0, false).unwrap();
+    sim.submit(s, memset(a, 1, 64 << 20)).unwrap();
+    let before = sim.now_ns();
+    let mut queries = 0u64;
+    while !sim.stream_idle(s).unwrap() {
+        queries += 1;
+        assert!(
+            queries < 1_000_000,
+            "the fill never completed under polling"
+        );
+    }
+    let spent = sim.now_ns() - before;
+    assert_eq!(
+        spent,
+        (queries + 1) * t.host_query_ns,
+        "each query costs one"
+    );
+    // A 64 MiB fill at the chip's memory bandwidth takes tens of µs: many queries, not one.
+    assert!(queries > 10, "{queries} queries");
+}
+
+#[test]
+fn a_synchronous_copy_takes_its_bandwidth_time_while_other_streams_run() {
+    let sim = sim();
+    let t = sim.chip().timing;
+    let src = sim.malloc(0, 4096).unwrap();
+    let big = sim.malloc(0, 1 << 20).unwrap();
+    let s = sim.create_stream(0, 0, false).unwrap();
+    sim.fill(src, 5, 4096).unwrap();
+    let out = host_buf(vec![0; 4096]);
+    let copy = Task::Memcpy {
+        dst: Loc::Host {
+            buf: out.clone(),
+            offset: 0,
+        },
+        src: Loc::Device(src),
+        len: 4096,
+    };
+    sim.submit(s, copy).unwrap();
+    let before = sim.now_ns();
+    sim.write(big, &vec![1u8; 1 << 20]).unwrap();
+    let took = sim.now_ns() - before;
+    let transfer = ((1u64 << 20) as f64 / t.h2d_gbps).ceil() as u64;
+    assert_eq!(
+        took,
+        t.host_launch_ns + t.dma_setup_ns + transfer + t.host_sync_ns,
+        "launch, setup, 1 MiB at the host link's bandwidth, observation"
+    );
+    assert!(
+        out.lock().unwrap().iter().all(|&b| b == 5),
+        "the queued D2H landed during the synchronous copy"
+    );
+}
+
+#[test]
+fn every_host_threads_calls_advance_the_one_host_clock() {
+    let sim = Arc::new(sim());
+    let t = sim.chip().timing;
+    let s = sim.create_stream(0, 0, false).unwrap();
+    let before = sim.now_ns();
+    let threads: Vec<_> = (0..6)
+        .map(|_| {
+            let sim = sim.clone();
+            std::thread::spawn(move || {
+                for _ in 0..50 {
+                    sim.stream_idle(s).unwrap();
+                }
+            })
+        })
+        .collect();
+    for th in threads {
+        th.join().unwrap();
+    }
+    assert_eq!(sim.now_ns() - before, 300 * t.host_query_ns);
+}
+
+#[test]
+fn a_force_destroy_runs_what_the_queue_can_run_and_lists_what_it_discards() {
+    let sim = sim();
+    let a = sim.malloc(0, 4096).unwrap();
+    let flag = sim.malloc(0, 8).unwrap();
+    sim.fill(flag, 0, 8).unwrap();
+    sim.fill(a, 0, 4096).unwrap();
+    let s = sim.create_stream(0, 0, false).unwrap();
+    let body = move |ctx: &mut dyn KernelOps| {
+        ctx.store(a, 8, 42);
+        ctx.dcci(a, false, 2);
+    };
+    sim.submit(s, kernel(Kernel::new("store", body), 1))
+        .unwrap();
+    let wait = Task::ValueWait {
+        addr: flag,
+        value: 1,
+        mode: WaitMode::Eq,
+    };
+    let wait_task = sim.submit(s, wait).unwrap();
+    let fill = sim.submit(s, memset(a, 9, 4096)).unwrap();
+    sim.destroy_stream(s, true).unwrap();
+    assert_eq!(
+        read_u64(&sim, a),
+        42,
+        "the kernel ran before the destroy returned"
+    );
+    let report = sim.report();
+    let discarded: Vec<(u64, &str)> = report.discarded.iter().map(|d| (d.task, d.kind)).collect();
+    assert_eq!(
+        discarded,
+        [(wait_task.0, "ValueWait"), (fill.0, "Memset")],
+        "the blocked wait and what followed it"
+    );
+}
+
+#[test]
+fn a_host_call_no_thread_is_ready_to_take_holds_its_own_stream_only() {
+    let sim = sim_with(strict);
+    let a = sim.malloc(0, 1 << 20).unwrap();
+    let (held, other) = (
+        sim.create_stream(0, 0, false).unwrap(),
+        sim.create_stream(0, 0, false).unwrap(),
+    );
+    // Channel 7: a report thread that is not processing reports.
+    let call = Task::HostCall {
+        call: 1,
+        channel: 7,
+        blocking: true,
+    };
+    sim.submit(held, call).unwrap();
+    sim.submit(other, memset(a, 1, 1 << 20)).unwrap();
+    sim.synchronize_stream(other, Some(2000)).unwrap();
+    assert!(
+        !sim.stream_idle(held).unwrap(),
+        "the call's stream stays held"
+    );
+    // Once a thread takes it and returns, the stream goes on.
+    let due = sim.next_host_call(7, Some(0)).unwrap().expect("due");
+    assert!(sim.finish_host_call(due.task));
+    sim.synchronize_stream(held, Some(100)).unwrap();
+}
+
+#[test]
+fn a_timed_wait_behind_a_spinning_kernel_skips_to_its_deadline_and_says_what_blocks() {
+    let sim = sim();
+    let flag = sim.malloc(0, 64).unwrap();
+    sim.fill(flag, 0, 64).unwrap();
+    let (s, w) = (
+        sim.create_stream(0, 0, false).unwrap(),
+        sim.create_stream(0, 0, false).unwrap(),
+    );
+    // Polls without a dcci: it never sees the write.
+    let body = move |ctx: &mut dyn KernelOps| {
+        while ctx.load(flag, 8) != 1 {
+            ctx.spin(100);
+        }
+    };
+    sim.submit(s, kernel(Kernel::new("stale poller", body), 1))
+        .unwrap();
+    // The kernel has cached the line before the write.
+    sim.charge_host(20_000);
+    sim.submit(
+        w,
+        Task::ValueWrite {
+            addr: flag,
+            value: 1,
+        },
+    )
+    .unwrap();
+    sim.synchronize_stream(w, None).unwrap();
+    let wall = Instant::now();
+    let err = sim.synchronize_stream(s, Some(50)).unwrap_err();
+    assert!(
+        wall.elapsed() < Duration::from_secs(1),
+        "took {:?}",
+        wall.elapsed()
+    );
+    match &err {
+        SimError::TimeoutBlocked(50, why) => {
+            assert!(
+                why.text.contains("stale") && why.text.contains("dcci"),
+                "{}",
+                why.text
+            )
+        }
+        other => panic!("expected a timeout with the reason, got {other}"),
+    }
+    assert!(sim.report().fast_forwarded_ns > 40_000_000);
+    sim.destroy_stream(s, true).unwrap();
+}
+
+#[test]
+fn the_paced_mode_moves_the_device_while_the_host_makes_no_call() {
+    let paced = Arc::new(sim_with(|c| c.pacing = Pacing::Wall { ratio: 1.0 }));
+    let _pacer: Pacer = Sim::start_pacer(&paced).expect("a pacer");
+    let a = paced.malloc(0, 64).unwrap();
+    let s = paced.create_stream(0, 0, false).unwrap();
+    let progress = paced.progress();
+    paced.submit(s, memset(a, 1, 64)).unwrap();
+    let start = Instant::now();
+    while progress.tasks() == 0 && start.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    assert_eq!(
+        progress.tasks(),
+        1,
+        "the fill ran while the host only slept"
+    );
+
+    // Off by default: nothing moves without a call.
+    let calls = Arc::new(sim());
+    assert!(Sim::start_pacer(&calls).is_none());
+    let b = calls.malloc(0, 64).unwrap();
+    let t = calls.create_stream(0, 0, false).unwrap();
+    let quiet = calls.progress();
+    calls.submit(t, memset(b, 1, 64)).unwrap();
+    std::thread::sleep(Duration::from_millis(30));
+    assert_eq!(quiet.tasks(), 0);
+}
+
+#[test]
+fn a_host_function_that_runs_long_holds_the_clock_for_a_while_only() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let sim = Arc::new(sim_with(strict));
+    let a = sim.malloc(0, 1 << 20).unwrap();
+    let (held, other) = (
+        sim.create_stream(0, 0, false).unwrap(),
+        sim.create_stream(0, 0, false).unwrap(),
+    );
+    let call = Task::HostCall {
+        call: 1,
+        channel: 0,
+        blocking: true,
+    };
+    sim.submit(held, call).unwrap();
+    let returned = Arc::new(AtomicBool::new(false));
+    let runner = {
+        let (sim, returned) = (sim.clone(), returned.clone());
+        std::thread::spawn(move || {
+            let due = loop {
+                if let Some(c) = sim.wait_host_call(0, Duration::from_millis(10)) {
+                    break c;
+                }
+                // Nothing moves the clock on its own: charge a little host time.
+                sim.charge_host(1_000);
+            };
+            // The function takes long (it sleeps; it could wait for what the main thread does
+            // after its synchronize).
+            std::thread::sleep(Duration::from_millis(600));
+            returned.store(true, Ordering::SeqCst);
+            sim.finish_host_call(due.task);
+        })
+    };
+    // Let the call be taken before the other stream's work is queued.
+    std::thread::sleep(Duration::from_millis(100));
+    sim.submit(other, memset(a, 1, 1 << 20)).unwrap();
+    sim.synchronize_stream(other, None).unwrap();
+    assert!(
+        !returned.load(Ordering::SeqCst),
+        "the other stream finished while the host function still ran"
+    );
+    runner.join().unwrap();
+    sim.synchronize_stream(held, None).unwrap();
+}
