@@ -134,6 +134,7 @@ fn launch(exe: &Path, args: &[&str], envs: &[(&str, &str)]) -> Ran {
         "ASCEND_SIM_LOG",
         "ASCEND_SIM_CHIP_FILE",
         "ASCEND_SIM_HAZARDS",
+        "ASCEND_SIM_PACING",
     ] {
         cmd.env_remove(var);
     }
@@ -192,6 +193,65 @@ fn two_thread_wait_write_runs_and_writes_a_report_and_a_trace() {
     assert!(
         trace.contains("\"traceEvents\"") && trace.contains("ValueWrite"),
         "trace lacks the tasks: {trace}"
+    );
+}
+
+#[test]
+fn each_api_call_is_a_slice_on_its_threads_host_track_with_an_arrow_to_its_task() {
+    let Some(exe) = build("two_thread_wait_write.c", false) else {
+        return;
+    };
+    let report = exe.with_file_name("report.json");
+    let trace = exe.with_file_name("trace.json");
+    run(
+        &exe,
+        &[
+            ("ASCEND_SIM_REPORT", report.to_str().unwrap()),
+            ("ASCEND_SIM_TRACE", trace.to_str().unwrap()),
+        ],
+    );
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let calls = r["host_calls"].as_array().expect("host calls");
+    let write = calls
+        .iter()
+        .find(|c| c["name"] == "aclrtValueWrite")
+        .expect("the value write's call");
+    assert_eq!(write["code"], 0);
+    assert_eq!(write["tasks"].as_array().map(Vec::len), Some(1));
+    assert!(
+        write["end_ns"].as_u64() > write["start_ns"].as_u64(),
+        "{write}"
+    );
+    let threads = r["host_threads"].as_array().expect("host threads");
+    assert!(
+        threads.len() >= 2,
+        "the main thread and the two workers: {threads:?}"
+    );
+    let sync = calls
+        .iter()
+        .find(|c| c["name"] == "aclrtSynchronizeStream" && c["wait_ns"].as_u64() > Some(0))
+        .expect("a synchronize that waited for the device");
+    assert!(
+        sync["end_ns"].as_u64().unwrap() - sync["start_ns"].as_u64().unwrap()
+            >= sync["wait_ns"].as_u64().unwrap()
+    );
+    let trace: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&trace).unwrap()).unwrap();
+    let events = trace["traceEvents"].as_array().unwrap();
+    assert!(events
+        .iter()
+        .any(|e| e["name"] == "process_name" && e["args"]["name"] == "host"));
+    assert!(events
+        .iter()
+        .any(|e| e["ph"] == "X" && e["name"] == "aclrtValueWrite"));
+    let launches = events
+        .iter()
+        .filter(|e| e["name"] == "launch" && (e["ph"] == "s" || e["ph"] == "f"))
+        .count();
+    assert!(
+        launches >= 4,
+        "an arrow from each launching call to its task"
     );
 }
 
@@ -329,7 +389,7 @@ fn a_bad_setting_is_named_with_its_value_and_the_accepted_values() {
     };
     let missing = std::env::temp_dir().join("no-such-dir/chip.toml");
     let missing = missing.to_str().unwrap();
-    let cases: [(&str, &str, &str); 7] = [
+    let cases: [(&str, &str, &str); 9] = [
         (
             "ASCEND_SIM_HAZARDS",
             "sometimes",
@@ -349,6 +409,16 @@ fn a_bad_setting_is_named_with_its_value_and_the_accepted_values() {
         ),
         ("ASCEND_SIM_WATCHDOG_MS", "0", "at least 1"),
         ("ASCEND_SIM_CHIP_FILE", missing, "readable chip file"),
+        (
+            "ASCEND_SIM_PACING",
+            "sometimes",
+            "`calls`, `wall` or `wall:RATIO`",
+        ),
+        (
+            "ASCEND_SIM_PACING",
+            "wall:0",
+            "`calls`, `wall` or `wall:RATIO`",
+        ),
     ];
     for (var, value, accepted) in cases {
         let ran = launch(&exe, &[], &[(var, value)]);
@@ -667,13 +737,19 @@ fn hazards_set_to_fail_fail_the_synchronize_and_appear_in_the_trace_when_recorde
 /// Runs one scenario of `host_clock.c` (a stall ends in an error after 5 s) and returns what it
 /// printed, asserting it passed.
 fn host_clock(scenario: &str) -> String {
+    host_clock_with(scenario, &[])
+}
+
+/// As [`host_clock`], with `extra` variables set.
+fn host_clock_with(scenario: &str, extra: &[(&str, &str)]) -> String {
     let Some(exe) = build("host_clock.c", false) else {
         return String::new();
     };
-    let envs = [
+    let mut envs = vec![
         ("ASCEND_SIM_ON_STALL", "error"),
         ("ASCEND_SIM_WATCHDOG_MS", "5000"),
     ];
+    envs.extend_from_slice(extra);
     let ran = launch(&exe, &[scenario], &envs);
     assert!(
         ran.passed(),
@@ -721,4 +797,10 @@ fn a_timed_wait_behind_a_spinning_kernel_ends_at_once_and_says_what_blocks() {
         out.is_empty() || out.contains("recent:") && out.contains("dcci"),
         "{out}"
     );
+}
+
+#[test]
+fn in_the_paced_mode_a_host_spinning_on_pinned_memory_sees_a_copy_land() {
+    let out = host_clock_with("paced", &[("ASCEND_SIM_PACING", "wall")]);
+    assert!(out.is_empty() || out.contains("0x77"), "{out}");
 }

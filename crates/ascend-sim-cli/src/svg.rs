@@ -415,6 +415,23 @@ mod tests {
     }
 
     #[test]
+    fn each_host_thread_gets_a_lane_of_its_calls_above_the_streams() {
+        let r = serde_json::json!({
+            "end_ns": 9000,
+            "timeline": [{"task": 1, "stream": 2, "kind": "Memset", "start_ns": 5000, "end_ns": 9000}],
+            "host_calls": [{"thread": 1, "name": "aclrtMemsetAsync", "start_ns": 0,
+                "end_ns": 4000, "wait_ns": 0, "code": 0, "tasks": [1]},
+                {"thread": 2, "name": "aclrtSynchronizeStream", "start_ns": 4000,
+                "end_ns": 9000, "wait_ns": 5000, "code": 0, "tasks": []}],
+        });
+        let svg = render(&r);
+        let at = |s: &str| svg.find(s).unwrap_or_else(|| panic!("{s} in the picture"));
+        assert!(at(">host thread 1<") < at(">host thread 2<"));
+        assert!(at(">host thread 2<") < at(">stream 2<"));
+        assert!(svg.contains("aclrtSynchronizeStream → 0: 4000–9000 ns (waited 5000 ns)"));
+    }
+
+    #[test]
     fn engine_jobs_get_a_lane_per_engine_between_the_streams_and_the_cores() {
         let r = serde_json::json!({
             "end_ns": 5000,

@@ -91,6 +91,8 @@ fn exec_summarises_a_correct_run_and_keeps_the_programs_status() {
         "released by kernel myKernel1",
         "kernel myKernel2",
         "hazards: none",
+        "host (host clock at ",
+        "ns waiting on the device",
     ] {
         assert!(t.contains(part), "{part:?} in {t}");
     }
@@ -109,7 +111,14 @@ fn exec_summarises_a_correct_run_and_keeps_the_programs_status() {
         .unwrap();
     assert!(drawn.status.success(), "{}", text(&drawn));
     let picture = std::fs::read_to_string(&svg).unwrap();
-    for part in ["<svg", "stream 1", "AI core 0", "marker-end", "ValueWait"] {
+    for part in [
+        "<svg",
+        "host thread 1",
+        "stream 1",
+        "AI core 0",
+        "marker-end",
+        "ValueWait",
+    ] {
         assert!(picture.contains(part), "{part:?} in the SVG");
     }
     // The saved report gives the same summary.

@@ -178,21 +178,28 @@ fn a_force_destroy_runs_what_the_queue_can_run_and_lists_what_it_discards() {
     );
 }
 
-#[test]
-fn a_host_call_no_thread_is_ready_to_take_holds_its_own_stream_only() {
-    let sim = sim_with(strict);
+/// A 1 MiB buffer, a stream holding a blocking host call (number 1) for `channel`'s thread,
+/// and another stream.
+fn blocking_call_beside_another_stream(sim: &Sim, channel: u64) -> (DevAddr, StreamId, StreamId) {
     let a = sim.malloc(0, 1 << 20).unwrap();
     let (held, other) = (
         sim.create_stream(0, 0, false).unwrap(),
         sim.create_stream(0, 0, false).unwrap(),
     );
-    // Channel 7: a report thread that is not processing reports.
     let call = Task::HostCall {
         call: 1,
-        channel: 7,
+        channel,
         blocking: true,
     };
     sim.submit(held, call).unwrap();
+    (a, held, other)
+}
+
+#[test]
+fn a_host_call_no_thread_is_ready_to_take_holds_its_own_stream_only() {
+    let sim = sim_with(strict);
+    // Channel 7: a report thread that is not processing reports.
+    let (a, held, other) = blocking_call_beside_another_stream(&sim, 7);
     sim.submit(other, memset(a, 1, 1 << 20)).unwrap();
     sim.synchronize_stream(other, Some(2000)).unwrap();
     assert!(
@@ -287,17 +294,7 @@ fn the_paced_mode_moves_the_device_while_the_host_makes_no_call() {
 fn a_host_function_that_runs_long_holds_the_clock_for_a_while_only() {
     use std::sync::atomic::{AtomicBool, Ordering};
     let sim = Arc::new(sim_with(strict));
-    let a = sim.malloc(0, 1 << 20).unwrap();
-    let (held, other) = (
-        sim.create_stream(0, 0, false).unwrap(),
-        sim.create_stream(0, 0, false).unwrap(),
-    );
-    let call = Task::HostCall {
-        call: 1,
-        channel: 0,
-        blocking: true,
-    };
-    sim.submit(held, call).unwrap();
+    let (a, held, other) = blocking_call_beside_another_stream(&sim, 0);
     let returned = Arc::new(AtomicBool::new(false));
     let runner = {
         let (sim, returned) = (sim.clone(), returned.clone());
