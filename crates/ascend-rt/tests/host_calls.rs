@@ -463,7 +463,10 @@ fn a_host_function_waiting_for_its_own_stream_is_explained_not_left_hanging() {
         .clone()
         .flatten()
         .expect("the inner wait failed");
-    assert!(text.contains("must not wait for its own stream"), "{text}");
+    assert!(
+        text.contains("must not wait for work that needs its own stream"),
+        "{text}"
+    );
 }
 
 #[test]

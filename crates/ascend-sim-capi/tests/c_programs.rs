@@ -804,3 +804,26 @@ fn in_the_paced_mode_a_host_spinning_on_pinned_memory_sees_a_copy_land() {
     let out = host_clock_with("paced", &[("ASCEND_SIM_PACING", "wall")]);
     assert!(out.is_empty() || out.contains("0x77"), "{out}");
 }
+
+#[test]
+fn a_single_threaded_program_with_a_host_function_gives_the_same_run_every_time() {
+    let Some(exe) = build("host_clock.c", false) else {
+        return;
+    };
+    let runs: Vec<(String, String)> = (0..4)
+        .map(|i| {
+            let report = exe.with_file_name(format!("report-{i}.json"));
+            let ran = launch(
+                &exe,
+                &["host-func-poll"],
+                &[("ASCEND_SIM_REPORT", report.to_str().unwrap())],
+            );
+            assert!(ran.passed(), "{}{}", ran.stdout, ran.stderr);
+            (ran.stdout, std::fs::read_to_string(&report).unwrap())
+        })
+        .collect();
+    for (i, run) in runs.iter().enumerate().skip(1) {
+        assert_eq!(run.0, runs[0].0, "run {i} printed otherwise");
+        assert!(run.1 == runs[0].1, "run {i} gave another report");
+    }
+}

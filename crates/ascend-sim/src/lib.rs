@@ -45,7 +45,7 @@ mod types;
 mod value_wait;
 
 pub use engine::DueHostCall;
-pub use facade::Sim;
+pub use facade::{service_thread, Sim};
 pub use progress::RunProgress;
 pub use report::RunReport;
 pub use sync::UNBOUNDED_WAIT;

@@ -51,6 +51,8 @@ impl Sim {
         let thread = std::thread::Builder::new()
             .name("ascend-sim pacer".into())
             .spawn(move || {
+                // Its calls are not a host program's.
+                crate::service_thread(true);
                 let mut seen = None;
                 let mut last = Instant::now();
                 while !flag.load(Ordering::Acquire) {

@@ -269,6 +269,10 @@ pub enum HostWait {
     SynchronizeEvent(u64),
     /// A non-forced stream destroy, which waits for the stream's tasks.
     DestroyStream(u64),
+    /// A force destroy letting the stream's queue drain before the rest is discarded.
+    DrainStream(u64),
+    /// A call waiting for a due host call that another thread runs to return.
+    HeldByHostCall,
     /// A submission to a stream whose queue is full.
     Submit(u64),
     /// A synchronous model run.
@@ -298,6 +302,15 @@ impl std::fmt::Display for HostWait {
                 f,
                 "a destroy of stream {s} (aclrtDestroyStream waits until the stream's tasks \
                  complete, with no timeout, as CANN's does; aclrtDestroyStreamForce does not wait)"
+            ),
+            HostWait::DrainStream(s) => write!(
+                f,
+                "a force destroy of stream {s}, letting its queue drain before the rest is \
+                 discarded"
+            ),
+            HostWait::HeldByHostCall => write!(
+                f,
+                "a call waiting for a host function another thread runs to return"
             ),
             HostWait::Submit(s) => write!(f, "a submission to stream {s}, whose queue is full"),
             HostWait::ExecuteModel(m) => write!(f, "a synchronous run of model {m}"),

@@ -324,3 +324,101 @@ fn a_host_function_that_runs_long_holds_the_clock_for_a_while_only() {
     runner.join().unwrap();
     sim.synchronize_stream(held, None).unwrap();
 }
+
+#[test]
+fn a_timed_wait_behind_a_polling_kernel_is_not_skipped_while_another_host_thread_may_release_it() {
+    let sim = Arc::new(sim());
+    let flag = sim.malloc(0, 64).unwrap();
+    sim.fill(flag, 0, 64).unwrap();
+    let s = sim.create_stream(0, 0, false).unwrap();
+    // A correct poller: dcci before each load.
+    let body = move |ctx: &mut dyn KernelOps| loop {
+        ctx.dcci(flag, false, 2);
+        if ctx.load(flag, 8) == 1 {
+            break;
+        }
+        ctx.spin(100);
+    };
+    sim.submit(s, kernel(Kernel::new("poller", body), 1))
+        .unwrap();
+    let writer = {
+        let sim = sim.clone();
+        std::thread::spawn(move || {
+            sim.charge_host(1_000);
+            std::thread::sleep(Duration::from_millis(100));
+            write_u64(&sim, flag, 1);
+        })
+    };
+    assert_eq!(sim.synchronize_stream(s, Some(3000)), Ok(()));
+    writer.join().unwrap();
+    assert_eq!(sim.report().fast_forwarded_ns, 0);
+}
+
+#[test]
+fn a_force_destroy_drains_a_wait_that_another_streams_work_releases() {
+    let sim = sim();
+    let a = sim.malloc(0, 4096).unwrap();
+    let big = sim.malloc(0, 64 << 20).unwrap();
+    sim.fill(a, 0, 4096).unwrap();
+    let (s, o) = (
+        sim.create_stream(0, 0, false).unwrap(),
+        sim.create_stream(0, 0, false).unwrap(),
+    );
+    let ev = sim.create_event(0).unwrap();
+    sim.submit(o, memset(big, 1, 64 << 20)).unwrap();
+    sim.submit(o, Task::EventRecord(ev)).unwrap();
+    sim.submit(s, Task::EventWait(ev)).unwrap();
+    sim.submit(s, memset(a, 7, 4096)).unwrap();
+    sim.destroy_stream(s, true).unwrap();
+    assert_eq!(
+        read_u64(&sim, a),
+        0x0707_0707_0707_0707,
+        "the fill behind the wait ran"
+    );
+    assert!(sim.report().discarded.is_empty());
+}
+
+#[test]
+fn a_call_due_for_the_runtime_thread_while_it_runs_another_does_not_hold_the_clock() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let sim = Arc::new(sim_with(strict));
+    let (a, first, other) = blocking_call_beside_another_stream(&sim, 0);
+    let returned = Arc::new(AtomicBool::new(false));
+    let runner = {
+        let (sim, returned) = (sim.clone(), returned.clone());
+        std::thread::spawn(move || {
+            let due = loop {
+                if let Some(c) = sim.wait_host_call(0, Duration::from_millis(10)) {
+                    break c;
+                }
+                sim.charge_host(1_000);
+            };
+            std::thread::sleep(Duration::from_millis(600));
+            returned.store(true, Ordering::SeqCst);
+            sim.finish_host_call(due.task);
+        })
+    };
+    std::thread::sleep(Duration::from_millis(100));
+    // A second call for the runtime's thread, which is busy with the first.
+    let second = sim.create_stream(0, 0, false).unwrap();
+    let call = Task::HostCall {
+        call: 2,
+        channel: 0,
+        blocking: true,
+    };
+    sim.submit(second, call).unwrap();
+    sim.submit(other, memset(a, 1, 1 << 20)).unwrap();
+    sim.synchronize_stream(other, None).unwrap();
+    assert!(
+        !returned.load(Ordering::SeqCst),
+        "the fill did not wait for the busy thread"
+    );
+    runner.join().unwrap();
+    let due = sim
+        .next_host_call(0, Some(0))
+        .unwrap()
+        .expect("the second call");
+    sim.finish_host_call(due.task);
+    sim.synchronize_stream(first, None).unwrap();
+    sim.synchronize_stream(second, None).unwrap();
+}

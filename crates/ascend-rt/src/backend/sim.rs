@@ -112,6 +112,12 @@ impl HostCallTable {
 /// thread down) and tells the simulator it returned. A model run's copy leaves the function
 /// in the table for the model's next run.
 fn run_host_call(sim: &Sim, table: &HostCallTable, due: &DueHostCall) {
+    run_host_fn(table, due);
+    sim.finish_host_call(due.task);
+}
+
+/// Runs the function of the due host call, without telling the simulator.
+fn run_host_fn(table: &HostCallTable, due: &DueHostCall) {
     if let Some(f) = table.get(due.call, !due.repeats) {
         match super::run_kept_host_fn(&f) {
             Some(true) => {}
@@ -123,7 +129,6 @@ fn run_host_call(sim: &Sim, table: &HostCallTable, due: &DueHostCall) {
             ),
         }
     }
-    sim.finish_host_call(due.task);
 }
 
 /// Tells the program, once, that a host function waits in a stream's queue while nothing moves
@@ -226,9 +231,15 @@ impl SimBackend {
             .name("acl host functions".into())
             .spawn(move || {
                 let mut undriven = UndrivenHostCall::default();
+                // The thread's own calls (its waits, its checks, its returns) are not the
+                // program's; only the functions it runs are.
+                ascend_sim::service_thread(true);
                 while !flag.load(Ordering::Acquire) {
                     if let Some(c) = sim.wait_host_call(0, Duration::from_millis(50)) {
-                        run_host_call(&sim, &table, &c);
+                        ascend_sim::service_thread(false);
+                        run_host_fn(&table, &c);
+                        ascend_sim::service_thread(true);
+                        sim.finish_host_call(c.task);
                     } else {
                         undriven.check(&sim);
                     }

@@ -3,7 +3,7 @@
  * with the wrong data.
  *
  * Argument: the scenario ("poll", "sync-copy", "force-destroy", "host-func", "held-stream",
- * "spin-timeout", "paced"); with none, all but "paced" run. Each prints what it measured for the test to
+ * "spin-timeout", "host-func-poll", "paced"); with none, all but "paced" run. Each prints what it measured for the test to
  * check, and the program's status says whether every check held. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
@@ -97,6 +97,13 @@ static void sync_copy(void) {
     teardown(s);
 }
 
+static volatile int host_func_ran = 0;
+
+static void set_flag(void *arg) {
+    (void)arg;
+    __atomic_store_n(&host_func_ran, 1, __ATOMIC_RELEASE);
+}
+
 typedef struct {
     uint32_t *out;
     uint32_t value;
@@ -137,16 +144,20 @@ static void force_destroy(void) {
     CHECK(aclrtMemcpy(&b, 1, (char *)out + 4095, 1, ACL_MEMCPY_DEVICE_TO_HOST));
     printf("a fill before the force destroy: %u\n", b);
     if (b != 3) failures++;
+    /* A host function at the head, and a fill behind it: the runtime's thread runs the
+     * function, then the fill runs, before the destroy returns. */
+    aclrtStream h = NULL;
+    CHECK(aclrtCreateStream(&h));
+    CHECK(aclrtLaunchHostFunc(h, set_flag, NULL));
+    CHECK(aclrtMemsetAsync(out, 4096, 5, 4096, h));
+    CHECK(aclrtDestroyStreamForce(h));
+    CHECK(aclrtMemcpy(&b, 1, (char *)out + 4095, 1, ACL_MEMCPY_DEVICE_TO_HOST));
+    printf("a host function and a fill before the force destroy: %s, %u\n",
+           __atomic_load_n(&host_func_ran, __ATOMIC_ACQUIRE) ? "ran" : "not run", b);
+    if (!host_func_ran || b != 5) failures++;
     CHECK(aclrtFree(out));
     CHECK(aclrtResetDeviceForce(0));
     CHECK(aclFinalize());
-}
-
-static volatile int host_func_ran = 0;
-
-static void set_flag(void *arg) {
-    (void)arg;
-    __atomic_store_n(&host_func_ran, 1, __ATOMIC_RELEASE);
 }
 
 /* A host function runs while the host only makes cheap calls (queries of another stream). */
@@ -171,6 +182,23 @@ static void host_func(void) {
     CHECK(aclrtSynchronizeStream(s));
     CHECK(aclrtDestroyStream(other));
     CHECK(aclrtFree(buf));
+    teardown(s);
+}
+
+/* A host function, then queries of its stream until it is complete: the number of queries is
+ * the same on every run (printed for the test to compare). */
+static void host_func_poll(void) {
+    aclrtStream s = NULL;
+    setup(&s);
+    CHECK(aclrtLaunchHostFunc(s, set_flag, NULL));
+    long queries = 0;
+    aclrtStreamStatus st = ACL_STREAM_STATUS_NOT_READY;
+    while (st != ACL_STREAM_STATUS_COMPLETE && queries < MAX_QUERIES) {
+        queries++;
+        CHECK(aclrtStreamQuery(s, &st));
+    }
+    printf("queries until the host function's stream completed: %ld\n", queries);
+    if (st != ACL_STREAM_STATUS_COMPLETE) failures++;
     teardown(s);
 }
 
@@ -271,7 +299,7 @@ int main(int argc, char **argv) {
     } scenarios[] = {{"poll", poll},           {"sync-copy", sync_copy},
                      {"force-destroy", force_destroy}, {"host-func", host_func},
                      {"held-stream", held_stream},     {"spin-timeout", spin_timeout},
-                     {"paced", paced}};
+                     {"host-func-poll", host_func_poll}, {"paced", paced}};
     for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++) {
         /* "paced" needs ASCEND_SIM_PACING=wall: run only when named. */
         if (only ? strcmp(only, scenarios[i].name) != 0 : strcmp(scenarios[i].name, "paced") == 0)

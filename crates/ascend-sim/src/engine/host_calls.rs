@@ -123,9 +123,24 @@ impl HostCalls {
             .min()
     }
 
-    /// True when a thread is ready to take a call of `channel` at once.
+    /// True when a thread is ready to take a call of `channel` at once: one waiting for a call
+    /// of it, or the runtime's own thread while it runs none.
     fn has_taker(&self, channel: u64) -> bool {
-        channel == RUNTIME_CHANNEL || self.ready.get(&channel).is_some_and(|&n| n > 0)
+        self.ready.get(&channel).is_some_and(|&n| n > 0)
+            || (channel == RUNTIME_CHANNEL
+                && !self
+                    .calls
+                    .values()
+                    .any(|c| c.channel == RUNTIME_CHANNEL && c.taken))
+    }
+
+    /// True when the call task `task` reached will run without another host call of the
+    /// program: a thread is running it or is ready to take it.
+    pub fn will_run(&self, task: u64) -> bool {
+        self.calls.get(&task).is_some_and(|c| {
+            c.taken
+                || (self.has_taker(c.channel) && !self.unserved.contains(&(c.channel, c.stream)))
+        })
     }
 
     /// A thread waits to take a call of `channel` (`ready`), or stopped waiting.

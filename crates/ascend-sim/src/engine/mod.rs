@@ -136,6 +136,11 @@ pub struct Engine {
     /// only while a due host call holds the clock ([`HostCalls::clock_stop`]), and catches up
     /// when the call returns.
     pub host_now: u64,
+    /// The latest host thread to call (its key), and whether two threads ever called: with
+    /// one host thread, nothing outside the device can change what a spinning kernel reads.
+    pub last_caller: u64,
+    /// Two host threads (other than the runtime's service threads) have called.
+    pub many_callers: bool,
     /// The host clock as of the latest host call, readable without the engine's lock.
     pub published_host: std::sync::Arc<crate::host_track::PublishedHostClock>,
     events_due: EventQueue,
@@ -255,6 +260,8 @@ impl Engine {
             config,
             now: 0,
             host_now: 0,
+            last_caller: 0,
+            many_callers: false,
             published_host: Default::default(),
             host_calls: HostCalls::default(),
             fault_log: VecDeque::new(),
@@ -395,10 +402,12 @@ impl Engine {
     /// Kernels spin without effect and nothing else is scheduled before `deadline`: nothing
     /// they read can change until then, so their steps move to `deadline` (the spin in
     /// between is skipped, not run). False, with nothing moved, when another event comes
-    /// first or the clock may not pass a due host call.
+    /// first, the clock may not pass a due host call, or more than one host thread has
+    /// called (another thread may write what the kernels read, in wall time).
     pub fn fast_forward_spin(&mut self, deadline: u64) -> bool {
         let deadline = deadline.min(HORIZON_NS);
-        if deadline <= self.now
+        if self.many_callers
+            || deadline <= self.now
             || self.host_calls.clock_stop().is_some_and(|s| s < deadline)
             || self.events_due.other_than_kernel_steps_before(deadline)
         {
@@ -408,6 +417,16 @@ impl Engine {
         self.report.fast_forwarded_ns += deadline - self.now;
         self.now = deadline;
         true
+    }
+
+    /// True when a force destroy's drain of `st` can end before its queue is empty: its head
+    /// is blocked, nothing the clock may reach is scheduled (so nothing on the device can
+    /// release it), and no host thread will run the host call it holds, if any.
+    pub fn drain_over(&self, st: &crate::stream::Stream) -> bool {
+        if !st.head_blocked() || self.next_time().is_some() {
+            return false;
+        }
+        !matches!(st.head, crate::stream::Head::HostCall(t) if self.host_calls.will_run(t))
     }
 
     /// True when some event is scheduled that the clock may reach.

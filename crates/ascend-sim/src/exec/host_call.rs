@@ -93,9 +93,10 @@ impl Engine {
         if c.taken && c.taker == Some(std::thread::current().id()) {
             format!(
                 "host call {call}, due at {} ns: {name} is running it and, from inside it, \
-                 waits for work that needs the call's own stream to go on (a synchronize of \
-                 that stream or of the device), which waits for the call to return: a host \
-                 function must not wait for its own stream or device",
+                 waits on the device for work that cannot finish before the call returns (work \
+                 behind the call on its own stream, or another call only this same thread can \
+                 run): a host function must not wait for work that needs its own stream or \
+                 thread",
                 c.due_ns
             )
         } else if c.taken {

@@ -7,9 +7,8 @@ use crate::types::*;
 impl Sim {
     /// Creates an event (not recorded).
     pub fn create_event(&self, device: u32) -> Result<EventId, SimError> {
-        self.with(|e| {
+        self.with_charge(self.chip.timing.host_call_ns, |e| {
             e.check_device(device)?;
-            e.charge_host(e.chip.timing.host_call_ns);
             Ok(EventId(e.create_event()))
         })
     }
@@ -31,9 +30,8 @@ impl Sim {
 
     /// True when the event's latest record has executed (false if never recorded).
     pub fn event_complete(&self, event: EventId) -> Result<bool, SimError> {
-        self.with(|e| {
+        self.with_charge(self.chip.timing.host_query_ns, |e| {
             e.event(event.0)?;
-            e.charge_host(e.chip.timing.host_query_ns);
             Ok(e.event(event.0)?.complete())
         })
     }
@@ -53,7 +51,7 @@ impl Sim {
             e.events.get(&event.0).is_none_or(|ev| ev.done(target))
         });
         if r.is_ok() {
-            self.observed(&mut g);
+            g = self.observed(g);
         }
         self.release(g);
         r
@@ -62,9 +60,8 @@ impl Sim {
     /// The simulated time (ns) at which the event's latest record executed, if it has,
     /// quantised to the chip's event timestamp counter.
     pub fn event_time_ns(&self, event: EventId) -> Result<Option<u64>, SimError> {
-        self.with(|e| {
+        self.with_charge(self.chip.timing.host_call_ns, |e| {
             e.event(event.0)?;
-            e.charge_host(e.chip.timing.host_call_ns);
             let ev = e.event(event.0)?;
             let tick = 1_000_000 / e.chip.timing.timestamp_ticks_per_ms.max(1);
             Ok(ev
@@ -78,9 +75,8 @@ impl Sim {
 
     /// Creates a notify (clear) on `device`.
     pub fn create_notify(&self, device: u32) -> Result<NotifyId, SimError> {
-        self.with(|e| {
+        self.with_charge(self.chip.timing.host_call_ns, |e| {
             e.check_device(device)?;
-            e.charge_host(e.chip.timing.host_call_ns);
             Ok(NotifyId(e.create_notify()))
         })
     }

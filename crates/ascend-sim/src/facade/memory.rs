@@ -43,8 +43,7 @@ impl Sim {
     /// Allocates `bytes` of device memory on `device`, aligned to the chip's base alignment;
     /// the bytes are filled with the poison byte and tracked as never written.
     pub fn malloc(&self, device: u32, bytes: u64) -> Result<DevAddr, SimError> {
-        self.with(|e| {
-            e.charge_host(e.chip.timing.host_alloc_ns);
+        self.with_charge(self.chip.timing.host_alloc_ns, |e| {
             e.mem.malloc(device, bytes)
         })
     }
@@ -52,8 +51,7 @@ impl Sim {
     /// Frees an allocation by its base address. A value wait watching the freed memory reads
     /// it at its next poll and faults (reported at the next synchronize of its stream).
     pub fn free(&self, device: u32, addr: DevAddr) -> Result<(), SimError> {
-        self.with(|e| {
-            e.charge_host(e.chip.timing.host_alloc_ns);
+        self.with_charge(self.chip.timing.host_alloc_ns, |e| {
             let now = e.now;
             let by = format!("by free at {now} ns");
             let len = e.mem.free(device, addr, by)?;
@@ -75,10 +73,9 @@ impl Sim {
 
     /// Synchronous host read of device memory (no stream ordering), bounds-checked.
     pub fn read(&self, addr: DevAddr, out: &mut [u8]) -> Result<(), SimError> {
-        self.with(|e| {
-            let len = out.len() as u64;
+        let len = out.len() as u64;
+        self.with_charge(sync_copy_ns(&self.chip, Link::D2H, len), |e| {
             e.mem.check(addr, len)?;
-            e.charge_host(sync_copy_ns(&e.chip, Link::D2H, len));
             let now = e.now;
             let by = Writer::Host { at_ns: now };
             let (read, fault) = e.agent_access(L2Agent::CopyEngine, &[(addr, len)], &[], by, |m| {
@@ -128,13 +125,12 @@ impl Sim {
         link: Link,
         store: impl FnOnce(&mut Memory, Writer) -> Result<R, SimError>,
     ) -> Result<(), SimError> {
-        self.with(|e| {
+        self.with_charge(sync_copy_ns(&self.chip, link, len), |e| {
             e.mem.check(addr, len)?;
             let reads: Vec<(u64, u64)> = source.map(|src| (src, len)).into_iter().collect();
             if let Some(src) = source {
                 e.mem.check(src, len)?;
             }
-            e.charge_host(sync_copy_ns(&e.chip, link, len));
             let now = e.now;
             let by = Writer::Host { at_ns: now };
             let (stored, fault) =

@@ -83,7 +83,45 @@ impl Sim {
             "a kernel body called the simulator: a kernel reaches memory and time only \
              through its context"
         );
-        self.engine.lock().unwrap_or_else(PoisonError::into_inner)
+        let mut g = self.engine.lock().unwrap_or_else(PoisonError::into_inner);
+        note_caller(&mut g);
+        g
+    }
+
+    /// Charges `ns` of host time for the call under way, then lets a due host call that
+    /// another thread is running (or is about to take) return before the call answers, for
+    /// at most [`crate::engine::HOLD_LIMIT`] of wall time: the device then stands at the
+    /// host's time when the call looks at it, however fast the other thread ran, so that the
+    /// timeline does not depend on the host's scheduling.
+    fn charge<'a>(&'a self, mut g: Guard<'a>, ns: u64) -> Guard<'a> {
+        g.charge_host(ns);
+        let held = |e: &Engine| e.host_calls.clock_stop().is_some_and(|s| s < e.host_now);
+        if !held(&g) {
+            return g;
+        }
+        let mut clock = WallClock::start();
+        let id = g.begin_host_wait(HostWait::HeldByHostCall);
+        while held(&g) {
+            let left = crate::engine::HOLD_LIMIT.saturating_sub(clock.elapsed());
+            if left.is_zero() {
+                break;
+            }
+            g = timed_wait(&self.engine, &self.changed, g, left, &mut clock);
+            let t = g.host_now;
+            g.run_until(t);
+        }
+        g.end_host_wait(id);
+        g
+    }
+
+    /// Runs `f` under the lock after charging `ns` of host time ([`Sim::charge`]), and wakes
+    /// host threads waiting on a stalled device.
+    fn with_charge<R>(&self, ns: u64, f: impl FnOnce(&mut Engine) -> R) -> R {
+        let g = self.lock();
+        let mut g = self.charge(g, ns);
+        let r = f(&mut g);
+        self.release(g);
+        r
     }
 
     /// Runs `f` under the lock and wakes host threads waiting on a stalled device.
@@ -228,6 +266,11 @@ impl Sim {
                 // Wall time only: a timeout is simulated time, which runs on meanwhile.
                 let since = *spinning.get_or_insert_with(|| clock.elapsed());
                 if clock.elapsed().saturating_sub(since) >= grace {
+                    // A force destroy's drain does not wait on kernels that poll for ever.
+                    if matches!(what, HostWait::DrainStream(_)) {
+                        let why = Box::new(spin_diagnosis(&g));
+                        return (g, Err(SimError::Stalled(why)));
+                    }
                     if let Some(e) = self.watchdog_speaks(&mut logged, || spin_diagnosis(&g)) {
                         return (g, Err(e));
                     }
@@ -298,8 +341,8 @@ impl Sim {
     }
 
     /// Finishes a successful synchronize: the host observes the completion.
-    fn observed(&self, g: &mut Engine) {
-        g.charge_host(self.chip.timing.host_sync_ns);
+    fn observed<'a>(&'a self, g: Guard<'a>) -> Guard<'a> {
+        self.charge(g, self.chip.timing.host_sync_ns)
     }
 
     /// How far the run has got (tasks completed, time reached), to read from any thread
@@ -316,8 +359,44 @@ impl Sim {
     /// Charges `ns` of simulated host time for host-side work (an API call's own cost); the
     /// device runs meanwhile.
     pub fn charge_host(&self, ns: u64) {
-        self.with(|e| e.charge_host(ns));
+        self.with_charge(ns, |_| ());
     }
+}
+
+thread_local! {
+    /// This thread's key for [`note_caller`] (0: none yet).
+    static CALLER_KEY: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    /// The thread serves the runtime (its host-function thread, the pacer) and does not count
+    /// as a caller.
+    static SERVICE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Keys handed out so far.
+static CALLER_KEYS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Notes which host thread takes the engine, so that the engine knows whether one host thread
+/// or several ever called.
+fn note_caller(e: &mut Engine) {
+    if SERVICE.with(std::cell::Cell::get) {
+        return;
+    }
+    let key = CALLER_KEY.with(|k| {
+        if k.get() == 0 {
+            k.set(CALLER_KEYS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1);
+        }
+        k.get()
+    });
+    if e.last_caller != key {
+        e.many_callers |= e.last_caller != 0;
+        e.last_caller = key;
+    }
+}
+
+/// Marks the calling thread as one of the runtime's service threads (`on`), whose calls into
+/// the simulator do not count as a host program's (the runtime's host-function thread while it
+/// waits for a call, the pacer), or as a host thread again.
+pub fn service_thread(on: bool) {
+    SERVICE.with(|s| s.set(on));
 }
 
 /// Engine steps between two looks at the wall clock while only kernels step without effect.
@@ -344,7 +423,7 @@ fn stall_diagnosis(e: &Engine) -> Diagnosis {
         blocked: Vec::new(),
         host_waits: e.host_wait_lines(),
         text: format!(
-            "device stalled at {} ns: the awaited work cannot complete and nothing is scheduled",
+            "at {} ns the awaited work cannot complete and nothing is scheduled",
             e.now
         ),
     })

@@ -66,7 +66,7 @@ impl Sim {
                 .remove(&i)
                 .and_then(|x| x.fault)
                 .map(|(f, class)| class.error(f));
-            self.observed(&mut g);
+            g = self.observed(g);
         } else if let Some(x) = g.instances.get_mut(&i) {
             // Given up on: the instance goes when its last task completes.
             if x.remaining == 0 {

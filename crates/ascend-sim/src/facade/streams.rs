@@ -17,9 +17,8 @@ impl Sim {
         priority: u32,
         persistent: bool,
     ) -> Result<StreamId, SimError> {
-        self.with(|e| {
+        self.with_charge(self.chip.timing.host_call_ns, |e| {
             e.check_device(device)?;
-            e.charge_host(e.chip.timing.host_call_ns);
             Ok(StreamId(e.create_stream(device, priority, persistent)))
         })
     }
@@ -28,21 +27,22 @@ impl Sim {
     ///
     /// With `force`, the stream's tasks go on as the vendor's teardown lets them: it waits
     /// (at most [`FORCE_DESTROY_DRAIN_MS`]) until the scheduler has fetched the whole queue, so
-    /// every task that can run does, in simulated time, before the call returns; the drain
-    /// ends early when the head blocks on what the stream cannot do itself (a value, event,
-    /// notify or barrier wait, a model run, a host call). What is left is discarded and the
-    /// run report lists it.
+    /// every task that can run does, in simulated time, before the call returns. The drain
+    /// ends early when the head blocks on what nothing on the device can give it any more (a
+    /// wait with nothing scheduled that could release it, a host call no thread will run).
+    /// What is left is discarded and the run report lists it.
     pub fn destroy_stream(&self, stream: StreamId, force: bool) -> Result<(), SimError> {
         let s = stream.0;
-        let mut g = self.lock();
+        let g = self.lock();
         g.stream(s)?;
-        g.charge_host(self.chip.timing.host_call_ns);
+        let mut g = self.charge(g, self.chip.timing.host_call_ns);
         let what = HostWait::DestroyStream(s);
         if force {
-            let (g2, _drained) = self.block_until(g, what, Some(FORCE_DESTROY_DRAIN_MS), |e| {
+            let drain = HostWait::DrainStream(s);
+            let (g2, _drained) = self.block_until(g, drain, Some(FORCE_DESTROY_DRAIN_MS), |e| {
                 e.streams
                     .get(&s)
-                    .is_none_or(|st| st.idle() || st.head_blocked())
+                    .is_none_or(|st| st.idle() || e.drain_over(st))
             });
             g = g2;
         } else {
@@ -75,7 +75,7 @@ impl Sim {
         let s = stream.0;
         let mut g = self.lock();
         if host_ns > 0 {
-            g.charge_host(host_ns);
+            g = self.charge(g, host_ns);
         }
         if g.stream(s)?.model.is_some() {
             let r = g.record(s, task);
@@ -141,7 +141,7 @@ impl Sim {
                         discarded: n,
                     })
                 }
-                _ => self.observed(&mut g),
+                _ => g = self.observed(g),
             }
         }
         self.finish_wait(g, r, fault)
@@ -150,9 +150,8 @@ impl Sim {
     /// True when every task submitted to `stream` so far has completed (advances the device
     /// to the current host time first).
     pub fn stream_idle(&self, stream: StreamId) -> Result<bool, SimError> {
-        self.with(|e| {
+        self.with_charge(self.chip.timing.host_query_ns, |e| {
             e.stream(stream.0)?;
-            e.charge_host(e.chip.timing.host_query_ns);
             Ok(e.stream(stream.0)?.idle())
         })
     }
@@ -170,7 +169,7 @@ impl Sim {
                     fault.get_or_insert(f);
                 }
             }
-            self.observed(&mut g);
+            g = self.observed(g);
         }
         self.finish_wait(g, r, fault)
     }
