@@ -134,12 +134,16 @@ impl HostCalls {
                     .any(|c| c.channel == RUNTIME_CHANNEL && c.taken))
     }
 
-    /// True when the call task `task` reached will run without another host call of the
-    /// program: a thread is running it or is ready to take it.
+    /// True when the call task `task` reached will soon have run without another host call
+    /// of the program: a thread is ready to take it, or is running it and has not yet run for
+    /// [`HOLD_LIMIT`] (one that runs longer may be waiting for the program itself).
     pub fn will_run(&self, task: u64) -> bool {
         self.calls.get(&task).is_some_and(|c| {
-            c.taken
-                || (self.has_taker(c.channel) && !self.unserved.contains(&(c.channel, c.stream)))
+            if c.taken {
+                c.taken_at.is_none_or(|t| t.elapsed() < HOLD_LIMIT)
+            } else {
+                self.has_taker(c.channel) && !self.unserved.contains(&(c.channel, c.stream))
+            }
         })
     }
 

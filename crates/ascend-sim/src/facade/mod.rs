@@ -102,6 +102,10 @@ impl Sim {
         let mut clock = WallClock::start();
         let id = g.begin_host_wait(HostWait::HeldByHostCall);
         while held(&g) {
+            // The call may have become due just now: wake the thread that runs it.
+            if std::mem::take(&mut g.host_calls.newly_due) {
+                self.changed.notify_all();
+            }
             let left = crate::engine::HOLD_LIMIT.saturating_sub(clock.elapsed());
             if left.is_zero() {
                 break;
