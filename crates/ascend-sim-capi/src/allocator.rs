@@ -6,7 +6,7 @@ use std::ffi::c_void;
 
 use ascend_rt::AllocatorField;
 
-use crate::ffi::{aclError, guard, handle_in, handle_out};
+use crate::ffi::{aclError, guard, guard_args, handle_in, handle_out};
 
 /// `aclrtAllocatorCreateDesc()`: NULL when the runtime cannot start.
 #[no_mangle]
@@ -22,9 +22,11 @@ pub extern "C" fn aclrtAllocatorCreateDesc() -> *mut c_void {
 /// `aclrtAllocatorDestroyDesc(allocatorDesc)`.
 #[no_mangle]
 pub extern "C" fn aclrtAllocatorDestroyDesc(allocatorDesc: *mut c_void) -> aclError {
-    guard("aclrtAllocatorDestroyDesc", |rt| {
-        rt.allocator_destroy_desc(handle_in(allocatorDesc))
-    })
+    guard_args(
+        "aclrtAllocatorDestroyDesc",
+        || format!("allocatorDesc={:?}", allocatorDesc),
+        |rt| rt.allocator_destroy_desc(handle_in(allocatorDesc)),
+    )
 }
 
 fn set(api: &'static str, desc: *mut c_void, field: AllocatorField, value: u64) -> aclError {
@@ -126,9 +128,11 @@ pub extern "C" fn aclrtAllocatorRegister(
     stream: *mut c_void,
     allocatorDesc: *mut c_void,
 ) -> aclError {
-    guard("aclrtAllocatorRegister", |rt| {
-        rt.allocator_register(handle_in(stream), handle_in(allocatorDesc))
-    })
+    guard_args(
+        "aclrtAllocatorRegister",
+        || format!("stream={:?}, allocatorDesc={:?}", stream, allocatorDesc),
+        |rt| rt.allocator_register(handle_in(stream), handle_in(allocatorDesc)),
+    )
 }
 
 /// Writes `v` through `out` when it is not NULL.
@@ -171,40 +175,51 @@ pub unsafe extern "C" fn aclrtAllocatorGetByStream(
     allocAdviseFunc: *mut AllocAdviseFunc,
     getAddrFromBlockFunc: *mut GetAddrFunc,
 ) -> aclError {
-    guard("aclrtAllocatorGetByStream", |rt| {
-        let (desc, f) = rt.allocator_get_by_stream(handle_in(stream), !allocatorDesc.is_null())?;
-        // SAFETY: each output NULL or writable by the caller's contract; each stored value came
-        // from a function pointer of the output's type (the setters above).
-        unsafe {
-            put(allocatorDesc, handle_out(desc));
-            put(allocator, handle_out(f.obj));
-            put(
-                allocFunc,
-                as_fn::<unsafe extern "C" fn(*mut c_void, usize) -> *mut c_void>(f.alloc),
-            );
-            put(
-                freeFunc,
-                as_fn::<unsafe extern "C" fn(*mut c_void, *mut c_void)>(f.free),
-            );
-            put(
-                allocAdviseFunc,
-                as_fn::<unsafe extern "C" fn(*mut c_void, usize, *mut c_void) -> *mut c_void>(
-                    f.alloc_advise,
-                ),
-            );
-            put(
-                getAddrFromBlockFunc,
-                as_fn::<unsafe extern "C" fn(*mut c_void) -> *mut c_void>(f.get_addr_from_block),
-            );
-        }
-        Ok(())
-    })
+    guard_args(
+        "aclrtAllocatorGetByStream",
+        || {
+            format!("stream={:?}, allocatorDesc={:?}, allocator={:?}, allocFunc={:?}, freeFunc={:?}, allocAdviseFunc={:?}, getAddrFromBlockFunc={:?}", stream, allocatorDesc, allocator, allocFunc, freeFunc, allocAdviseFunc, getAddrFromBlockFunc)
+        },
+        |rt| {
+            let (desc, f) =
+                rt.allocator_get_by_stream(handle_in(stream), !allocatorDesc.is_null())?;
+            // SAFETY: each output NULL or writable by the caller's contract; each stored value came
+            // from a function pointer of the output's type (the setters above).
+            unsafe {
+                put(allocatorDesc, handle_out(desc));
+                put(allocator, handle_out(f.obj));
+                put(
+                    allocFunc,
+                    as_fn::<unsafe extern "C" fn(*mut c_void, usize) -> *mut c_void>(f.alloc),
+                );
+                put(
+                    freeFunc,
+                    as_fn::<unsafe extern "C" fn(*mut c_void, *mut c_void)>(f.free),
+                );
+                put(
+                    allocAdviseFunc,
+                    as_fn::<unsafe extern "C" fn(*mut c_void, usize, *mut c_void) -> *mut c_void>(
+                        f.alloc_advise,
+                    ),
+                );
+                put(
+                    getAddrFromBlockFunc,
+                    as_fn::<unsafe extern "C" fn(*mut c_void) -> *mut c_void>(
+                        f.get_addr_from_block,
+                    ),
+                );
+            }
+            Ok(())
+        },
+    )
 }
 
 /// `aclrtAllocatorUnregister(stream)`.
 #[no_mangle]
 pub extern "C" fn aclrtAllocatorUnregister(stream: *mut c_void) -> aclError {
-    guard("aclrtAllocatorUnregister", |rt| {
-        rt.allocator_unregister(handle_in(stream))
-    })
+    guard_args(
+        "aclrtAllocatorUnregister",
+        || format!("stream={:?}", stream),
+        |rt| rt.allocator_unregister(handle_in(stream)),
+    )
 }

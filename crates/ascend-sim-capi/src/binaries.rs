@@ -14,7 +14,7 @@ use std::sync::{Arc, OnceLock};
 use ascend_rt::raw_types::RawStream;
 use ascend_rt::SimKernelFactory;
 
-use crate::ffi::{aclError, guard, handle_in, handle_out, opt_str};
+use crate::ffi::{aclError, guard, guard_args, handle_in, handle_out, opt_str};
 use crate::kernels::{aclsimKernelFunc, c_kernel};
 
 /// The libraries `ASCEND_SIM_KERNELS` names, opened once (a library that cannot be opened is
@@ -85,9 +85,11 @@ pub unsafe extern "C" fn aclrtBinaryLoadFromFile(
 /// `aclrtBinaryUnLoad(binHandle)`.
 #[no_mangle]
 pub extern "C" fn aclrtBinaryUnLoad(binHandle: *mut c_void) -> aclError {
-    guard("aclrtBinaryUnLoad", |rt| {
-        rt.binary_unload(handle_in(binHandle))
-    })
+    guard_args(
+        "aclrtBinaryUnLoad",
+        || format!("binHandle={:?}", binHandle),
+        |rt| rt.binary_unload(handle_in(binHandle)),
+    )
 }
 
 /// `aclrtBinaryGetFunction(binHandle, kernelName, &funcHandle)`: registers the simulator
@@ -101,23 +103,36 @@ pub unsafe extern "C" fn aclrtBinaryGetFunction(
     kernelName: *const c_char,
     funcHandle: *mut *mut c_void,
 ) -> aclError {
-    guard("aclrtBinaryGetFunction", |rt| {
-        // SAFETY: NULL or NUL-terminated by the caller's contract.
-        let name = unsafe { opt_str(kernelName) };
-        let h =
-            rt.binary_get_function(handle_in(binHandle), name.as_deref(), !funcHandle.is_null())?;
-        if let Some(n) = name.as_deref().filter(|n| !rt.has_sim_function(n)) {
-            if let Some(f) = find_kernel(n) {
-                let kernel_name = n.to_string();
-                let factory: SimKernelFactory =
-                    Arc::new(move |args: &[u8]| c_kernel(kernel_name.clone(), f, args.to_vec()));
-                rt.register_sim_function(n, factory);
+    guard_args(
+        "aclrtBinaryGetFunction",
+        || {
+            format!(
+                "binHandle={:?}, kernelName={:?}, funcHandle={:?}",
+                binHandle, kernelName, funcHandle
+            )
+        },
+        |rt| {
+            // SAFETY: NULL or NUL-terminated by the caller's contract.
+            let name = unsafe { opt_str(kernelName) };
+            let h = rt.binary_get_function(
+                handle_in(binHandle),
+                name.as_deref(),
+                !funcHandle.is_null(),
+            )?;
+            if let Some(n) = name.as_deref().filter(|n| !rt.has_sim_function(n)) {
+                if let Some(f) = find_kernel(n) {
+                    let kernel_name = n.to_string();
+                    let factory: SimKernelFactory = Arc::new(move |args: &[u8]| {
+                        c_kernel(kernel_name.clone(), f, args.to_vec())
+                    });
+                    rt.register_sim_function(n, factory);
+                }
             }
-        }
-        // SAFETY: non-NULL here and writable by the caller's contract.
-        unsafe { *funcHandle = handle_out(h) };
-        Ok(())
-    })
+            // SAFETY: non-NULL here and writable by the caller's contract.
+            unsafe { *funcHandle = handle_out(h) };
+            Ok(())
+        },
+    )
 }
 
 /// Writes a handle through `out` (checked non-NULL by the runtime first).
@@ -140,12 +155,16 @@ pub unsafe extern "C" fn aclrtKernelArgsInit(
     funcHandle: *mut c_void,
     argsHandle: *mut *mut c_void,
 ) -> aclError {
-    guard("aclrtKernelArgsInit", |rt| {
-        let h = rt.kernel_args_init(handle_in(funcHandle), !argsHandle.is_null())?;
-        // SAFETY: forwarded contract.
-        unsafe { put(argsHandle, h) };
-        Ok(())
-    })
+    guard_args(
+        "aclrtKernelArgsInit",
+        || format!("funcHandle={:?}, argsHandle={:?}", funcHandle, argsHandle),
+        |rt| {
+            let h = rt.kernel_args_init(handle_in(funcHandle), !argsHandle.is_null())?;
+            // SAFETY: forwarded contract.
+            unsafe { put(argsHandle, h) };
+            Ok(())
+        },
+    )
 }
 
 /// An argument's bytes as the runtime checks them: `None` for NULL, else at most one byte
@@ -172,14 +191,23 @@ pub unsafe extern "C" fn aclrtKernelArgsAppend(
     paramSize: usize,
     paramHandle: *mut *mut c_void,
 ) -> aclError {
-    guard("aclrtKernelArgsAppend", |rt| {
-        // SAFETY: forwarded contract.
-        let bytes = unsafe { argument_bytes(param, paramSize) };
-        let h = rt.kernel_args_append(handle_in(argsHandle), bytes, !paramHandle.is_null())?;
-        // SAFETY: forwarded contract.
-        unsafe { put(paramHandle, h) };
-        Ok(())
-    })
+    guard_args(
+        "aclrtKernelArgsAppend",
+        || {
+            format!(
+                "argsHandle={:?}, param={:?}, paramSize={:?}, paramHandle={:?}",
+                argsHandle, param, paramSize, paramHandle
+            )
+        },
+        |rt| {
+            // SAFETY: forwarded contract.
+            let bytes = unsafe { argument_bytes(param, paramSize) };
+            let h = rt.kernel_args_append(handle_in(argsHandle), bytes, !paramHandle.is_null())?;
+            // SAFETY: forwarded contract.
+            unsafe { put(paramHandle, h) };
+            Ok(())
+        },
+    )
 }
 
 /// `aclrtKernelArgsAppendPlaceHolder(argsHandle, &paramHandle)`.
@@ -191,12 +219,17 @@ pub unsafe extern "C" fn aclrtKernelArgsAppendPlaceHolder(
     argsHandle: *mut c_void,
     paramHandle: *mut *mut c_void,
 ) -> aclError {
-    guard("aclrtKernelArgsAppendPlaceHolder", |rt| {
-        let h = rt.kernel_args_append_placeholder(handle_in(argsHandle), !paramHandle.is_null())?;
-        // SAFETY: forwarded contract.
-        unsafe { put(paramHandle, h) };
-        Ok(())
-    })
+    guard_args(
+        "aclrtKernelArgsAppendPlaceHolder",
+        || format!("argsHandle={:?}, paramHandle={:?}", argsHandle, paramHandle),
+        |rt| {
+            let h =
+                rt.kernel_args_append_placeholder(handle_in(argsHandle), !paramHandle.is_null())?;
+            // SAFETY: forwarded contract.
+            unsafe { put(paramHandle, h) };
+            Ok(())
+        },
+    )
 }
 
 /// `aclrtKernelArgsGetPlaceHolderBuffer(argsHandle, paramHandle, dataSize, &bufferAddr)`: the
@@ -212,19 +245,28 @@ pub unsafe extern "C" fn aclrtKernelArgsGetPlaceHolderBuffer(
     dataSize: usize,
     bufferAddr: *mut *mut c_void,
 ) -> aclError {
-    guard("aclrtKernelArgsGetPlaceHolderBuffer", |rt| {
-        let buf = rt.kernel_args_placeholder_buffer(
-            handle_in(argsHandle),
-            handle_in(paramHandle),
-            dataSize,
-            !bufferAddr.is_null(),
-        )?;
-        // The vector never grows, so its storage stays where it is while the runtime holds it.
-        let p = buf.lock().unwrap_or_else(|e| e.into_inner()).as_mut_ptr();
-        // SAFETY: non-NULL here and writable by the caller's contract.
-        unsafe { *bufferAddr = p.cast() };
-        Ok(())
-    })
+    guard_args(
+        "aclrtKernelArgsGetPlaceHolderBuffer",
+        || {
+            format!(
+                "argsHandle={:?}, paramHandle={:?}, dataSize={:?}, bufferAddr={:?}",
+                argsHandle, paramHandle, dataSize, bufferAddr
+            )
+        },
+        |rt| {
+            let buf = rt.kernel_args_placeholder_buffer(
+                handle_in(argsHandle),
+                handle_in(paramHandle),
+                dataSize,
+                !bufferAddr.is_null(),
+            )?;
+            // The vector never grows, so its storage stays where it is while the runtime holds it.
+            let p = buf.lock().unwrap_or_else(|e| e.into_inner()).as_mut_ptr();
+            // SAFETY: non-NULL here and writable by the caller's contract.
+            unsafe { *bufferAddr = p.cast() };
+            Ok(())
+        },
+    )
 }
 
 /// `aclrtKernelArgsParaUpdate(argsHandle, paramHandle, param, paramSize)`.
@@ -238,19 +280,30 @@ pub unsafe extern "C" fn aclrtKernelArgsParaUpdate(
     param: *mut c_void,
     paramSize: usize,
 ) -> aclError {
-    guard("aclrtKernelArgsParaUpdate", |rt| {
-        // SAFETY: forwarded contract.
-        let bytes = unsafe { argument_bytes(param, paramSize) };
-        rt.kernel_args_para_update(handle_in(argsHandle), handle_in(paramHandle), bytes)
-    })
+    guard_args(
+        "aclrtKernelArgsParaUpdate",
+        || {
+            format!(
+                "argsHandle={:?}, paramHandle={:?}, param={:?}, paramSize={:?}",
+                argsHandle, paramHandle, param, paramSize
+            )
+        },
+        |rt| {
+            // SAFETY: forwarded contract.
+            let bytes = unsafe { argument_bytes(param, paramSize) };
+            rt.kernel_args_para_update(handle_in(argsHandle), handle_in(paramHandle), bytes)
+        },
+    )
 }
 
 /// `aclrtKernelArgsFinalize(argsHandle)`.
 #[no_mangle]
 pub extern "C" fn aclrtKernelArgsFinalize(argsHandle: *mut c_void) -> aclError {
-    guard("aclrtKernelArgsFinalize", |rt| {
-        rt.kernel_args_finalize(handle_in(argsHandle))
-    })
+    guard_args(
+        "aclrtKernelArgsFinalize",
+        || format!("argsHandle={:?}", argsHandle),
+        |rt| rt.kernel_args_finalize(handle_in(argsHandle)),
+    )
 }
 
 /// `aclrtLaunchKernelWithConfig(funcHandle, numBlocks, stream, cfg, argsHandle, reserve)`:

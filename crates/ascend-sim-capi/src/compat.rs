@@ -4,7 +4,7 @@
 
 use std::ffi::c_char;
 
-use crate::ffi::{aclError, guard, opt_str, out_ref};
+use crate::ffi::{aclError, guard, guard_args, opt_str, out_ref};
 
 /// `aclGetCannAttributeList(&cannAttrList, &num)`: the list is the library's own.
 ///
@@ -15,15 +15,19 @@ pub unsafe extern "C" fn aclGetCannAttributeList(
     cannAttrList: *mut *const i32,
     num: *mut usize,
 ) -> aclError {
-    guard("aclGetCannAttributeList", |rt| {
-        let list = rt.get_cann_attribute_list(!cannAttrList.is_null(), !num.is_null())?;
-        // SAFETY: both non-NULL here, writable by the caller's contract.
-        unsafe {
-            *cannAttrList = list.as_ptr();
-            *num = list.len();
-        }
-        Ok(())
-    })
+    guard_args(
+        "aclGetCannAttributeList",
+        || format!("cannAttrList={:?}, num={:?}", cannAttrList, num),
+        |rt| {
+            let list = rt.get_cann_attribute_list(!cannAttrList.is_null(), !num.is_null())?;
+            // SAFETY: both non-NULL here, writable by the caller's contract.
+            unsafe {
+                *cannAttrList = list.as_ptr();
+                *num = list.len();
+            }
+            Ok(())
+        },
+    )
 }
 
 /// `aclGetCannAttribute(cannAttr, &value)`.
@@ -47,11 +51,20 @@ pub unsafe extern "C" fn aclrtCheckArchCompatibility(
     socVersion: *const c_char,
     canCompatible: *mut i32,
 ) -> aclError {
-    guard("aclrtCheckArchCompatibility", |rt| {
-        // SAFETY: as the caller's contract says.
-        let (soc, out) = unsafe { (opt_str(socVersion), out_ref(canCompatible)) };
-        rt.check_arch_compatibility(soc.as_deref(), out)
-    })
+    guard_args(
+        "aclrtCheckArchCompatibility",
+        || {
+            format!(
+                "socVersion={:?}, canCompatible={:?}",
+                socVersion, canCompatible
+            )
+        },
+        |rt| {
+            // SAFETY: as the caller's contract says.
+            let (soc, out) = unsafe { (opt_str(socVersion), out_ref(canCompatible)) };
+            rt.check_arch_compatibility(soc.as_deref(), out)
+        },
+    )
 }
 
 /// `aclrtGetDeviceCapability(deviceId, devFeatureType, &value)`.
@@ -64,8 +77,17 @@ pub unsafe extern "C" fn aclrtGetDeviceCapability(
     devFeatureType: u32,
     value: *mut i32,
 ) -> aclError {
-    guard("aclrtGetDeviceCapability", |rt| {
-        // SAFETY: NULL or writable by the caller's contract.
-        rt.get_device_capability(deviceId, devFeatureType as i32, unsafe { out_ref(value) })
-    })
+    guard_args(
+        "aclrtGetDeviceCapability",
+        || {
+            format!(
+                "deviceId={:?}, devFeatureType={:?}, value={:?}",
+                deviceId, devFeatureType, value
+            )
+        },
+        |rt| {
+            // SAFETY: NULL or writable by the caller's contract.
+            rt.get_device_capability(deviceId, devFeatureType as i32, unsafe { out_ref(value) })
+        },
+    )
 }

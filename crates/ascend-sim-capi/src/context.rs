@@ -6,7 +6,7 @@ use std::ffi::c_void;
 
 use ascend_rt::raw_types::{RawContext, RawStream};
 
-use crate::ffi::{aclError, guard, handle_in, out_ref, write_handle};
+use crate::ffi::{aclError, guard, guard_args, handle_in, out_ref, write_handle};
 
 /// `aclrtCreateContext(&context, deviceId)`.
 ///
@@ -14,21 +14,27 @@ use crate::ffi::{aclError, guard, handle_in, out_ref, write_handle};
 /// `context` is NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn aclrtCreateContext(context: *mut *mut c_void, deviceId: i32) -> aclError {
-    guard("aclrtCreateContext", |rt| {
-        let mut c = RawContext::default();
-        rt.create_context((!context.is_null()).then_some(&mut c), deviceId)?;
-        // SAFETY: NULL or valid for writes by the caller's contract.
-        unsafe { write_handle(context, c.0) };
-        Ok(())
-    })
+    guard_args(
+        "aclrtCreateContext",
+        || format!("context={:?}, deviceId={:?}", context, deviceId),
+        |rt| {
+            let mut c = RawContext::default();
+            rt.create_context((!context.is_null()).then_some(&mut c), deviceId)?;
+            // SAFETY: NULL or valid for writes by the caller's contract.
+            unsafe { write_handle(context, c.0) };
+            Ok(())
+        },
+    )
 }
 
 /// `aclrtDestroyContext(context)`.
 #[no_mangle]
 pub extern "C" fn aclrtDestroyContext(context: *mut c_void) -> aclError {
-    guard("aclrtDestroyContext", |rt| {
-        rt.destroy_context(RawContext(handle_in(context)))
-    })
+    guard_args(
+        "aclrtDestroyContext",
+        || format!("context={:?}", context),
+        |rt| rt.destroy_context(RawContext(handle_in(context))),
+    )
 }
 
 /// `aclrtCtxGetCurrentDefaultStream(&stream)`.
@@ -37,13 +43,17 @@ pub extern "C" fn aclrtDestroyContext(context: *mut c_void) -> aclError {
 /// `stream` is NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn aclrtCtxGetCurrentDefaultStream(stream: *mut *mut c_void) -> aclError {
-    guard("aclrtCtxGetCurrentDefaultStream", |rt| {
-        let mut s = RawStream::NULL;
-        rt.ctx_get_current_default_stream((!stream.is_null()).then_some(&mut s))?;
-        // SAFETY: NULL or valid for writes by the caller's contract.
-        unsafe { write_handle(stream, s.0) };
-        Ok(())
-    })
+    guard_args(
+        "aclrtCtxGetCurrentDefaultStream",
+        || format!("stream={:?}", stream),
+        |rt| {
+            let mut s = RawStream::NULL;
+            rt.ctx_get_current_default_stream((!stream.is_null()).then_some(&mut s))?;
+            // SAFETY: NULL or valid for writes by the caller's contract.
+            unsafe { write_handle(stream, s.0) };
+            Ok(())
+        },
+    )
 }
 
 /// `aclrtGetResInCurrentThread(type, &value)`; `type` is an `aclrtDevResLimitType`.

@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 
 use ascend_rt::raw_types::RawContext;
 
-use crate::ffi::{aclError, guard, handle_in, out_ref, write_handle};
+use crate::ffi::{aclError, guard, guard_args, handle_in, out_ref, write_handle};
 
 /// `aclInit(configPath)`.
 ///
@@ -39,21 +39,31 @@ pub extern "C" fn aclFinalize() -> aclError {
 /// `aclrtSetDevice(deviceId)`.
 #[no_mangle]
 pub extern "C" fn aclrtSetDevice(deviceId: i32) -> aclError {
-    guard("aclrtSetDevice", |rt| rt.set_device(deviceId))
+    guard_args(
+        "aclrtSetDevice",
+        || format!("deviceId={:?}", deviceId),
+        |rt| rt.set_device(deviceId),
+    )
 }
 
 /// `aclrtResetDevice(deviceId)`.
 #[no_mangle]
 pub extern "C" fn aclrtResetDevice(deviceId: i32) -> aclError {
-    guard("aclrtResetDevice", |rt| rt.reset_device(deviceId))
+    guard_args(
+        "aclrtResetDevice",
+        || format!("deviceId={:?}", deviceId),
+        |rt| rt.reset_device(deviceId),
+    )
 }
 
 /// `aclrtResetDeviceForce(deviceId)`.
 #[no_mangle]
 pub extern "C" fn aclrtResetDeviceForce(deviceId: i32) -> aclError {
-    guard("aclrtResetDeviceForce", |rt| {
-        rt.reset_device_force(deviceId)
-    })
+    guard_args(
+        "aclrtResetDeviceForce",
+        || format!("deviceId={:?}", deviceId),
+        |rt| rt.reset_device_force(deviceId),
+    )
 }
 
 /// `aclrtGetDevice(&deviceId)`.
@@ -62,11 +72,15 @@ pub extern "C" fn aclrtResetDeviceForce(deviceId: i32) -> aclError {
 /// `deviceId` is NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn aclrtGetDevice(deviceId: *mut i32) -> aclError {
-    guard("aclrtGetDevice", |rt| {
-        // SAFETY: NULL or valid for writes by the caller's contract.
-        let out = unsafe { out_ref(deviceId) };
-        rt.get_device(out)
-    })
+    guard_args(
+        "aclrtGetDevice",
+        || format!("deviceId={:?}", deviceId),
+        |rt| {
+            // SAFETY: NULL or valid for writes by the caller's contract.
+            let out = unsafe { out_ref(deviceId) };
+            rt.get_device(out)
+        },
+    )
 }
 
 /// `aclrtGetDeviceCount(&count)`.
@@ -75,11 +89,15 @@ pub unsafe extern "C" fn aclrtGetDevice(deviceId: *mut i32) -> aclError {
 /// `count` is NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn aclrtGetDeviceCount(count: *mut u32) -> aclError {
-    guard("aclrtGetDeviceCount", |rt| {
-        // SAFETY: NULL or valid for writes by the caller's contract.
-        let out = unsafe { out_ref(count) };
-        rt.get_device_count(out)
-    })
+    guard_args(
+        "aclrtGetDeviceCount",
+        || format!("count={:?}", count),
+        |rt| {
+            // SAFETY: NULL or valid for writes by the caller's contract.
+            let out = unsafe { out_ref(count) };
+            rt.get_device_count(out)
+        },
+    )
 }
 
 /// `aclrtSynchronizeDevice()`.
@@ -94,21 +112,27 @@ pub extern "C" fn aclrtSynchronizeDevice() -> aclError {
 /// `context` is NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn aclrtGetCurrentContext(context: *mut *mut c_void) -> aclError {
-    guard("aclrtGetCurrentContext", |rt| {
-        let mut c = RawContext::default();
-        rt.get_current_context((!context.is_null()).then_some(&mut c))?;
-        // SAFETY: NULL or valid for writes by the caller's contract.
-        unsafe { write_handle(context, c.0) };
-        Ok(())
-    })
+    guard_args(
+        "aclrtGetCurrentContext",
+        || format!("context={:?}", context),
+        |rt| {
+            let mut c = RawContext::default();
+            rt.get_current_context((!context.is_null()).then_some(&mut c))?;
+            // SAFETY: NULL or valid for writes by the caller's contract.
+            unsafe { write_handle(context, c.0) };
+            Ok(())
+        },
+    )
 }
 
 /// `aclrtSetCurrentContext(context)`.
 #[no_mangle]
 pub extern "C" fn aclrtSetCurrentContext(context: *mut c_void) -> aclError {
-    guard("aclrtSetCurrentContext", |rt| {
-        rt.set_current_context(RawContext(handle_in(context)))
-    })
+    guard_args(
+        "aclrtSetCurrentContext",
+        || format!("context={:?}", context),
+        |rt| rt.set_current_context(RawContext(handle_in(context))),
+    )
 }
 
 /// `aclrtGetSocName()`: the simulated SoC's name, or NULL if the simulator could not start.

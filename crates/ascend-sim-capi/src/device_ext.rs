@@ -8,7 +8,7 @@ use std::ffi::c_void;
 
 use ascend_rt::raw_types::RawUtilization;
 
-use crate::ffi::{aclError, guard, out_ref};
+use crate::ffi::{aclError, guard, guard_args, out_ref};
 
 /// `aclrtGetDeviceInfo(deviceId, attr, &value)`.
 ///
@@ -31,11 +31,20 @@ pub unsafe extern "C" fn aclrtDeviceGetStreamPriorityRange(
     leastPriority: *mut i32,
     greatestPriority: *mut i32,
 ) -> aclError {
-    guard("aclrtDeviceGetStreamPriorityRange", |rt| {
-        // SAFETY: NULL or writable by the caller's contract.
-        let (l, g) = unsafe { (out_ref(leastPriority), out_ref(greatestPriority)) };
-        rt.device_stream_priority_range(l, g)
-    })
+    guard_args(
+        "aclrtDeviceGetStreamPriorityRange",
+        || {
+            format!(
+                "leastPriority={:?}, greatestPriority={:?}",
+                leastPriority, greatestPriority
+            )
+        },
+        |rt| {
+            // SAFETY: NULL or writable by the caller's contract.
+            let (l, g) = unsafe { (out_ref(leastPriority), out_ref(greatestPriority)) };
+            rt.device_stream_priority_range(l, g)
+        },
+    )
 }
 
 /// `aclrtQueryDeviceStatus(deviceId, &deviceStatus)`; `aclrtDeviceStatus` is a 32-bit enum.
@@ -44,10 +53,14 @@ pub unsafe extern "C" fn aclrtDeviceGetStreamPriorityRange(
 /// `deviceStatus` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn aclrtQueryDeviceStatus(deviceId: i32, deviceStatus: *mut u32) -> aclError {
-    guard("aclrtQueryDeviceStatus", |rt| {
-        // SAFETY: NULL or writable by the caller's contract.
-        rt.query_device_status(deviceId, unsafe { out_ref(deviceStatus) })
-    })
+    guard_args(
+        "aclrtQueryDeviceStatus",
+        || format!("deviceId={:?}, deviceStatus={:?}", deviceId, deviceStatus),
+        |rt| {
+            // SAFETY: NULL or writable by the caller's contract.
+            rt.query_device_status(deviceId, unsafe { out_ref(deviceStatus) })
+        },
+    )
 }
 
 /// `aclrtUtilizationInfo`.
@@ -69,26 +82,42 @@ pub unsafe extern "C" fn aclrtGetDeviceUtilizationRate(
     deviceId: i32,
     utilizationInfo: *mut UtilizationInfoC,
 ) -> aclError {
-    guard("aclrtGetDeviceUtilizationRate", |rt| {
-        // SAFETY: NULL or a valid aclrtUtilizationInfo by the caller's contract.
-        let info = unsafe { utilizationInfo.as_mut() };
-        let ext_null = info.as_ref().is_none_or(|i| i.extend.is_null());
-        let mut u = RawUtilization::default();
-        let want = info.is_some();
-        rt.get_device_utilization_rate(deviceId, want.then_some(&mut u), ext_null)?;
-        if let Some(i) = info {
-            (i.cube, i.vector, i.aicpu, i.memory) = (u.cube, u.vector, u.aicpu, u.memory);
-        }
-        Ok(())
-    })
+    guard_args(
+        "aclrtGetDeviceUtilizationRate",
+        || {
+            format!(
+                "deviceId={:?}, utilizationInfo={:?}",
+                deviceId, utilizationInfo
+            )
+        },
+        |rt| {
+            // SAFETY: NULL or a valid aclrtUtilizationInfo by the caller's contract.
+            let info = unsafe { utilizationInfo.as_mut() };
+            let ext_null = info.as_ref().is_none_or(|i| i.extend.is_null());
+            let mut u = RawUtilization::default();
+            let want = info.is_some();
+            rt.get_device_utilization_rate(deviceId, want.then_some(&mut u), ext_null)?;
+            if let Some(i) = info {
+                (i.cube, i.vector, i.aicpu, i.memory) = (u.cube, u.vector, u.aicpu, u.memory);
+            }
+            Ok(())
+        },
+    )
 }
 
 /// `aclrtSetDeviceResLimit(deviceId, type, value)`.
 #[no_mangle]
 pub extern "C" fn aclrtSetDeviceResLimit(deviceId: i32, r#type: u32, value: u32) -> aclError {
-    guard("aclrtSetDeviceResLimit", |rt| {
-        rt.set_device_res_limit(deviceId, r#type, value)
-    })
+    guard_args(
+        "aclrtSetDeviceResLimit",
+        || {
+            format!(
+                "deviceId={:?}, r#type={:?}, value={:?}",
+                deviceId, r#type, value
+            )
+        },
+        |rt| rt.set_device_res_limit(deviceId, r#type, value),
+    )
 }
 
 /// `aclrtGetDeviceResLimit(deviceId, type, &value)`.
@@ -101,18 +130,29 @@ pub unsafe extern "C" fn aclrtGetDeviceResLimit(
     r#type: u32,
     value: *mut u32,
 ) -> aclError {
-    guard("aclrtGetDeviceResLimit", |rt| {
-        // SAFETY: NULL or writable by the caller's contract.
-        rt.get_device_res_limit(deviceId, r#type, unsafe { out_ref(value) })
-    })
+    guard_args(
+        "aclrtGetDeviceResLimit",
+        || {
+            format!(
+                "deviceId={:?}, r#type={:?}, value={:?}",
+                deviceId, r#type, value
+            )
+        },
+        |rt| {
+            // SAFETY: NULL or writable by the caller's contract.
+            rt.get_device_res_limit(deviceId, r#type, unsafe { out_ref(value) })
+        },
+    )
 }
 
 /// `aclrtResetDeviceResLimit(deviceId)`.
 #[no_mangle]
 pub extern "C" fn aclrtResetDeviceResLimit(deviceId: i32) -> aclError {
-    guard("aclrtResetDeviceResLimit", |rt| {
-        rt.reset_device_res_limit(deviceId)
-    })
+    guard_args(
+        "aclrtResetDeviceResLimit",
+        || format!("deviceId={:?}", deviceId),
+        |rt| rt.reset_device_res_limit(deviceId),
+    )
 }
 
 /// `aclrtDeviceCanAccessPeer(&canAccessPeer, deviceId, peerDeviceId)`.
@@ -125,24 +165,37 @@ pub unsafe extern "C" fn aclrtDeviceCanAccessPeer(
     deviceId: i32,
     peerDeviceId: i32,
 ) -> aclError {
-    guard("aclrtDeviceCanAccessPeer", |rt| {
-        // SAFETY: NULL or writable by the caller's contract.
-        rt.device_can_access_peer(unsafe { out_ref(canAccessPeer) }, deviceId, peerDeviceId)
-    })
+    guard_args(
+        "aclrtDeviceCanAccessPeer",
+        || {
+            format!(
+                "canAccessPeer={:?}, deviceId={:?}, peerDeviceId={:?}",
+                canAccessPeer, deviceId, peerDeviceId
+            )
+        },
+        |rt| {
+            // SAFETY: NULL or writable by the caller's contract.
+            rt.device_can_access_peer(unsafe { out_ref(canAccessPeer) }, deviceId, peerDeviceId)
+        },
+    )
 }
 
 /// `aclrtDeviceEnablePeerAccess(peerDeviceId, flags)`.
 #[no_mangle]
 pub extern "C" fn aclrtDeviceEnablePeerAccess(peerDeviceId: i32, flags: u32) -> aclError {
-    guard("aclrtDeviceEnablePeerAccess", |rt| {
-        rt.device_enable_peer_access(peerDeviceId, flags)
-    })
+    guard_args(
+        "aclrtDeviceEnablePeerAccess",
+        || format!("peerDeviceId={:?}, flags={:?}", peerDeviceId, flags),
+        |rt| rt.device_enable_peer_access(peerDeviceId, flags),
+    )
 }
 
 /// `aclrtDeviceDisablePeerAccess(peerDeviceId)`.
 #[no_mangle]
 pub extern "C" fn aclrtDeviceDisablePeerAccess(peerDeviceId: i32) -> aclError {
-    guard("aclrtDeviceDisablePeerAccess", |rt| {
-        rt.device_disable_peer_access(peerDeviceId)
-    })
+    guard_args(
+        "aclrtDeviceDisablePeerAccess",
+        || format!("peerDeviceId={:?}", peerDeviceId),
+        |rt| rt.device_disable_peer_access(peerDeviceId),
+    )
 }

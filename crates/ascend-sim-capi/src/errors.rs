@@ -9,7 +9,7 @@ use std::ffi::c_char;
 use ascend_rt::raw_types::RawErrorInfo;
 use ascend_rt::CannPackageVersion;
 
-use crate::ffi::{aclError, guard, out_ref};
+use crate::ffi::{aclError, guard, guard_args, out_ref};
 
 /// Runs a query that returns a code rather than a status (the last-error calls).
 fn code_query(
@@ -60,20 +60,24 @@ pub unsafe extern "C" fn aclrtGetErrorVerbose(
     deviceId: i32,
     errorInfo: *mut ErrorInfoHead,
 ) -> aclError {
-    guard("aclrtGetErrorVerbose", |rt| {
-        let mut info = RawErrorInfo::default();
-        rt.get_error_verbose(deviceId, (!errorInfo.is_null()).then_some(&mut info))?;
-        // SAFETY: non-NULL here (the call above rejects NULL) and writable by the contract.
-        if let Some(out) = unsafe { out_ref(errorInfo) } {
-            out.try_repair = info.try_repair;
-            out.has_detail = info.has_detail;
-            out.error_type = info.error_type;
-            // The union is 8-aligned after the 8 header bytes: its first 4 bytes are the
-            // aicoreErrType member.
-            out.detail_union_start = info.aicore_err_type;
-        }
-        Ok(())
-    })
+    guard_args(
+        "aclrtGetErrorVerbose",
+        || format!("deviceId={:?}, errorInfo={:?}", deviceId, errorInfo),
+        |rt| {
+            let mut info = RawErrorInfo::default();
+            rt.get_error_verbose(deviceId, (!errorInfo.is_null()).then_some(&mut info))?;
+            // SAFETY: non-NULL here (the call above rejects NULL) and writable by the contract.
+            if let Some(out) = unsafe { out_ref(errorInfo) } {
+                out.try_repair = info.try_repair;
+                out.has_detail = info.has_detail;
+                out.error_type = info.error_type;
+                // The union is 8-aligned after the 8 header bytes: its first 4 bytes are the
+                // aicoreErrType member.
+                out.detail_union_start = info.aicore_err_type;
+            }
+            Ok(())
+        },
+    )
 }
 
 /// `aclrtGetVersion(&major, &minor, &patch)`.
@@ -86,11 +90,15 @@ pub unsafe extern "C" fn aclrtGetVersion(
     minor: *mut i32,
     patch: *mut i32,
 ) -> aclError {
-    guard("aclrtGetVersion", |rt| {
-        // SAFETY: each is NULL or valid for writes by the caller's contract.
-        let outs = unsafe { (out_ref(major), out_ref(minor), out_ref(patch)) };
-        rt.get_version(outs.0, outs.1, outs.2)
-    })
+    guard_args(
+        "aclrtGetVersion",
+        || format!("major={:?}, minor={:?}, patch={:?}", major, minor, patch),
+        |rt| {
+            // SAFETY: each is NULL or valid for writes by the caller's contract.
+            let outs = unsafe { (out_ref(major), out_ref(minor), out_ref(patch)) };
+            rt.get_version(outs.0, outs.1, outs.2)
+        },
+    )
 }
 
 /// `ACL_PKG_VERSION_MAX_SIZE`: bytes of a version string buffer.
@@ -121,15 +129,19 @@ pub unsafe extern "C" fn aclsysGetVersionStr(
     pkgName: *mut c_char,
     versionStr: *mut c_char,
 ) -> aclError {
-    guard("aclsysGetVersionStr", |rt| {
-        // SAFETY: NULL or NUL-terminated by the caller's contract.
-        let name = unsafe { crate::ffi::opt_str(pkgName) };
-        let mut v = String::new();
-        rt.sys_get_version_str(name.as_deref(), (!versionStr.is_null()).then_some(&mut v))?;
-        // SAFETY: non-NULL here and writable for 128 bytes by the caller's contract.
-        unsafe { put_str(versionStr, VERSION_MAX, &v) };
-        Ok(())
-    })
+    guard_args(
+        "aclsysGetVersionStr",
+        || format!("pkgName={:?}, versionStr={:?}", pkgName, versionStr),
+        |rt| {
+            // SAFETY: NULL or NUL-terminated by the caller's contract.
+            let name = unsafe { crate::ffi::opt_str(pkgName) };
+            let mut v = String::new();
+            rt.sys_get_version_str(name.as_deref(), (!versionStr.is_null()).then_some(&mut v))?;
+            // SAFETY: non-NULL here and writable for 128 bytes by the caller's contract.
+            unsafe { put_str(versionStr, VERSION_MAX, &v) };
+            Ok(())
+        },
+    )
 }
 
 /// `aclCANNPackageVersion`.
@@ -149,23 +161,27 @@ pub struct CannVersionC {
 /// `version` is NULL or points to a writable `aclCANNPackageVersion`.
 #[no_mangle]
 pub unsafe extern "C" fn aclsysGetCANNVersion(name: u32, version: *mut CannVersionC) -> aclError {
-    guard("aclsysGetCANNVersion", |rt| {
-        let mut v = CannPackageVersion::default();
-        rt.sys_get_cann_version(name, (!version.is_null()).then_some(&mut v))?;
-        // SAFETY: non-NULL here (rejected above otherwise) and writable by the contract.
-        if let Some(out) = unsafe { out_ref(version) } {
-            // SAFETY: each array is writable for its own length.
-            unsafe {
-                put_str(out.version.as_mut_ptr(), VERSION_MAX, &v.version);
-                put_str(out.major.as_mut_ptr(), PART_MAX, &v.major);
-                put_str(out.minor.as_mut_ptr(), PART_MAX, &v.minor);
-                put_str(out.release.as_mut_ptr(), PART_MAX, &v.release);
-                put_str(out.patch.as_mut_ptr(), PART_MAX, &v.patch);
-                put_str(out.reserved.as_mut_ptr(), VERSION_MAX, "");
+    guard_args(
+        "aclsysGetCANNVersion",
+        || format!("name={:?}, version={:?}", name, version),
+        |rt| {
+            let mut v = CannPackageVersion::default();
+            rt.sys_get_cann_version(name, (!version.is_null()).then_some(&mut v))?;
+            // SAFETY: non-NULL here (rejected above otherwise) and writable by the contract.
+            if let Some(out) = unsafe { out_ref(version) } {
+                // SAFETY: each array is writable for its own length.
+                unsafe {
+                    put_str(out.version.as_mut_ptr(), VERSION_MAX, &v.version);
+                    put_str(out.major.as_mut_ptr(), PART_MAX, &v.major);
+                    put_str(out.minor.as_mut_ptr(), PART_MAX, &v.minor);
+                    put_str(out.release.as_mut_ptr(), PART_MAX, &v.release);
+                    put_str(out.patch.as_mut_ptr(), PART_MAX, &v.patch);
+                    put_str(out.reserved.as_mut_ptr(), VERSION_MAX, "");
+                }
             }
-        }
-        Ok(())
-    })
+            Ok(())
+        },
+    )
 }
 
 /// `aclsysGetVersionNum(pkgName, &versionNum)`.
@@ -177,13 +193,17 @@ pub unsafe extern "C" fn aclsysGetVersionNum(
     pkgName: *mut c_char,
     versionNum: *mut i32,
 ) -> aclError {
-    guard("aclsysGetVersionNum", |rt| {
-        // SAFETY: NULL or NUL-terminated by the caller's contract.
-        let name = unsafe { crate::ffi::opt_str(pkgName) };
-        // SAFETY: NULL or writable by the caller's contract.
-        let out = unsafe { out_ref(versionNum) };
-        rt.sys_get_version_num(name.as_deref(), out)
-    })
+    guard_args(
+        "aclsysGetVersionNum",
+        || format!("pkgName={:?}, versionNum={:?}", pkgName, versionNum),
+        |rt| {
+            // SAFETY: NULL or NUL-terminated by the caller's contract.
+            let name = unsafe { crate::ffi::opt_str(pkgName) };
+            // SAFETY: NULL or writable by the caller's contract.
+            let out = unsafe { out_ref(versionNum) };
+            rt.sys_get_version_num(name.as_deref(), out)
+        },
+    )
 }
 
 /// `aclDataTypeSize(dataType)`.

@@ -6,7 +6,7 @@ use std::ffi::c_void;
 
 use ascend_rt::raw_types::RawEvent;
 
-use crate::ffi::{aclError, guard, handle_in, out_ref, write_handle};
+use crate::ffi::{aclError, guard, guard_args, handle_in, out_ref, write_handle};
 
 /// `aclrtCreateEventWithFlag(&event, flag)`.
 ///
@@ -14,13 +14,17 @@ use crate::ffi::{aclError, guard, handle_in, out_ref, write_handle};
 /// `event` is NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn aclrtCreateEventWithFlag(event: *mut *mut c_void, flag: u32) -> aclError {
-    guard("aclrtCreateEventWithFlag", |rt| {
-        let mut h = RawEvent::default();
-        rt.create_event_with_flag((!event.is_null()).then_some(&mut h), flag)?;
-        // SAFETY: NULL or valid for writes by the caller's contract.
-        unsafe { write_handle(event, h.0) };
-        Ok(())
-    })
+    guard_args(
+        "aclrtCreateEventWithFlag",
+        || format!("event={:?}, flag={:?}", event, flag),
+        |rt| {
+            let mut h = RawEvent::default();
+            rt.create_event_with_flag((!event.is_null()).then_some(&mut h), flag)?;
+            // SAFETY: NULL or valid for writes by the caller's contract.
+            unsafe { write_handle(event, h.0) };
+            Ok(())
+        },
+    )
 }
 
 /// `aclrtCreateEventExWithFlag(&event, flag)`.
@@ -32,13 +36,17 @@ pub unsafe extern "C" fn aclrtCreateEventExWithFlag(
     event: *mut *mut c_void,
     flag: u32,
 ) -> aclError {
-    guard("aclrtCreateEventExWithFlag", |rt| {
-        let mut h = RawEvent::default();
-        rt.create_event_ex_with_flag((!event.is_null()).then_some(&mut h), flag)?;
-        // SAFETY: NULL or valid for writes by the caller's contract.
-        unsafe { write_handle(event, h.0) };
-        Ok(())
-    })
+    guard_args(
+        "aclrtCreateEventExWithFlag",
+        || format!("event={:?}, flag={:?}", event, flag),
+        |rt| {
+            let mut h = RawEvent::default();
+            rt.create_event_ex_with_flag((!event.is_null()).then_some(&mut h), flag)?;
+            // SAFETY: NULL or valid for writes by the caller's contract.
+            unsafe { write_handle(event, h.0) };
+            Ok(())
+        },
+    )
 }
 
 /// `aclrtEventGetTimestamp(event, &timestamp)`: µs of the device clock.

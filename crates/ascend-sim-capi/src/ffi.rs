@@ -14,10 +14,20 @@ pub type aclError = i32;
 /// counted for the run report ([`crate::api_errors`]). Called from a kernel block, the call
 /// faults the block instead (a kernel may call only its context's operations).
 pub fn guard(api: &'static str, body: impl FnOnce(&Runtime) -> AclResult<()>) -> aclError {
+    guard_args(api, String::new, body)
+}
+
+/// [`guard`], with the call's arguments as `args` makes them (only when the host track is
+/// kept: a report or a trace will be written), for the call's slice on the host track.
+pub fn guard_args(
+    api: &'static str,
+    args: impl FnOnce() -> String,
+    body: impl FnOnce(&Runtime) -> AclResult<()>,
+) -> aclError {
     crate::kernels::refuse_in_kernel(api);
     let run = || match crate::global::runtime() {
         Ok(rt) => {
-            let mut slice = HostSlice::begin(rt, api);
+            let mut slice = HostSlice::begin(rt, api, args);
             let code = match body(rt) {
                 Ok(()) => 0,
                 Err(e) => {
@@ -49,12 +59,12 @@ struct HostSlice<'a> {
 }
 
 impl<'a> HostSlice<'a> {
-    fn begin(rt: &'a Runtime, api: &'static str) -> HostSlice<'a> {
+    fn begin(rt: &'a Runtime, api: &'static str, args: impl FnOnce() -> String) -> HostSlice<'a> {
         // Kept only for a report or a trace that will be written, so that a run without
         // either pays nothing for it.
         let view = rt.sim_view().filter(|_| crate::global::host_track_wanted());
         if let Some(v) = view {
-            v.host_call_begin(api);
+            v.host_call_begin_with(api, stable_args(&v, &args()));
         }
         HostSlice {
             view,
@@ -69,6 +79,32 @@ impl Drop for HostSlice<'_> {
             v.host_call_end(self.code);
         }
     }
+}
+
+/// A call's arguments as the host track keeps them: device addresses and handles as given, a
+/// null pointer as `NULL`, any other address (host memory, out-parameters, functions) as
+/// `host`, so that the report of
+/// a run does not change with where the host's memory happens to lie (its layout is random
+/// from run to run).
+fn stable_args(view: &ascend_rt::SimView<'_>, text: &str) -> String {
+    let window = view.device_window();
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("0x") {
+        out.push_str(&rest[..at]);
+        let hex = &rest[at + 2..];
+        let len = hex
+            .find(|c: char| !c.is_ascii_hexdigit())
+            .unwrap_or(hex.len());
+        match u64::from_str_radix(&hex[..len], 16) {
+            Ok(0) => out.push_str("NULL"),
+            Ok(v) if !window.contains(&v) && !view.has_handle_shape(v) => out.push_str("host"),
+            _ => out.push_str(&rest[at..at + 2 + len]),
+        }
+        rest = &hex[len..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// A handle value as the C `void*` it is passed as.

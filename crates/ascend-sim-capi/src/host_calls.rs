@@ -11,7 +11,7 @@ use std::sync::Arc;
 use ascend_rt::raw_types::RawStream;
 use ascend_rt::{ExceptionCallback, ExceptionInfo};
 
-use crate::ffi::{aclError, guard, handle_in, out_ref};
+use crate::ffi::{aclError, guard, guard_args, handle_in, out_ref};
 
 /// `aclrtHostFunc` / `aclrtCallback`.
 pub type aclrtHostFunc = Option<unsafe extern "C" fn(args: *mut c_void)>;
@@ -67,18 +67,24 @@ pub extern "C" fn aclrtLaunchHostFunc(
     fn_: aclrtHostFunc,
     args: *mut c_void,
 ) -> aclError {
-    guard("aclrtLaunchHostFunc", |rt| {
-        let f = fn_.map(|f| CCall { f, args }.into_host_fn());
-        rt.launch_host_func(RawStream(handle_in(stream)), f)
-    })
+    guard_args(
+        "aclrtLaunchHostFunc",
+        || format!("stream={:?}, fn={:?}, args={:?}", stream, fn_, args),
+        |rt| {
+            let f = fn_.map(|f| CCall { f, args }.into_host_fn());
+            rt.launch_host_func(RawStream(handle_in(stream)), f)
+        },
+    )
 }
 
 /// `aclrtSubscribeReport(threadId, stream)`.
 #[no_mangle]
 pub extern "C" fn aclrtSubscribeReport(threadId: u64, stream: *mut c_void) -> aclError {
-    guard("aclrtSubscribeReport", |rt| {
-        rt.subscribe_report(threadId, RawStream(handle_in(stream)))
-    })
+    guard_args(
+        "aclrtSubscribeReport",
+        || format!("threadId={:?}, stream={:?}", threadId, stream),
+        |rt| rt.subscribe_report(threadId, RawStream(handle_in(stream))),
+    )
 }
 
 /// `aclrtLaunchCallback(fn, userData, blockType, stream)`.
@@ -89,26 +95,39 @@ pub extern "C" fn aclrtLaunchCallback(
     blockType: u32,
     stream: *mut c_void,
 ) -> aclError {
-    guard("aclrtLaunchCallback", |rt| {
-        let f = fn_.map(|f| CCall { f, args: userData }.into_host_fn());
-        rt.launch_callback(f, blockType, RawStream(handle_in(stream)))
-    })
+    guard_args(
+        "aclrtLaunchCallback",
+        || {
+            format!(
+                "fn={:?}, userData={:?}, blockType={:?}, stream={:?}",
+                fn_, userData, blockType, stream
+            )
+        },
+        |rt| {
+            let f = fn_.map(|f| CCall { f, args: userData }.into_host_fn());
+            rt.launch_callback(f, blockType, RawStream(handle_in(stream)))
+        },
+    )
 }
 
 /// `aclrtProcessReport(timeout)`, for the calling thread.
 #[no_mangle]
 pub extern "C" fn aclrtProcessReport(timeout: i32) -> aclError {
-    guard("aclrtProcessReport", |rt| {
-        rt.process_report(this_thread(), timeout)
-    })
+    guard_args(
+        "aclrtProcessReport",
+        || format!("timeout={:?}", timeout),
+        |rt| rt.process_report(this_thread(), timeout),
+    )
 }
 
 /// `aclrtUnSubscribeReport(threadId, stream)`.
 #[no_mangle]
 pub extern "C" fn aclrtUnSubscribeReport(threadId: u64, stream: *mut c_void) -> aclError {
-    guard("aclrtUnSubscribeReport", |rt| {
-        rt.unsubscribe_report(threadId, RawStream(handle_in(stream)))
-    })
+    guard_args(
+        "aclrtUnSubscribeReport",
+        || format!("threadId={:?}, stream={:?}", threadId, stream),
+        |rt| rt.unsubscribe_report(threadId, RawStream(handle_in(stream))),
+    )
 }
 
 /// `aclrtSubscribeHostFunc(hostFuncThreadId, exeStream)`.
@@ -117,17 +136,26 @@ pub extern "C" fn aclrtSubscribeHostFunc(
     hostFuncThreadId: u64,
     exeStream: *mut c_void,
 ) -> aclError {
-    guard("aclrtSubscribeHostFunc", |rt| {
-        rt.subscribe_host_func(hostFuncThreadId, RawStream(handle_in(exeStream)))
-    })
+    guard_args(
+        "aclrtSubscribeHostFunc",
+        || {
+            format!(
+                "hostFuncThreadId={:?}, exeStream={:?}",
+                hostFuncThreadId, exeStream
+            )
+        },
+        |rt| rt.subscribe_host_func(hostFuncThreadId, RawStream(handle_in(exeStream))),
+    )
 }
 
 /// `aclrtProcessHostFunc(timeout)`, for the calling thread.
 #[no_mangle]
 pub extern "C" fn aclrtProcessHostFunc(timeout: i32) -> aclError {
-    guard("aclrtProcessHostFunc", |rt| {
-        rt.process_host_func(this_thread(), timeout)
-    })
+    guard_args(
+        "aclrtProcessHostFunc",
+        || format!("timeout={:?}", timeout),
+        |rt| rt.process_host_func(this_thread(), timeout),
+    )
 }
 
 /// `aclrtUnSubscribeHostFunc(hostFuncThreadId, exeStream)`.
@@ -136,30 +164,41 @@ pub extern "C" fn aclrtUnSubscribeHostFunc(
     hostFuncThreadId: u64,
     exeStream: *mut c_void,
 ) -> aclError {
-    guard("aclrtUnSubscribeHostFunc", |rt| {
-        rt.unsubscribe_host_func(hostFuncThreadId, RawStream(handle_in(exeStream)))
-    })
+    guard_args(
+        "aclrtUnSubscribeHostFunc",
+        || {
+            format!(
+                "hostFuncThreadId={:?}, exeStream={:?}",
+                hostFuncThreadId, exeStream
+            )
+        },
+        |rt| rt.unsubscribe_host_func(hostFuncThreadId, RawStream(handle_in(exeStream))),
+    )
 }
 
 /// `aclrtSetExceptionInfoCallback(callback)`: NULL unregisters.
 #[no_mangle]
 pub extern "C" fn aclrtSetExceptionInfoCallback(callback: aclrtExceptionInfoCallback) -> aclError {
-    guard("aclrtSetExceptionInfoCallback", |rt| {
-        let cb: Option<ExceptionCallback> = callback.map(|f| {
-            Arc::new(move |i: &ExceptionInfo| {
-                let mut info = ExceptionInfoC {
-                    task_id: i.task_id,
-                    stream_id: i.stream_id,
-                    thread_id: i.thread_id,
-                    device_id: i.device_id,
-                    error_code: i.error_code,
-                };
-                // SAFETY: the program's callback, given a valid info for the call's duration.
-                unsafe { f(&mut info) }
-            }) as ExceptionCallback
-        });
-        rt.set_exception_info_callback(cb)
-    })
+    guard_args(
+        "aclrtSetExceptionInfoCallback",
+        || format!("callback={:?}", callback),
+        |rt| {
+            let cb: Option<ExceptionCallback> = callback.map(|f| {
+                Arc::new(move |i: &ExceptionInfo| {
+                    let mut info = ExceptionInfoC {
+                        task_id: i.task_id,
+                        stream_id: i.stream_id,
+                        thread_id: i.thread_id,
+                        device_id: i.device_id,
+                        error_code: i.error_code,
+                    };
+                    // SAFETY: the program's callback, given a valid info for the call's duration.
+                    unsafe { f(&mut info) }
+                }) as ExceptionCallback
+            });
+            rt.set_exception_info_callback(cb)
+        },
+    )
 }
 
 /// One field of an exception info, or `0xFFFFFFFF` for NULL.

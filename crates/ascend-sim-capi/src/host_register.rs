@@ -11,7 +11,7 @@ use std::sync::Arc;
 use ascend_rt::raw_types::Addr;
 use ascend_rt::{AddressClass, HostMemory, Runtime};
 
-use crate::ffi::{aclError, guard};
+use crate::ffi::{aclError, guard_args};
 
 /// A range of the C program's memory, registered with the runtime.
 struct ProgramMemory {
@@ -83,10 +83,14 @@ fn program_memory(rt: &Runtime, ptr: *mut c_void, size: u64) -> Option<Arc<dyn H
 /// `ptr` is valid for reads and writes of `size` bytes until `aclrtHostUnregister(ptr)`.
 #[no_mangle]
 pub unsafe extern "C" fn aclrtHostRegisterV2(ptr: *mut c_void, size: u64, flag: u32) -> aclError {
-    guard("aclrtHostRegisterV2", |rt| {
-        let mem = program_memory(rt, ptr, size);
-        rt.host_register_v2(Addr(ptr as usize as u64), size, flag, mem)
-    })
+    guard_args(
+        "aclrtHostRegisterV2",
+        || format!("ptr={:?}, size={:?}, flag={:?}", ptr, size, flag),
+        |rt| {
+            let mem = program_memory(rt, ptr, size);
+            rt.host_register_v2(Addr(ptr as usize as u64), size, flag, mem)
+        },
+    )
 }
 
 /// `aclrtHostRegister(ptr, size, type, &devPtr)`.
@@ -101,19 +105,28 @@ pub unsafe extern "C" fn aclrtHostRegister(
     type_: u32,
     devPtr: *mut *mut c_void,
 ) -> aclError {
-    guard("aclrtHostRegister", |rt| {
-        let mem = program_memory(rt, ptr, size);
-        let dev = rt.host_register(
-            Addr(ptr as usize as u64),
-            size,
-            type_,
-            !devPtr.is_null(),
-            mem,
-        )?;
-        // SAFETY: non-NULL (the front end refused NULL) and valid for a write.
-        unsafe { devPtr.write(dev.0 as usize as *mut c_void) };
-        Ok(())
-    })
+    guard_args(
+        "aclrtHostRegister",
+        || {
+            format!(
+                "ptr={:?}, size={:?}, type={:?}, devPtr={:?}",
+                ptr, size, type_, devPtr
+            )
+        },
+        |rt| {
+            let mem = program_memory(rt, ptr, size);
+            let dev = rt.host_register(
+                Addr(ptr as usize as u64),
+                size,
+                type_,
+                !devPtr.is_null(),
+                mem,
+            )?;
+            // SAFETY: non-NULL (the front end refused NULL) and valid for a write.
+            unsafe { devPtr.write(dev.0 as usize as *mut c_void) };
+            Ok(())
+        },
+    )
 }
 
 /// `aclrtHostGetDevicePointer(pHost, &pDevice, flag)`.
@@ -126,21 +139,27 @@ pub unsafe extern "C" fn aclrtHostGetDevicePointer(
     pDevice: *mut *mut c_void,
     flag: u32,
 ) -> aclError {
-    guard("aclrtHostGetDevicePointer", |rt| {
-        let dev =
-            rt.host_get_device_pointer(Addr(pHost as usize as u64), !pDevice.is_null(), flag)?;
-        // SAFETY: non-NULL (the front end refused NULL) and valid for a write.
-        unsafe { pDevice.write(dev.0 as usize as *mut c_void) };
-        Ok(())
-    })
+    guard_args(
+        "aclrtHostGetDevicePointer",
+        || format!("pHost={:?}, pDevice={:?}, flag={:?}", pHost, pDevice, flag),
+        |rt| {
+            let dev =
+                rt.host_get_device_pointer(Addr(pHost as usize as u64), !pDevice.is_null(), flag)?;
+            // SAFETY: non-NULL (the front end refused NULL) and valid for a write.
+            unsafe { pDevice.write(dev.0 as usize as *mut c_void) };
+            Ok(())
+        },
+    )
 }
 
 /// `aclrtHostUnregister(ptr)`.
 #[no_mangle]
 pub extern "C" fn aclrtHostUnregister(ptr: *mut c_void) -> aclError {
-    guard("aclrtHostUnregister", |rt| {
-        rt.host_unregister(Addr(ptr as usize as u64))
-    })
+    guard_args(
+        "aclrtHostUnregister",
+        || format!("ptr={:?}", ptr),
+        |rt| rt.host_unregister(Addr(ptr as usize as u64)),
+    )
 }
 
 /// `aclrtMemAllocManaged(&ptr, size, flag)`.
@@ -153,10 +172,14 @@ pub unsafe extern "C" fn aclrtMemAllocManaged(
     size: u64,
     flag: u32,
 ) -> aclError {
-    guard("aclrtMemAllocManaged", |rt| {
-        let a = rt.mem_alloc_managed(!ptr.is_null(), size, flag)?;
-        // SAFETY: non-NULL (the front end refused NULL) and valid for a write.
-        unsafe { ptr.write(a.0 as usize as *mut c_void) };
-        Ok(())
-    })
+    guard_args(
+        "aclrtMemAllocManaged",
+        || format!("ptr={:?}, size={:?}, flag={:?}", ptr, size, flag),
+        |rt| {
+            let a = rt.mem_alloc_managed(!ptr.is_null(), size, flag)?;
+            // SAFETY: non-NULL (the front end refused NULL) and valid for a write.
+            unsafe { ptr.write(a.0 as usize as *mut c_void) };
+            Ok(())
+        },
+    )
 }

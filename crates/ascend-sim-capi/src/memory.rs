@@ -8,7 +8,7 @@ use std::ffi::c_void;
 use ascend_rt::raw_types::{Addr, RawStream};
 use ascend_rt::{AddressClass, MemDst, MemSrc, Runtime};
 
-use crate::ffi::{aclError, guard, handle_in};
+use crate::ffi::{aclError, guard_args, handle_in};
 
 fn addr(p: *const c_void) -> Addr {
     Addr(p as usize as u64)
@@ -98,19 +98,27 @@ pub unsafe extern "C" fn aclrtMalloc(
     size: usize,
     policy: u32,
 ) -> aclError {
-    guard("aclrtMalloc", |rt| {
-        let mut a = Addr::NULL;
-        rt.malloc((!devPtr.is_null()).then_some(&mut a), size, policy)?;
-        // SAFETY: checked non-NULL by the front end above (NULL is rejected); valid for writes.
-        unsafe { devPtr.write(a.0 as usize as *mut c_void) };
-        Ok(())
-    })
+    guard_args(
+        "aclrtMalloc",
+        || format!("devPtr={:?}, size={:?}, policy={:?}", devPtr, size, policy),
+        |rt| {
+            let mut a = Addr::NULL;
+            rt.malloc((!devPtr.is_null()).then_some(&mut a), size, policy)?;
+            // SAFETY: checked non-NULL by the front end above (NULL is rejected); valid for writes.
+            unsafe { devPtr.write(a.0 as usize as *mut c_void) };
+            Ok(())
+        },
+    )
 }
 
 /// `aclrtFree(devPtr)`.
 #[no_mangle]
 pub extern "C" fn aclrtFree(devPtr: *mut c_void) -> aclError {
-    guard("aclrtFree", |rt| rt.free(addr(devPtr)))
+    guard_args(
+        "aclrtFree",
+        || format!("devPtr={:?}", devPtr),
+        |rt| rt.free(addr(devPtr)),
+    )
 }
 
 /// `aclrtMallocHost(&hostPtr, size)`: the memory is ordinary host memory the program may use
@@ -120,19 +128,27 @@ pub extern "C" fn aclrtFree(devPtr: *mut c_void) -> aclError {
 /// `hostPtr` is NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn aclrtMallocHost(hostPtr: *mut *mut c_void, size: usize) -> aclError {
-    guard("aclrtMallocHost", |rt| {
-        let mut a = Addr::NULL;
-        rt.malloc_host((!hostPtr.is_null()).then_some(&mut a), size)?;
-        // SAFETY: checked non-NULL by the front end above (NULL is rejected); valid for writes.
-        unsafe { hostPtr.write(a.0 as usize as *mut c_void) };
-        Ok(())
-    })
+    guard_args(
+        "aclrtMallocHost",
+        || format!("hostPtr={:?}, size={:?}", hostPtr, size),
+        |rt| {
+            let mut a = Addr::NULL;
+            rt.malloc_host((!hostPtr.is_null()).then_some(&mut a), size)?;
+            // SAFETY: checked non-NULL by the front end above (NULL is rejected); valid for writes.
+            unsafe { hostPtr.write(a.0 as usize as *mut c_void) };
+            Ok(())
+        },
+    )
 }
 
 /// `aclrtFreeHost(hostPtr)`.
 #[no_mangle]
 pub extern "C" fn aclrtFreeHost(hostPtr: *mut c_void) -> aclError {
-    guard("aclrtFreeHost", |rt| rt.free_host(addr(hostPtr)))
+    guard_args(
+        "aclrtFreeHost",
+        || format!("hostPtr={:?}", hostPtr),
+        |rt| rt.free_host(addr(hostPtr)),
+    )
 }
 
 /// `aclrtMemcpy(dst, destMax, src, count, kind)`.
@@ -147,17 +163,26 @@ pub unsafe extern "C" fn aclrtMemcpy(
     count: usize,
     kind: u32,
 ) -> aclError {
-    guard("aclrtMemcpy", |rt| {
-        // SAFETY: the caller's contract on dst and src (see above).
-        unsafe {
-            with_copy_ends(rt, dst, destMax, src, count, |ends| match ends {
-                CopyEnds::Split(d, s) => rt.memcpy(d, destMax, s, count, kind),
-                CopyEnds::Within { buf, dst, src } => {
-                    rt.memcpy_within(buf, dst, destMax, src, count, kind)
-                }
-            })
-        }
-    })
+    guard_args(
+        "aclrtMemcpy",
+        || {
+            format!(
+                "dst={:?}, destMax={:?}, src={:?}, count={:?}, kind={:?}",
+                dst, destMax, src, count, kind
+            )
+        },
+        |rt| {
+            // SAFETY: the caller's contract on dst and src (see above).
+            unsafe {
+                with_copy_ends(rt, dst, destMax, src, count, |ends| match ends {
+                    CopyEnds::Split(d, s) => rt.memcpy(d, destMax, s, count, kind),
+                    CopyEnds::Within { buf, dst, src } => {
+                        rt.memcpy_within(buf, dst, destMax, src, count, kind)
+                    }
+                })
+            }
+        },
+    )
 }
 
 /// `aclrtMemcpyAsync(dst, destMax, src, count, kind, stream)`.
@@ -173,18 +198,27 @@ pub unsafe extern "C" fn aclrtMemcpyAsync(
     kind: u32,
     stream: *mut c_void,
 ) -> aclError {
-    guard("aclrtMemcpyAsync", |rt| {
-        // SAFETY: the caller's contract on dst and src (see above).
-        unsafe {
-            let stream = RawStream(handle_in(stream));
-            with_copy_ends(rt, dst, destMax, src, count, |ends| match ends {
-                CopyEnds::Split(d, s) => rt.memcpy_async(d, destMax, s, count, kind, stream),
-                CopyEnds::Within { buf, dst, src } => {
-                    rt.memcpy_async_within(buf, dst, destMax, src, count, kind, stream)
-                }
-            })
-        }
-    })
+    guard_args(
+        "aclrtMemcpyAsync",
+        || {
+            format!(
+                "dst={:?}, destMax={:?}, src={:?}, count={:?}, kind={:?}, stream={:?}",
+                dst, destMax, src, count, kind, stream
+            )
+        },
+        |rt| {
+            // SAFETY: the caller's contract on dst and src (see above).
+            unsafe {
+                let stream = RawStream(handle_in(stream));
+                with_copy_ends(rt, dst, destMax, src, count, |ends| match ends {
+                    CopyEnds::Split(d, s) => rt.memcpy_async(d, destMax, s, count, kind, stream),
+                    CopyEnds::Within { buf, dst, src } => {
+                        rt.memcpy_async_within(buf, dst, destMax, src, count, kind, stream)
+                    }
+                })
+            }
+        },
+    )
 }
 
 /// `aclrtMemset(devPtr, maxCount, value, count)`.
@@ -195,9 +229,16 @@ pub extern "C" fn aclrtMemset(
     value: i32,
     count: usize,
 ) -> aclError {
-    guard("aclrtMemset", |rt| {
-        rt.memset(addr(devPtr), maxCount, value, count)
-    })
+    guard_args(
+        "aclrtMemset",
+        || {
+            format!(
+                "devPtr={:?}, maxCount={:?}, value={:?}, count={:?}",
+                devPtr, maxCount, value, count
+            )
+        },
+        |rt| rt.memset(addr(devPtr), maxCount, value, count),
+    )
 }
 
 /// `aclrtMemsetAsync(devPtr, maxCount, value, count, stream)`. Pageable host memory is passed
@@ -214,30 +255,45 @@ pub unsafe extern "C" fn aclrtMemsetAsync(
     count: usize,
     stream: *mut c_void,
 ) -> aclError {
-    guard("aclrtMemsetAsync", |rt| {
-        let stream = RawStream(handle_in(stream));
-        if rt.classify_address(addr(devPtr)) != AddressClass::Host {
-            return rt.memset_async(addr(devPtr), maxCount, value, count, stream);
-        }
-        let len = count.min(maxCount);
-        let len = if len > isize::MAX as usize { 0 } else { len };
-        // SAFETY: pageable host memory valid for writes of `len <= count` bytes by the
-        // caller's contract; it is the only slice of that memory made here.
-        let dst = unsafe { std::slice::from_raw_parts_mut(devPtr as *mut u8, len) };
-        rt.memset_async(dst, maxCount, value, count, stream)
-    })
+    guard_args(
+        "aclrtMemsetAsync",
+        || {
+            format!(
+                "devPtr={:?}, maxCount={:?}, value={:?}, count={:?}, stream={:?}",
+                devPtr, maxCount, value, count, stream
+            )
+        },
+        |rt| {
+            let stream = RawStream(handle_in(stream));
+            if rt.classify_address(addr(devPtr)) != AddressClass::Host {
+                return rt.memset_async(addr(devPtr), maxCount, value, count, stream);
+            }
+            let len = count.min(maxCount);
+            let len = if len > isize::MAX as usize { 0 } else { len };
+            // SAFETY: pageable host memory valid for writes of `len <= count` bytes by the
+            // caller's contract; it is the only slice of that memory made here.
+            let dst = unsafe { std::slice::from_raw_parts_mut(devPtr as *mut u8, len) };
+            rt.memset_async(dst, maxCount, value, count, stream)
+        },
+    )
 }
 
 /// `aclrtMemFlush(devPtr, size)`.
 #[no_mangle]
 pub extern "C" fn aclrtMemFlush(devPtr: *mut c_void, size: usize) -> aclError {
-    guard("aclrtMemFlush", |rt| rt.mem_flush(addr(devPtr), size))
+    guard_args(
+        "aclrtMemFlush",
+        || format!("devPtr={:?}, size={:?}", devPtr, size),
+        |rt| rt.mem_flush(addr(devPtr), size),
+    )
 }
 
 /// `aclrtMemInvalidate(devPtr, size)`.
 #[no_mangle]
 pub extern "C" fn aclrtMemInvalidate(devPtr: *mut c_void, size: usize) -> aclError {
-    guard("aclrtMemInvalidate", |rt| {
-        rt.mem_invalidate(addr(devPtr), size)
-    })
+    guard_args(
+        "aclrtMemInvalidate",
+        || format!("devPtr={:?}, size={:?}", devPtr, size),
+        |rt| rt.mem_invalidate(addr(devPtr), size),
+    )
 }

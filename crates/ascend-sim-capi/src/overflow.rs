@@ -7,12 +7,16 @@ use std::ffi::c_void;
 
 use ascend_rt::raw_types::{Addr, RawStream};
 
-use crate::ffi::{aclError, guard, handle_in, out_ref};
+use crate::ffi::{aclError, guard, guard_args, handle_in, out_ref};
 
 /// `aclrtSetDeviceSatMode(mode)`; `aclrtFloatOverflowMode` is a 32-bit enum.
 #[no_mangle]
 pub extern "C" fn aclrtSetDeviceSatMode(mode: u32) -> aclError {
-    guard("aclrtSetDeviceSatMode", |rt| rt.set_device_sat_mode(mode))
+    guard_args(
+        "aclrtSetDeviceSatMode",
+        || format!("mode={:?}", mode),
+        |rt| rt.set_device_sat_mode(mode),
+    )
 }
 
 /// `aclrtGetDeviceSatMode(&mode)`.
@@ -30,9 +34,11 @@ pub unsafe extern "C" fn aclrtGetDeviceSatMode(mode: *mut u32) -> aclError {
 /// `aclrtSetStreamOverflowSwitch(stream, flag)`.
 #[no_mangle]
 pub extern "C" fn aclrtSetStreamOverflowSwitch(stream: *mut c_void, flag: u32) -> aclError {
-    guard("aclrtSetStreamOverflowSwitch", |rt| {
-        rt.set_stream_overflow_switch(RawStream(handle_in(stream)), flag)
-    })
+    guard_args(
+        "aclrtSetStreamOverflowSwitch",
+        || format!("stream={:?}, flag={:?}", stream, flag),
+        |rt| rt.set_stream_overflow_switch(RawStream(handle_in(stream)), flag),
+    )
 }
 
 /// `aclrtGetStreamOverflowSwitch(stream, &flag)`.
@@ -44,10 +50,14 @@ pub unsafe extern "C" fn aclrtGetStreamOverflowSwitch(
     stream: *mut c_void,
     flag: *mut u32,
 ) -> aclError {
-    guard("aclrtGetStreamOverflowSwitch", |rt| {
-        // SAFETY: NULL or writable by the caller's contract.
-        rt.get_stream_overflow_switch(RawStream(handle_in(stream)), unsafe { out_ref(flag) })
-    })
+    guard_args(
+        "aclrtGetStreamOverflowSwitch",
+        || format!("stream={:?}, flag={:?}", stream, flag),
+        |rt| {
+            // SAFETY: NULL or writable by the caller's contract.
+            rt.get_stream_overflow_switch(RawStream(handle_in(stream)), unsafe { out_ref(flag) })
+        },
+    )
 }
 
 /// `aclrtGetOverflowStatus(outputAddr, outputSize, stream)`: `outputAddr` is device memory,
@@ -58,19 +68,30 @@ pub extern "C" fn aclrtGetOverflowStatus(
     outputSize: usize,
     stream: *mut c_void,
 ) -> aclError {
-    guard("aclrtGetOverflowStatus", |rt| {
-        rt.get_overflow_status(
-            Addr(handle_in(outputAddr)),
-            outputSize,
-            RawStream(handle_in(stream)),
-        )
-    })
+    guard_args(
+        "aclrtGetOverflowStatus",
+        || {
+            format!(
+                "outputAddr={:?}, outputSize={:?}, stream={:?}",
+                outputAddr, outputSize, stream
+            )
+        },
+        |rt| {
+            rt.get_overflow_status(
+                Addr(handle_in(outputAddr)),
+                outputSize,
+                RawStream(handle_in(stream)),
+            )
+        },
+    )
 }
 
 /// `aclrtResetOverflowStatus(stream)`.
 #[no_mangle]
 pub extern "C" fn aclrtResetOverflowStatus(stream: *mut c_void) -> aclError {
-    guard("aclrtResetOverflowStatus", |rt| {
-        rt.reset_overflow_status(RawStream(handle_in(stream)))
-    })
+    guard_args(
+        "aclrtResetOverflowStatus",
+        || format!("stream={:?}", stream),
+        |rt| rt.reset_overflow_status(RawStream(handle_in(stream))),
+    )
 }

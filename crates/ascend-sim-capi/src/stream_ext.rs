@@ -8,7 +8,7 @@ use std::ffi::c_void;
 
 use ascend_rt::raw_types::{RawStream, RawStreamConfig};
 
-use crate::ffi::{aclError, guard, handle_in, handle_out, out_ref, write_handle};
+use crate::ffi::{aclError, guard, guard_args, handle_in, handle_out, out_ref, write_handle};
 
 fn s(p: *mut c_void) -> RawStream {
     RawStream(handle_in(p))
@@ -65,14 +65,18 @@ pub extern "C" fn aclrtCreateStreamConfigHandle() -> *mut StreamConfigC {
 /// `handle` is NULL or came from `aclrtCreateStreamConfigHandle` and was not destroyed.
 #[no_mangle]
 pub unsafe extern "C" fn aclrtDestroyStreamConfigHandle(handle: *mut StreamConfigC) -> aclError {
-    guard("aclrtDestroyStreamConfigHandle", |rt| {
-        // SAFETY: NULL or a live handle of ours by the caller's contract.
-        let cfg = unsafe { handle.as_ref() }.map(|h| h.to_raw());
-        rt.destroy_stream_config_handle(cfg)?;
-        // SAFETY: non-NULL (checked above) and allocated by Box::into_raw in this crate.
-        drop(unsafe { Box::from_raw(handle) });
-        Ok(())
-    })
+    guard_args(
+        "aclrtDestroyStreamConfigHandle",
+        || format!("handle={:?}", handle),
+        |rt| {
+            // SAFETY: NULL or a live handle of ours by the caller's contract.
+            let cfg = unsafe { handle.as_ref() }.map(|h| h.to_raw());
+            rt.destroy_stream_config_handle(cfg)?;
+            // SAFETY: non-NULL (checked above) and allocated by Box::into_raw in this crate.
+            drop(unsafe { Box::from_raw(handle) });
+            Ok(())
+        },
+    )
 }
 
 /// `aclrtSetStreamConfigOpt(handle, attr, attrValue, valueSize)`.
@@ -86,26 +90,35 @@ pub unsafe extern "C" fn aclrtSetStreamConfigOpt(
     attrValue: *const c_void,
     valueSize: usize,
 ) -> aclError {
-    guard("aclrtSetStreamConfigOpt", |rt| {
-        // No option takes more than 8 bytes: no more are read, whatever `valueSize` says (the
-        // size is checked before the bytes are used).
-        let readable = valueSize.min(8);
-        // SAFETY: NULL or readable for `valueSize` bytes by the caller's contract, and
-        // `readable` is at most that.
-        let value = (!attrValue.is_null()).then(|| {
-            (valueSize, unsafe {
-                std::slice::from_raw_parts(attrValue.cast::<u8>(), readable)
-            })
-        });
-        // SAFETY: NULL or a live handle of ours by the caller's contract.
-        let h = unsafe { out_ref(handle) };
-        let mut raw = h.as_ref().map(|h| h.to_raw());
-        rt.set_stream_config_opt_sized(raw.as_mut(), attr, value)?;
-        if let (Some(h), Some(r)) = (h, raw) {
-            *h = StreamConfigC::from_raw(r);
-        }
-        Ok(())
-    })
+    guard_args(
+        "aclrtSetStreamConfigOpt",
+        || {
+            format!(
+                "handle={:?}, attr={:?}, attrValue={:?}, valueSize={:?}",
+                handle, attr, attrValue, valueSize
+            )
+        },
+        |rt| {
+            // No option takes more than 8 bytes: no more are read, whatever `valueSize` says (the
+            // size is checked before the bytes are used).
+            let readable = valueSize.min(8);
+            // SAFETY: NULL or readable for `valueSize` bytes by the caller's contract, and
+            // `readable` is at most that.
+            let value = (!attrValue.is_null()).then(|| {
+                (valueSize, unsafe {
+                    std::slice::from_raw_parts(attrValue.cast::<u8>(), readable)
+                })
+            });
+            // SAFETY: NULL or a live handle of ours by the caller's contract.
+            let h = unsafe { out_ref(handle) };
+            let mut raw = h.as_ref().map(|h| h.to_raw());
+            rt.set_stream_config_opt_sized(raw.as_mut(), attr, value)?;
+            if let (Some(h), Some(r)) = (h, raw) {
+                *h = StreamConfigC::from_raw(r);
+            }
+            Ok(())
+        },
+    )
 }
 
 /// `aclrtCreateStreamV2(&stream, handle)`.
@@ -117,15 +130,19 @@ pub unsafe extern "C" fn aclrtCreateStreamV2(
     stream: *mut *mut c_void,
     handle: *const StreamConfigC,
 ) -> aclError {
-    guard("aclrtCreateStreamV2", |rt| {
-        // SAFETY: NULL or a live handle of ours by the caller's contract.
-        let cfg = unsafe { handle.as_ref() }.map(|h| h.to_raw());
-        let mut h = RawStream::NULL;
-        rt.create_stream_v2((!stream.is_null()).then_some(&mut h), cfg.as_ref())?;
-        // SAFETY: NULL or valid for writes by the caller's contract.
-        unsafe { write_handle(stream, h.0) };
-        Ok(())
-    })
+    guard_args(
+        "aclrtCreateStreamV2",
+        || format!("stream={:?}, handle={:?}", stream, handle),
+        |rt| {
+            // SAFETY: NULL or a live handle of ours by the caller's contract.
+            let cfg = unsafe { handle.as_ref() }.map(|h| h.to_raw());
+            let mut h = RawStream::NULL;
+            rt.create_stream_v2((!stream.is_null()).then_some(&mut h), cfg.as_ref())?;
+            // SAFETY: NULL or valid for writes by the caller's contract.
+            unsafe { write_handle(stream, h.0) };
+            Ok(())
+        },
+    )
 }
 
 /// `aclrtStreamGetPriority(stream, &priority)`.
@@ -170,9 +187,11 @@ pub unsafe extern "C" fn aclrtStreamGetId(stream: *mut c_void, streamId: *mut i3
 /// `aclrtSetStreamFailureMode(stream, mode)`.
 #[no_mangle]
 pub extern "C" fn aclrtSetStreamFailureMode(stream: *mut c_void, mode: u64) -> aclError {
-    guard("aclrtSetStreamFailureMode", |rt| {
-        rt.set_stream_failure_mode(s(stream), mode)
-    })
+    guard_args(
+        "aclrtSetStreamFailureMode",
+        || format!("stream={:?}, mode={:?}", stream, mode),
+        |rt| rt.set_stream_failure_mode(s(stream), mode),
+    )
 }
 
 /// `aclrtStreamStateCallback`.
@@ -201,32 +220,45 @@ pub unsafe extern "C" fn aclrtRegStreamStateCallback(
     callback: StreamStateCallbackC,
     args: *mut c_void,
 ) -> aclError {
-    guard("aclrtRegStreamStateCallback", |rt| {
-        // SAFETY: NULL or NUL-terminated by the caller's contract.
-        let name = unsafe { crate::ffi::opt_str(regName) };
-        let cb = callback.map(|f| {
-            let call = std::sync::Arc::new(StateCall { f, args });
-            std::sync::Arc::new(move |s: RawStream, state: u32| {
-                // SAFETY: the program's callback with the argument it registered.
-                unsafe { (call.f)(handle_out(s.0), state, call.args) }
-            }) as ascend_rt::StreamStateCallback
-        });
-        rt.reg_stream_state_callback(name.as_deref(), cb)
-    })
+    guard_args(
+        "aclrtRegStreamStateCallback",
+        || {
+            format!(
+                "regName={:?}, callback={:?}, args={:?}",
+                regName, callback, args
+            )
+        },
+        |rt| {
+            // SAFETY: NULL or NUL-terminated by the caller's contract.
+            let name = unsafe { crate::ffi::opt_str(regName) };
+            let cb = callback.map(|f| {
+                let call = std::sync::Arc::new(StateCall { f, args });
+                std::sync::Arc::new(move |s: RawStream, state: u32| {
+                    // SAFETY: the program's callback with the argument it registered.
+                    unsafe { (call.f)(handle_out(s.0), state, call.args) }
+                }) as ascend_rt::StreamStateCallback
+            });
+            rt.reg_stream_state_callback(name.as_deref(), cb)
+        },
+    )
 }
 
 /// `aclrtStreamAbort(stream)`.
 #[no_mangle]
 pub extern "C" fn aclrtStreamAbort(stream: *mut c_void) -> aclError {
-    guard("aclrtStreamAbort", |rt| {
-        rt.stream_abort(RawStream(handle_in(stream)))
-    })
+    guard_args(
+        "aclrtStreamAbort",
+        || format!("stream={:?}", stream),
+        |rt| rt.stream_abort(RawStream(handle_in(stream))),
+    )
 }
 
 /// `aclrtStreamStop(stream)`.
 #[no_mangle]
 pub extern "C" fn aclrtStreamStop(stream: *mut c_void) -> aclError {
-    guard("aclrtStreamStop", |rt| {
-        rt.stream_stop(RawStream(handle_in(stream)))
-    })
+    guard_args(
+        "aclrtStreamStop",
+        || format!("stream={:?}", stream),
+        |rt| rt.stream_stop(RawStream(handle_in(stream))),
+    )
 }

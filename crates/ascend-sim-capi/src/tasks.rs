@@ -8,7 +8,7 @@ use ascend_rt::raw_types::{Addr, RawBarrierCmoInfo, RawBarrierTaskInfo, RawStrea
 // layout assertions), so the export's parameter type is the header's.
 use ascend_rt_sys::aclrtBarrierTaskInfo;
 
-use crate::ffi::{aclError, guard, handle_in, out_ref};
+use crate::ffi::{aclError, guard_args, handle_in, out_ref};
 
 fn addr(p: *const c_void) -> Addr {
     Addr(p as usize as u64)
@@ -26,9 +26,16 @@ pub extern "C" fn aclrtValueWrite(
     flag: u32,
     stream: *mut c_void,
 ) -> aclError {
-    guard("aclrtValueWrite", |rt| {
-        rt.value_write(addr(devAddr), value, flag, s(stream))
-    })
+    guard_args(
+        "aclrtValueWrite",
+        || {
+            format!(
+                "devAddr={:?}, value={:?}, flag={:?}, stream={:?}",
+                devAddr, value, flag, stream
+            )
+        },
+        |rt| rt.value_write(addr(devAddr), value, flag, s(stream)),
+    )
 }
 
 /// `aclrtValueWait(devAddr, value, flag, stream)`.
@@ -39,9 +46,16 @@ pub extern "C" fn aclrtValueWait(
     flag: u32,
     stream: *mut c_void,
 ) -> aclError {
-    guard("aclrtValueWait", |rt| {
-        rt.value_wait(addr(devAddr), value, flag, s(stream))
-    })
+    guard_args(
+        "aclrtValueWait",
+        || {
+            format!(
+                "devAddr={:?}, value={:?}, flag={:?}, stream={:?}",
+                devAddr, value, flag, stream
+            )
+        },
+        |rt| rt.value_wait(addr(devAddr), value, flag, s(stream)),
+    )
 }
 
 /// `aclrtCmoAsync(src, size, cmoType, stream)`.
@@ -52,9 +66,16 @@ pub extern "C" fn aclrtCmoAsync(
     cmoType: u32,
     stream: *mut c_void,
 ) -> aclError {
-    guard("aclrtCmoAsync", |rt| {
-        rt.cmo_async(addr(src), size, cmoType, s(stream))
-    })
+    guard_args(
+        "aclrtCmoAsync",
+        || {
+            format!(
+                "src={:?}, size={:?}, cmoType={:?}, stream={:?}",
+                src, size, cmoType, stream
+            )
+        },
+        |rt| rt.cmo_async(addr(src), size, cmoType, s(stream)),
+    )
 }
 
 /// `aclrtCmoAsyncWithBarrier(src, size, cmoType, barrierId, stream)`.
@@ -66,9 +87,16 @@ pub extern "C" fn aclrtCmoAsyncWithBarrier(
     barrierId: u32,
     stream: *mut c_void,
 ) -> aclError {
-    guard("aclrtCmoAsyncWithBarrier", |rt| {
-        rt.cmo_async_with_barrier(addr(src), size, cmoType, barrierId, s(stream))
-    })
+    guard_args(
+        "aclrtCmoAsyncWithBarrier",
+        || {
+            format!(
+                "src={:?}, size={:?}, cmoType={:?}, barrierId={:?}, stream={:?}",
+                src, size, cmoType, barrierId, stream
+            )
+        },
+        |rt| rt.cmo_async_with_barrier(addr(src), size, cmoType, barrierId, s(stream)),
+    )
 }
 
 /// `aclrtCmoWaitBarrier(taskInfo, stream, flag)`.
@@ -81,23 +109,32 @@ pub unsafe extern "C" fn aclrtCmoWaitBarrier(
     stream: *mut c_void,
     flag: u32,
 ) -> aclError {
-    guard("aclrtCmoWaitBarrier", |rt| {
-        // SAFETY: NULL or a valid struct by the caller's contract; only read.
-        let info = unsafe { taskInfo.as_ref() }.map(|c| {
-            let mut raw = RawBarrierTaskInfo {
-                barrier_num: c.barrierNum,
-                ..RawBarrierTaskInfo::default()
-            };
-            for (r, e) in raw.cmo_info.iter_mut().zip(c.cmoInfo.iter()) {
-                *r = RawBarrierCmoInfo {
-                    cmo_type: e.cmoType,
-                    barrier_id: e.barrierId,
+    guard_args(
+        "aclrtCmoWaitBarrier",
+        || {
+            format!(
+                "taskInfo={:?}, stream={:?}, flag={:?}",
+                taskInfo, stream, flag
+            )
+        },
+        |rt| {
+            // SAFETY: NULL or a valid struct by the caller's contract; only read.
+            let info = unsafe { taskInfo.as_ref() }.map(|c| {
+                let mut raw = RawBarrierTaskInfo {
+                    barrier_num: c.barrierNum,
+                    ..RawBarrierTaskInfo::default()
                 };
-            }
-            raw
-        });
-        rt.cmo_wait_barrier(info.as_ref(), s(stream), flag)
-    })
+                for (r, e) in raw.cmo_info.iter_mut().zip(c.cmoInfo.iter()) {
+                    *r = RawBarrierCmoInfo {
+                        cmo_type: e.cmoType,
+                        barrier_id: e.barrierId,
+                    };
+                }
+                raw
+            });
+            rt.cmo_wait_barrier(info.as_ref(), s(stream), flag)
+        },
+    )
 }
 
 /// `aclrtCmoGetDescSize(&size)`.
@@ -106,18 +143,24 @@ pub unsafe extern "C" fn aclrtCmoWaitBarrier(
 /// `size` is NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn aclrtCmoGetDescSize(size: *mut usize) -> aclError {
-    guard("aclrtCmoGetDescSize", |rt| {
-        // SAFETY: NULL or valid for writes by the caller's contract.
-        rt.cmo_get_desc_size(unsafe { out_ref(size) })
-    })
+    guard_args(
+        "aclrtCmoGetDescSize",
+        || format!("size={:?}", size),
+        |rt| {
+            // SAFETY: NULL or valid for writes by the caller's contract.
+            rt.cmo_get_desc_size(unsafe { out_ref(size) })
+        },
+    )
 }
 
 /// `aclrtCmoSetDesc(cmoDesc, src, size)`.
 #[no_mangle]
 pub extern "C" fn aclrtCmoSetDesc(cmoDesc: *mut c_void, src: *mut c_void, size: usize) -> aclError {
-    guard("aclrtCmoSetDesc", |rt| {
-        rt.cmo_set_desc(addr(cmoDesc), addr(src), size)
-    })
+    guard_args(
+        "aclrtCmoSetDesc",
+        || format!("cmoDesc={:?}, src={:?}, size={:?}", cmoDesc, src, size),
+        |rt| rt.cmo_set_desc(addr(cmoDesc), addr(src), size),
+    )
 }
 
 /// `aclrtCmoAsyncWithDesc(cmoDesc, cmoType, stream, reserve)`.
@@ -128,9 +171,16 @@ pub extern "C" fn aclrtCmoAsyncWithDesc(
     stream: *mut c_void,
     reserve: *const c_void,
 ) -> aclError {
-    guard("aclrtCmoAsyncWithDesc", |rt| {
-        rt.cmo_async_with_desc(addr(cmoDesc), cmoType, s(stream), addr(reserve))
-    })
+    guard_args(
+        "aclrtCmoAsyncWithDesc",
+        || {
+            format!(
+                "cmoDesc={:?}, cmoType={:?}, stream={:?}, reserve={:?}",
+                cmoDesc, cmoType, stream, reserve
+            )
+        },
+        |rt| rt.cmo_async_with_desc(addr(cmoDesc), cmoType, s(stream), addr(reserve)),
+    )
 }
 
 /// `aclrtReduceAsync(dst, src, count, kind, type, stream, reserve)`: `dst` and `src` are
@@ -145,17 +195,26 @@ pub extern "C" fn aclrtReduceAsync(
     stream: *mut c_void,
     reserve: *mut c_void,
 ) -> aclError {
-    guard("aclrtReduceAsync", |rt| {
-        rt.reduce_async(
-            Addr(handle_in(dst)),
-            Addr(src as usize as u64),
-            count,
-            kind,
-            r#type,
-            RawStream(handle_in(stream)),
-            reserve.is_null(),
-        )
-    })
+    guard_args(
+        "aclrtReduceAsync",
+        || {
+            format!(
+                "dst={:?}, src={:?}, count={:?}, kind={:?}, r#type={:?}, stream={:?}, reserve={:?}",
+                dst, src, count, kind, r#type, stream, reserve
+            )
+        },
+        |rt| {
+            rt.reduce_async(
+                Addr(handle_in(dst)),
+                Addr(src as usize as u64),
+                count,
+                kind,
+                r#type,
+                RawStream(handle_in(stream)),
+                reserve.is_null(),
+            )
+        },
+    )
 }
 
 /// `aclrtRandomParaInfo` (16 bytes, byte-aligned).
@@ -209,28 +268,37 @@ pub unsafe extern "C" fn aclrtRandomNumAsync(
     stream: *mut c_void,
     reserve: *mut c_void,
 ) -> aclError {
-    guard("aclrtRandomNumAsync", |rt| {
-        // SAFETY: NULL or valid by the caller's contract.
-        let info = unsafe { taskInfo.as_mut() };
-        let raw = info.as_ref().map(|i| ascend_rt::RawRandomTaskInfo {
-            data_type: i.data_type,
-            func_type: i.func.func_type,
-            params: [raw_param(&i.func.params[0]), raw_param(&i.func.params[1])],
-            para_addr: handle_in(i.para_addr),
-            result_addr: handle_in(i.result_addr),
-            counter_addr: handle_in(i.counter_addr),
-            seed: raw_param(&i.seed),
-            num: raw_param(&i.num),
-        });
-        if let Some(i) = info {
-            if let Some(rt_type) = ascend_rt::random_rt_type(i.data_type) {
-                i.data_type = rt_type as i32;
+    guard_args(
+        "aclrtRandomNumAsync",
+        || {
+            format!(
+                "taskInfo={:?}, stream={:?}, reserve={:?}",
+                taskInfo, stream, reserve
+            )
+        },
+        |rt| {
+            // SAFETY: NULL or valid by the caller's contract.
+            let info = unsafe { taskInfo.as_mut() };
+            let raw = info.as_ref().map(|i| ascend_rt::RawRandomTaskInfo {
+                data_type: i.data_type,
+                func_type: i.func.func_type,
+                params: [raw_param(&i.func.params[0]), raw_param(&i.func.params[1])],
+                para_addr: handle_in(i.para_addr),
+                result_addr: handle_in(i.result_addr),
+                counter_addr: handle_in(i.counter_addr),
+                seed: raw_param(&i.seed),
+                num: raw_param(&i.num),
+            });
+            if let Some(i) = info {
+                if let Some(rt_type) = ascend_rt::random_rt_type(i.data_type) {
+                    i.data_type = rt_type as i32;
+                }
             }
-        }
-        rt.random_num_async(
-            raw.as_ref(),
-            RawStream(handle_in(stream)),
-            reserve.is_null(),
-        )
-    })
+            rt.random_num_async(
+                raw.as_ref(),
+                RawStream(handle_in(stream)),
+                reserve.is_null(),
+            )
+        },
+    )
 }

@@ -218,6 +218,12 @@ fn each_api_call_is_a_slice_on_its_threads_host_track_with_an_arrow_to_its_task(
         .find(|c| c["name"] == "aclrtValueWrite")
         .expect("the value write's call");
     assert_eq!(write["code"], 0);
+    assert!(
+        write["args"]
+            .as_str()
+            .is_some_and(|a| a.contains("value=100")),
+        "the call's arguments: {write}"
+    );
     assert_eq!(write["tasks"].as_array().map(Vec::len), Some(1));
     assert!(
         write["end_ns"].as_u64() > write["start_ns"].as_u64(),

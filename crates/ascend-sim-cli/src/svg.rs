@@ -138,7 +138,8 @@ pub fn render(r: &Value) -> String {
             end: u(c, "end_ns").max(u(c, "start_ns") + 1),
             kind: "host call".into(),
             tip: format!(
-                "{name} → {}: {}–{} ns (waited {} ns), submitted {} task(s)",
+                "{name}({}) → {}: {}–{} ns (waited {} ns), submitted {} task(s)",
+                c["args"].as_str().unwrap_or(""),
                 c["code"].as_i64().unwrap_or(0),
                 u(c, "start_ns"),
                 u(c, "end_ns"),
@@ -428,7 +429,7 @@ mod tests {
         let at = |s: &str| svg.find(s).unwrap_or_else(|| panic!("{s} in the picture"));
         assert!(at(">host thread 1<") < at(">host thread 2<"));
         assert!(at(">host thread 2<") < at(">stream 2<"));
-        assert!(svg.contains("aclrtSynchronizeStream → 0: 4000–9000 ns (waited 5000 ns)"));
+        assert!(svg.contains("aclrtSynchronizeStream() → 0: 4000–9000 ns (waited 5000 ns)"));
     }
 
     #[test]

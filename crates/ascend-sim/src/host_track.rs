@@ -36,6 +36,8 @@ pub struct HostCallSpan {
     pub thread: u32,
     /// The call (`aclrtMemcpy`).
     pub name: &'static str,
+    /// Its arguments, as the caller gave them (empty when not given).
+    pub args: String,
     /// When it started on the host clock, in ns.
     pub start_ns: u64,
     /// When it returned, in ns.
@@ -67,6 +69,7 @@ pub struct HostThreadReport {
 #[derive(Debug)]
 struct Open {
     name: &'static str,
+    args: String,
     start_ns: u64,
     wait_ns: u64,
     tasks: Vec<u64>,
@@ -158,11 +161,18 @@ impl crate::Sim {
     /// A host API call named `name` starts on this thread (at the host clock's time). Pair it
     /// with [`crate::Sim::host_call_end`].
     pub fn host_call_begin(&self, name: &'static str) {
+        self.host_call_begin_with(name, String::new());
+    }
+
+    /// [`crate::Sim::host_call_begin`], with the call's arguments as text
+    /// (`"dst=0x…, count=4096"`).
+    pub fn host_call_begin_with(&self, name: &'static str, args: String) {
         BRACKETED.store(true, Ordering::Relaxed);
         let start_ns = self.host_clock().get();
         OPEN.with(|o| {
             o.borrow_mut().push(Open {
                 name,
+                args,
                 start_ns,
                 wait_ns: 0,
                 tasks: Vec::new(),
@@ -180,6 +190,7 @@ impl crate::Sim {
         let span = HostCallSpan {
             thread,
             name: open.name,
+            args: open.args,
             start_ns: open.start_ns,
             end_ns,
             wait_ns: open.wait_ns,

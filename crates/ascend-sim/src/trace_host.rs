@@ -51,7 +51,7 @@ pub(crate) fn host_events(
             "tid": c.thread,
             "ts": us(c.start_ns),
             "dur": us(c.end_ns.saturating_sub(c.start_ns)),
-            "args": { "code": c.code, "waited_ns": c.wait_ns, "tasks": c.tasks }
+            "args": { "args": c.args, "code": c.code, "waited_ns": c.wait_ns, "tasks": c.tasks }
         }));
         for task in &c.tasks {
             let Some(&(stream, start)) = starts.get(task) else {

@@ -60,9 +60,25 @@ impl<'a> SimView<'a> {
         self.sim.host_call_begin(name);
     }
 
+    /// [`SimView::host_call_begin`], with the call's arguments as text.
+    pub fn host_call_begin_with(&self, name: &'static str, args: String) {
+        self.sim.host_call_begin_with(name, args);
+    }
+
     /// The innermost call begun on this thread returns `code`.
     pub fn host_call_end(&self, code: i32) {
         self.sim.host_call_end(code);
+    }
+
+    /// The address window of all devices' memory (no host memory lies in it).
+    pub fn device_window(&self) -> std::ops::Range<u64> {
+        self.sim.device_window()
+    }
+
+    /// True when `v` has the shape of a handle this runtime hands out (a stream, an event, a
+    /// context, ...), as opposed to a host or device address.
+    pub fn has_handle_shape(&self, v: u64) -> bool {
+        super::state::has_handle_shape(v)
     }
 
     /// Bytes of host memory backing the simulated device memory.

@@ -32,6 +32,26 @@ pub(crate) enum HandleKind {
 
 pub(crate) const KIND_SHIFT: u32 = 40;
 
+/// True when `v` has the shape of a handle the runtime hands out: a kind's tag in the top bits
+/// of a 48-bit value.
+pub(crate) fn has_handle_shape(v: u64) -> bool {
+    const KINDS: [HandleKind; 12] = [
+        HandleKind::Context,
+        HandleKind::Stream,
+        HandleKind::Event,
+        HandleKind::Model,
+        HandleKind::Notify,
+        HandleKind::AllocatorDesc,
+        HandleKind::Binary,
+        HandleKind::Function,
+        HandleKind::Args,
+        HandleKind::Param,
+        HandleKind::Label,
+        HandleKind::LabelList,
+    ];
+    v >> 48 == 0 && KINDS.iter().any(|&k| (v >> KIND_SHIFT) == k as u64)
+}
+
 /// Makes a handle value of `kind` with serial `serial`.
 pub(crate) fn make_handle(kind: HandleKind, serial: u64) -> u64 {
     ((kind as u64) << KIND_SHIFT) | (serial & ((1 << KIND_SHIFT) - 1))
