@@ -67,9 +67,13 @@ impl Engine {
         })
     }
 
-    /// What each host thread waiting on the device waits in, one line each.
+    /// What each host thread waiting on the device waits in, and which thread it is, one line
+    /// each.
     pub fn host_wait_lines(&self) -> Vec<String> {
-        self.host_waits.values().map(|w| w.to_string()).collect()
+        self.host_waits
+            .values()
+            .map(|(w, thread)| format!("{w} (on {thread})"))
+            .collect()
     }
 
     fn describe_head(&self, s: u64) -> String {

@@ -195,7 +195,7 @@ pub struct Engine {
     /// Bumped whenever anything happens (the watchdog's notion of progress).
     pub progress: u64,
     /// Host threads waiting on a stalled device, by wait number, and what each waits in.
-    pub host_waits: BTreeMap<u64, crate::types::HostWait>,
+    pub host_waits: BTreeMap<u64, (crate::types::HostWait, String)>,
     next_host_wait: u64,
     /// Bumped by what changes what a spinning kernel could see (a task completing, a memory
     /// write, a kernel's store): the watchdog's notion of progress while kernels run.
@@ -336,7 +336,12 @@ impl Engine {
     /// to end the record with.
     pub fn begin_host_wait(&mut self, what: crate::types::HostWait) -> u64 {
         self.next_host_wait += 1;
-        self.host_waits.insert(self.next_host_wait, what);
+        let thread = std::thread::current();
+        let label = match thread.name() {
+            Some(name) => format!("thread \"{name}\""),
+            None => format!("{:?}", thread.id()),
+        };
+        self.host_waits.insert(self.next_host_wait, (what, label));
         self.next_host_wait
     }
 
