@@ -341,14 +341,18 @@ fn a_timed_wait_behind_a_polling_kernel_is_not_skipped_while_another_host_thread
     };
     sim.submit(s, kernel(Kernel::new("poller", body), 1))
         .unwrap();
+    let (called, has_called) = std::sync::mpsc::channel();
     let writer = {
         let sim = sim.clone();
         std::thread::spawn(move || {
             sim.charge_host(1_000);
+            called.send(()).unwrap();
             std::thread::sleep(Duration::from_millis(100));
             write_u64(&sim, flag, 1);
         })
     };
+    // The second thread has called before the wait begins.
+    has_called.recv().unwrap();
     assert_eq!(sim.synchronize_stream(s, Some(3000)), Ok(()));
     writer.join().unwrap();
     assert_eq!(sim.report().fast_forwarded_ns, 0);
