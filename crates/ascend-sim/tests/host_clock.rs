@@ -6,6 +6,7 @@
 
 mod common;
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -290,11 +291,11 @@ fn the_paced_mode_moves_the_device_while_the_host_makes_no_call() {
     assert_eq!(quiet.tasks(), 0);
 }
 
-#[test]
-fn a_host_function_that_runs_long_holds_the_clock_for_a_while_only() {
-    use std::sync::atomic::{AtomicBool, Ordering};
-    let sim = Arc::new(sim_with(strict));
-    let (a, held, other) = blocking_call_beside_another_stream(&sim, 0);
+/// The runtime's host-function thread as a thread that takes the first call of channel 0 (charging
+/// a little host time while none is due: nothing moves the clock on its own) and runs it for
+/// 600 ms of wall time (it sleeps; it could wait for what the main thread does after its
+/// synchronize); the flag says when it has returned.
+fn slow_runtime_thread(sim: &Arc<Sim>) -> (std::thread::JoinHandle<()>, Arc<AtomicBool>) {
     let returned = Arc::new(AtomicBool::new(false));
     let runner = {
         let (sim, returned) = (sim.clone(), returned.clone());
@@ -303,16 +304,21 @@ fn a_host_function_that_runs_long_holds_the_clock_for_a_while_only() {
                 if let Some(c) = sim.wait_host_call(0, Duration::from_millis(10)) {
                     break c;
                 }
-                // Nothing moves the clock on its own: charge a little host time.
                 sim.charge_host(1_000);
             };
-            // The function takes long (it sleeps; it could wait for what the main thread does
-            // after its synchronize).
             std::thread::sleep(Duration::from_millis(600));
             returned.store(true, Ordering::SeqCst);
             sim.finish_host_call(due.task);
         })
     };
+    (runner, returned)
+}
+
+#[test]
+fn a_host_function_that_runs_long_holds_the_clock_for_a_while_only() {
+    let sim = Arc::new(sim_with(strict));
+    let (a, held, other) = blocking_call_beside_another_stream(&sim, 0);
+    let (runner, returned) = slow_runtime_thread(&sim);
     // Let the call be taken before the other stream's work is queued.
     std::thread::sleep(Duration::from_millis(100));
     sim.submit(other, memset(a, 1, 1 << 20)).unwrap();
@@ -384,24 +390,9 @@ fn a_force_destroy_drains_a_wait_that_another_streams_work_releases() {
 
 #[test]
 fn a_call_due_for_the_runtime_thread_while_it_runs_another_does_not_hold_the_clock() {
-    use std::sync::atomic::{AtomicBool, Ordering};
     let sim = Arc::new(sim_with(strict));
     let (a, first, other) = blocking_call_beside_another_stream(&sim, 0);
-    let returned = Arc::new(AtomicBool::new(false));
-    let runner = {
-        let (sim, returned) = (sim.clone(), returned.clone());
-        std::thread::spawn(move || {
-            let due = loop {
-                if let Some(c) = sim.wait_host_call(0, Duration::from_millis(10)) {
-                    break c;
-                }
-                sim.charge_host(1_000);
-            };
-            std::thread::sleep(Duration::from_millis(600));
-            returned.store(true, Ordering::SeqCst);
-            sim.finish_host_call(due.task);
-        })
-    };
+    let (runner, returned) = slow_runtime_thread(&sim);
     std::thread::sleep(Duration::from_millis(100));
     // A second call for the runtime's thread, which is busy with the first.
     let second = sim.create_stream(0, 0, false).unwrap();

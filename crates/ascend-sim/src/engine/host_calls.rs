@@ -2,10 +2,11 @@
 //! are due, which host thread each waits for, and where the clock must stop for them.
 //!
 //! A blocking call holds its stream until a host thread reports it done. While a thread is
-//! running it, or is ready to take it (the runtime's own thread, always; a thread inside
-//! `aclrtProcessReport` for its channel), the clock does not pass the time it became due: the
-//! host thread's return is then always at that time (plus the round trip to the host),
-//! whatever the host's own scheduling, and every run of a program gives the same timeline.
+//! running it (for at most [`HOLD_LIMIT`] of wall time), or is ready to take it (the runtime's
+//! own thread while it runs no other call; a thread inside `aclrtProcessReport` for its
+//! channel), the clock does not pass the time it became due: the host thread's return is then
+//! always at that time (plus the round trip to the host), whatever the host's own scheduling,
+//! and every run of a program gives the same timeline.
 //! A call that no thread is ready to take (its subscribed thread is busy elsewhere, or never
 //! processes reports) holds its own stream only: the clock, and every other stream, go on.
 
@@ -55,13 +56,21 @@ pub struct HostCalls {
     ready: std::collections::HashMap<u64, u32>,
 }
 
-/// The channel of the runtime's own host-function thread, which is always ready to take a call.
+/// The channel of the runtime's own host-function thread, ready to take a call whenever it runs
+/// none.
 pub const RUNTIME_CHANNEL: u64 = 0;
 
 /// The wall time a running host call holds the clock at most: one that runs longer (it sleeps,
 /// or waits for what another host thread does after the device goes on) lets the clock and
 /// the other streams go on, and its own stream resumes when it returns.
 pub const HOLD_LIMIT: std::time::Duration = std::time::Duration::from_millis(50);
+
+impl DueHostCall {
+    /// A thread took it less than [`HOLD_LIMIT`] ago and has not returned: it holds the clock.
+    fn held(&self) -> bool {
+        self.taken && self.taken_at.is_none_or(|t| t.elapsed() < HOLD_LIMIT)
+    }
+}
 
 impl HostCalls {
     /// A stream reached a call.
@@ -113,8 +122,9 @@ impl HostCalls {
             .filter(|c| {
                 c.blocking
                     && if c.taken {
-                        c.taker != Some(*me.get_or_insert_with(|| std::thread::current().id()))
-                            && c.taken_at.is_none_or(|t| t.elapsed() < HOLD_LIMIT)
+                        c.held()
+                            && c.taker
+                                != Some(*me.get_or_insert_with(|| std::thread::current().id()))
                     } else {
                         self.has_taker(c.channel)
                     }
@@ -140,7 +150,7 @@ impl HostCalls {
     pub fn will_run(&self, task: u64) -> bool {
         self.calls.get(&task).is_some_and(|c| {
             if c.taken {
-                c.taken_at.is_none_or(|t| t.elapsed() < HOLD_LIMIT)
+                c.held()
             } else {
                 self.has_taker(c.channel) && !self.unserved.contains(&(c.channel, c.stream))
             }
@@ -161,12 +171,9 @@ impl HostCalls {
     /// clock now (taken less than [`HOLD_LIMIT`] ago).
     pub fn holding_elsewhere(&self) -> bool {
         let me = std::thread::current().id();
-        self.calls.values().any(|c| {
-            c.blocking
-                && c.taken
-                && c.taker != Some(me)
-                && c.taken_at.is_none_or(|t| t.elapsed() < HOLD_LIMIT)
-        })
+        self.calls
+            .values()
+            .any(|c| c.blocking && c.held() && c.taker != Some(me))
     }
 
     /// True when a host thread other than the calling one is running a call now. The calling

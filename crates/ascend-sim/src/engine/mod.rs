@@ -141,8 +141,6 @@ pub struct Engine {
     pub last_caller: u64,
     /// Two host threads (other than the runtime's service threads) have called.
     pub many_callers: bool,
-    /// The host clock as of the latest host call, readable without the engine's lock.
-    pub published_host: std::sync::Arc<crate::host_track::PublishedHostClock>,
     events_due: EventQueue,
     /// Device memory.
     pub mem: Memory,
@@ -262,7 +260,6 @@ impl Engine {
             host_now: 0,
             last_caller: 0,
             many_callers: false,
-            published_host: Default::default(),
             host_calls: HostCalls::default(),
             fault_log: VecDeque::new(),
             dropped_host_calls: Vec::new(),
@@ -460,7 +457,6 @@ impl Engine {
             .saturating_add(ns)
             .min(HORIZON_NS);
         self.run_until(self.host_now);
-        self.published_host.set(self.host_now);
     }
 
     /// The host's time now: the later of the two clocks (a host thread that waited on the

@@ -31,7 +31,6 @@ impl Sim {
     /// True when the event's latest record has executed (false if never recorded).
     pub fn event_complete(&self, event: EventId) -> Result<bool, SimError> {
         self.with_charge(self.chip.timing.host_query_ns, |e| {
-            e.event(event.0)?;
             Ok(e.event(event.0)?.complete())
         })
     }
@@ -61,7 +60,6 @@ impl Sim {
     /// quantised to the chip's event timestamp counter.
     pub fn event_time_ns(&self, event: EventId) -> Result<Option<u64>, SimError> {
         self.with_charge(self.chip.timing.host_call_ns, |e| {
-            e.event(event.0)?;
             let ev = e.event(event.0)?;
             let tick = 1_000_000 / e.chip.timing.timestamp_ticks_per_ms.max(1);
             Ok(ev

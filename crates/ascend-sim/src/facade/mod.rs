@@ -35,8 +35,8 @@ pub struct Sim {
     config: SimConfig,
     engine: Mutex<Engine>,
     changed: Condvar,
-    /// The host clock as of the latest call, without the engine's lock.
-    host_clock: std::sync::Arc<crate::host_track::PublishedHostClock>,
+    /// The host clock as of the latest call's end, without the engine's lock.
+    host_clock: crate::host_track::PublishedHostClock,
     /// The host threads' API calls (their own lock: no device work takes it).
     host_log: Mutex<crate::host_track::HostLog>,
 }
@@ -46,10 +46,9 @@ type Guard<'a> = MutexGuard<'a, Engine>;
 impl Sim {
     /// A simulator of `chip` with `chip.limits.device_count` devices.
     pub fn new(chip: ChipProfile, config: SimConfig) -> Sim {
-        let engine = Engine::new(chip.clone(), config.clone());
         Sim {
-            host_clock: engine.published_host.clone(),
-            engine: Mutex::new(engine),
+            host_clock: Default::default(),
+            engine: Mutex::new(Engine::new(chip.clone(), config.clone())),
             chip,
             config,
             changed: Condvar::new(),
@@ -140,7 +139,7 @@ impl Sim {
     /// every such thread recorded its wait (under the lock) before sleeping, so none is
     /// missed, and a call with nobody asleep makes no system call.
     fn release(&self, mut g: Guard<'_>) {
-        g.published_host.set(g.host_time());
+        self.host_clock.set(g.host_time());
         // A host call that became due wakes the threads waiting to run one.
         let due = std::mem::take(&mut g.host_calls.newly_due);
         let sleepers = !g.host_waits.is_empty();

@@ -36,16 +36,16 @@ impl Sim {
         let g = self.lock();
         g.stream(s)?;
         let mut g = self.charge(g, self.chip.timing.host_call_ns);
-        let what = HostWait::DestroyStream(s);
         if force {
-            let drain = HostWait::DrainStream(s);
-            let (g2, _drained) = self.block_until(g, drain, Some(FORCE_DESTROY_DRAIN_MS), |e| {
+            let what = HostWait::DrainStream(s);
+            let (g2, _drained) = self.block_until(g, what, Some(FORCE_DESTROY_DRAIN_MS), |e| {
                 e.streams
                     .get(&s)
                     .is_none_or(|st| st.idle() || e.drain_over(st))
             });
             g = g2;
         } else {
+            let what = HostWait::DestroyStream(s);
             let (g2, r) = self.block_until(g, what, None, |e| {
                 e.streams.get(&s).is_none_or(|st| st.idle())
             });
@@ -151,7 +151,6 @@ impl Sim {
     /// to the current host time first).
     pub fn stream_idle(&self, stream: StreamId) -> Result<bool, SimError> {
         self.with_charge(self.chip.timing.host_query_ns, |e| {
-            e.stream(stream.0)?;
             Ok(e.stream(stream.0)?.idle())
         })
     }
