@@ -10,7 +10,9 @@ extern "C" void add_custom(aclsimKernelCtx *c, void *args) {
     uint16_t **p = static_cast<uint16_t **>(args);
     uint16_t *x = p[0], *y = p[1], *z = p[2];
     const uint32_t start = aclsimGetBlockIdx(c) * block_length;
-    static thread_local uint16_t a[2048], b[2048];
+    // The local buffers live on the block's own stack: blocks take turns on one thread, so a
+    // static or thread-local buffer would be shared between them.
+    uint16_t a[2048], b[2048];
     aclsimCopyGmToLocal(c, a, x + start, sizeof a);
     aclsimCopyGmToLocal(c, b, y + start, sizeof b);
     for (uint32_t i = 0; i < block_length; i++)

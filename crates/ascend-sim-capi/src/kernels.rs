@@ -1,13 +1,14 @@
 //! Exports of `include/acl/acl_sim.h`: launching a C function as a simulator kernel, and the
 //! operations its blocks call on their context.
 //!
-//! A block runs on a thread of the simulator's; the C function gets a pointer to an
-//! [`aclsimKernelCtx`] on that thread's stack, which leads to the block's operations. When the
-//! simulator ends a block early (a fault, or its stream destroyed), the pending operation does
-//! not return to C code: unwinding through C frames is not allowed, so that thread parks for
-//! good (it holds nothing the simulator needs).
+//! A block runs as a coroutine on the simulator's core thread; the C function gets a pointer
+//! to an [`aclsimKernelCtx`] on the block's stack, which leads to the block's operations. When
+//! the simulator ends a block early (a fault, or its stream destroyed), the pending operation
+//! does not return to C code: unwinding through C frames is not allowed, so the block is
+//! abandoned (`KernelOps::abandon`: it never runs again, and its stack is given up).
 //!
-//! The thread knows which context its running block has: an operation on any other context
+//! The thread knows which context its running block has (set again after every operation, as
+//! blocks interleave on the thread): an operation on any other context
 //! (one a kernel saved and used after it returned, or from another thread) is refused with a
 //! message on the log, and an ACL call made by a kernel faults its block with the call's name
 //! (the simulator is busy running the kernel, so the call could only fail or hang).
@@ -50,7 +51,10 @@ impl Running {
 
 impl Drop for Running {
     fn drop(&mut self) {
-        RUNNING.with(|r| r.set(self.0));
+        // Blocks interleave on one thread: what was running when this one entered may have
+        // ended since. Nothing runs once this kernel call returns.
+        let _ = self.0;
+        RUNNING.with(|r| r.set(std::ptr::null_mut()));
     }
 }
 
@@ -265,11 +269,14 @@ unsafe fn with_ops<R>(
     // SAFETY: the context of this thread's running kernel call (checked above); `ops` points
     // at the `&mut dyn KernelOps` local of that call's frame, live while the call runs.
     let ops: &mut &mut dyn KernelOps = unsafe { &mut *(*ctx).ops.cast::<&mut dyn KernelOps>() };
-    match catch_unwind(AssertUnwindSafe(|| op(&mut **ops))) {
+    let done = catch_unwind(AssertUnwindSafe(|| op(&mut **ops)));
+    // Other blocks ran on this thread while the operation waited: the context is this
+    // block's again.
+    RUNNING.with(|r| r.set(ctx));
+    match done {
         Ok(r) => r,
-        Err(_) => loop {
-            std::thread::park();
-        },
+        // The block was ended: C frames may not unwind, so it never runs again.
+        Err(_) => ops.abandon(),
     }
 }
 

@@ -22,6 +22,7 @@
 pub mod cache;
 pub mod compare;
 mod copy;
+mod core_thread;
 mod diagnose;
 mod diagnose_cores;
 mod engine;

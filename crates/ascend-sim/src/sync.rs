@@ -34,7 +34,7 @@ use std::sync::PoisonError;
 pub const UNBOUNDED_WAIT: Duration = Duration::from_secs(3600);
 
 /// The wall time one blocking call has spent, for the watchdog.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct WallClock {
     #[cfg(not(loom))]
     start: std::time::Instant,

@@ -206,7 +206,14 @@ pub struct SimConfig {
     /// Whether simulated time also advances with the wall clock while no host call arrives
     /// (off by default: it makes a run depend on the host's speed).
     pub pacing: Pacing,
+    /// The stack of each running kernel block, in bytes (mapped on demand: only what a block
+    /// touches costs memory). A block that overflows it crashes the process, as a thread
+    /// overflowing its stack does (docs/kernels.md).
+    pub kernel_stack_bytes: usize,
 }
+
+/// The default of [`SimConfig::kernel_stack_bytes`]: 1 MiB.
+pub const DEFAULT_KERNEL_STACK_BYTES: usize = 1 << 20;
 
 /// How the host clock advances between host calls (docs/host-clock.md).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -239,6 +246,7 @@ impl Default for SimConfig {
             max_timeline_entries: DEFAULT_REPORT_RECORDS,
             hazards: HazardPolicy::default(),
             pacing: Pacing::Calls,
+            kernel_stack_bytes: DEFAULT_KERNEL_STACK_BYTES,
         }
     }
 }

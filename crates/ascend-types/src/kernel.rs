@@ -39,6 +39,15 @@ pub trait KernelOps {
     /// Ends the block with a fault, as a trap instruction does on the hardware: the kernel's
     /// task faults with `reason`, and the call does not return to the kernel.
     fn trap(&mut self, reason: &str);
+    /// Never returns: what an operation's caller does when the simulator has ended the block
+    /// (a fault, or its stream destroyed) while frames that must not be unwound are on the
+    /// block's stack (a C kernel's). The simulator then forgets the block's stack. The default
+    /// parks the calling thread for good.
+    fn abandon(&mut self) -> ! {
+        loop {
+            std::thread::park();
+        }
+    }
 }
 
 /// The body of a kernel: run once per block.

@@ -12,9 +12,14 @@ use ascend_types::Kernel;
 /// The most bytes of arguments `aclsimLaunchKernel` copies at launch (a kernel's parameters).
 pub const MAX_KERNEL_ARGS_BYTES: usize = 64 * 1024;
 
+/// The most blocks a launch takes: the runtime's task descriptor holds the block count in 16
+/// bits, and its launch by kernel stub refuses more (107000).
+pub const MAX_BLOCK_DIM: u32 = u16::MAX as u32;
+
 impl Runtime {
     /// Launches `kernel` on `blocks` blocks on `stream` (NULL: the current context's default
-    /// stream). Checks, in order: `blocks` at least 1 (100000); a backend that runs kernels
+    /// stream). Checks, in order: `blocks` at least 1 (100000); at most [`MAX_BLOCK_DIM`]
+    /// (107000); a backend that runs kernels
     /// (207000 on `hw`); the stream handle (107000) and its context (107002, 107003).
     ///
     /// ```
@@ -35,6 +40,16 @@ impl Runtime {
             let api = "aclsimLaunchKernel";
             if blocks == 0 {
                 return Err(fail::acl_range(api, "blockDim", blocks, "at least 1"));
+            }
+            // The runtime's launch of a kernel by its stub refuses a block count that does
+            // not fit the task descriptor's 16-bit field (docs/kernels.md).
+            if blocks > MAX_BLOCK_DIM {
+                return Err(fail::rt_value(
+                    api,
+                    "blockDim",
+                    blocks,
+                    &format!("at most {MAX_BLOCK_DIM}"),
+                ));
             }
             if self.backend.simulator().is_none() {
                 return Err(fail::not_supported(

@@ -57,6 +57,11 @@ impl EventQueue {
         self.heap.peek().map(|s| (s.key >> 64) as u64)
     }
 
+    /// The earliest event.
+    pub fn peek(&self) -> Option<&Ev> {
+        self.heap.peek().map(|s| &s.ev)
+    }
+
     /// True when an event other than a kernel block's step is scheduled before `t`.
     pub fn other_than_kernel_steps_before(&self, t: u64) -> bool {
         self.heap

@@ -206,6 +206,15 @@ pub struct Engine {
     pub core_queue: Vec<VecDeque<u64>>,
     /// Dirty data-cache lines on all cores (the sanitizer looks for them only when some are).
     pub dirty_dlines: u64,
+    /// Block numbers handed out so far (a block's coroutine is known by its number).
+    pub next_block_id: u64,
+    /// Blocks that ended while suspended: the core thread unwinds or forgets them.
+    pub stopped_blocks: Vec<u64>,
+    /// The block whose turn the core thread runs now, with the engine's lock released: no
+    /// other step may be taken until it ends.
+    pub kernel_turn: Option<u64>,
+    /// Work handed to the core thread and its answers.
+    pub core_jobs: crate::core_thread::CoreJobs,
     /// Tasks completed, and what of it is published to other threads.
     pub tasks_completed: u64,
     /// Tasks completed and the time reached, readable without the engine lock.
@@ -315,6 +324,10 @@ impl Engine {
                 .collect(),
             core_queue: (0..n).map(|_| VecDeque::new()).collect(),
             dirty_dlines: 0,
+            next_block_id: 0,
+            stopped_blocks: Vec::new(),
+            kernel_turn: None,
+            core_jobs: Default::default(),
             dropped_stores: VecDeque::new(),
             tasks_completed: 0,
             published: Default::default(),
@@ -436,27 +449,49 @@ impl Engine {
         self.next_time().is_some()
     }
 
-    /// Processes the next event; false when none is scheduled.
-    pub fn step(&mut self) -> bool {
-        let Some((t, ev)) = self.events_due.pop() else {
-            return false;
-        };
+    /// Processes the next event, unless it is a kernel block's turn (or one is under way),
+    /// which only the core thread takes ([`Engine::begin_kernel_turn`]).
+    pub fn step(&mut self) -> Step {
+        if self.kernel_turn.is_some() {
+            return Step::KernelTurn;
+        }
+        match self.events_due.peek() {
+            None => return Step::Nothing,
+            Some(Ev::KernelStep { .. }) => return Step::KernelTurn,
+            Some(_) => {}
+        }
+        let (t, ev) = self.events_due.pop().expect("peeked");
         self.now = self.now.max(t);
         self.progress += 1;
         self.handle(ev);
-        true
+        Step::Event
+    }
+
+    /// Takes the next event, a kernel block's step: the block's turn, to be run on the core
+    /// thread and ended with [`Engine::end_kernel_turn`]; `None` when the step was stale (its
+    /// block ended meanwhile), and nothing is under way.
+    pub fn begin_kernel_turn(&mut self) -> Option<crate::kernel::KernelTurn> {
+        let (t, ev) = self.events_due.pop()?;
+        self.now = self.now.max(t);
+        self.progress += 1;
+        let Ev::KernelStep { dev, core, gen } = ev else {
+            self.handle(ev);
+            return None;
+        };
+        let turn = self.take_turn(dev as usize, core as usize, gen)?;
+        self.kernel_turn = Some(turn.block);
+        Some(turn)
     }
 
     /// The host spends `ns` in a call: the host clock advances from the later of the two
-    /// clocks, and the device runs to it (as far as a due host call lets it), so that what
-    /// the call answers is the device's state at the host's time.
-    pub fn charge_host(&mut self, ns: u64) {
+    /// clocks. The caller then runs the device to it (as far as a due host call lets it), so
+    /// that what the call answers is the device's state at the host's time.
+    pub fn charge_clock(&mut self, ns: u64) {
         self.host_now = self
             .host_now
             .max(self.now)
             .saturating_add(ns)
             .min(HORIZON_NS);
-        self.run_until(self.host_now);
     }
 
     /// The host's time now: the later of the two clocks (a host thread that waited on the
@@ -466,16 +501,35 @@ impl Engine {
     }
 
     /// Processes every event up to `t` and sets the clock to `t` (if later); `t` is clamped
-    /// to [`HORIZON_NS`].
-    pub fn run_until(&mut self, t: u64) {
+    /// to [`HORIZON_NS`]. False, with the clock short of `t`, when a kernel block's turn comes
+    /// first: the core thread takes it, and the caller asks again.
+    pub fn run_until(&mut self, t: u64) -> bool {
         let t = t.min(HORIZON_NS);
         let t = self
             .host_calls
             .clock_stop()
             .map_or(t, |stop| t.min(stop.max(self.now)));
         while self.next_time().is_some_and(|n| n <= t) {
-            self.step();
+            if self.step() == Step::KernelTurn {
+                return false;
+            }
+        }
+        if self.kernel_turn.is_some() {
+            return false;
         }
         self.now = self.now.max(t);
+        true
     }
+}
+
+/// What [`Engine::step`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// Nothing is scheduled.
+    Nothing,
+    /// It processed one event.
+    Event,
+    /// The next event is a kernel block's turn (or one is under way): only the core thread
+    /// goes on.
+    KernelTurn,
 }

@@ -9,13 +9,11 @@
 //! and a local buffer costs an L2 hit plus its bytes at L2 bandwidth; `spin` costs its cycles
 //! at the core clock.
 
-use std::time::Duration;
-
 use ascend_chips::L2Agent;
 use ascend_types::{CoreType, Kernel};
 
 use crate::engine::{Engine, Ev};
-use crate::kernel::{BlockHandle, BlockSlot, DLine, KernelRun, Reply, Request};
+use crate::kernel::{BlockSlot, DLine, KernelRun, KernelTurn, LastOp, Reply, Request};
 use crate::memory::{Image, Writer};
 use crate::report::KernelBlockRecord;
 use crate::stream::Head;
@@ -51,10 +49,6 @@ fn task_core(chip: &ascend_chips::ChipProfile, kernel: &Kernel) -> CoreType {
         _ => CoreType::AiCore,
     }
 }
-
-/// Lines a block's recent fills are remembered by, to tell reading through memory (progress)
-/// from polling a few lines (not).
-const RECENT_FILLS: usize = 16;
 
 impl Engine {
     /// The stream whose head value wait watches the bytes `[addr, addr+len)`, if any (a wait
@@ -111,81 +105,93 @@ impl Engine {
             };
             let block = r.next_block;
             r.next_block += 1;
-            match BlockHandle::spawn(r.kernel.clone(), block, r.blocks) {
-                Ok(handle) => {
-                    r.live += 1;
-                    let c = &mut self.cores[dev][core];
-                    c.gen += 1;
-                    c.slot = Some(BlockSlot {
-                        run,
-                        block,
-                        handle,
-                        reply: Some(Reply::Go),
-                        start_ns: self.now,
-                        ops: 0,
-                        last_op: "started".into(),
-                        polling: None,
-                        recent_fills: std::collections::VecDeque::new(),
-                    });
-                    let gen = c.gen;
-                    let (dev, core) = (dev as u32, core as u32);
-                    self.schedule(self.now, Ev::KernelStep { dev, core, gen });
-                }
-                Err(e) => {
-                    let fault = format!("task {run}: cannot start block {block}: {e}");
-                    self.abort_run(run, fault);
-                }
-            }
+            r.live += 1;
+            self.next_block_id += 1;
+            let id = self.next_block_id;
+            let c = &mut self.cores[dev][core];
+            c.gen += 1;
+            c.slot = Some(BlockSlot {
+                run,
+                block,
+                id,
+                started: false,
+                reply: Some(Reply::Go),
+                start_ns: self.now,
+                ops: 0,
+                last_op: LastOp::Started,
+                polling: None,
+                recent_fills: Default::default(),
+            });
+            let gen = c.gen;
+            let (dev, core) = (dev as u32, core as u32);
+            self.schedule(self.now, Ev::KernelStep { dev, core, gen });
         }
     }
 
-    /// The block on core `core` of device `dev` gets the answer to its last operation and
-    /// asks for the next, which is executed now.
-    pub(super) fn on_kernel_step(&mut self, dev: usize, core: usize) {
-        let patience = self.config.watchdog_grace;
-        let on_stall = self.config.on_stall;
-        let slot = self.cores[dev][core]
-            .slot
-            .as_mut()
-            .expect("a running block");
-        let reply = slot.reply.take().unwrap_or(Reply::Go);
-        let mut request = slot.handle.resume(reply, patience);
-        if request.is_none() {
-            let said = format!(
-                "kernel block {} on AI core {core} has asked for nothing for {patience:?} of \
-                 wall time: its body blocks in host code or computes without operations (a \
-                 kernel reaches memory and time only through its context)",
-                slot.block
-            );
-            if on_stall == crate::types::OnStall::Error {
-                self.block_end(dev, core, Some(said));
-                return;
-            }
-            tracing::warn!("watchdog: {said}");
-            request = slot.handle.next_request(Duration::MAX);
+    /// The block on core `core` of device `dev` is due for its next step: its turn, with the
+    /// answer to its last operation (`None` when the step is stale: the block ended).
+    pub(crate) fn take_turn(&mut self, dev: usize, core: usize, gen: u64) -> Option<KernelTurn> {
+        let c = self.cores.get_mut(dev)?.get_mut(core)?;
+        if c.gen != gen {
+            return None;
         }
-        let request = request.unwrap_or(Request::Done);
+        let slot = c.slot.as_mut()?;
+        let reply = slot.reply.take().unwrap_or(Reply::Go);
+        let start = if slot.started {
+            None
+        } else {
+            slot.started = true;
+            let r = self.kernel_runs.get(&slot.run)?;
+            Some((r.kernel.clone(), slot.block, r.blocks))
+        };
+        Some(KernelTurn {
+            dev,
+            core,
+            gen,
+            block: slot.id,
+            reply,
+            start,
+        })
+    }
+
+    /// The turn ended with the block asking for `request` (or ending), which is executed now.
+    /// A block that ended meanwhile (its kernel was cancelled or faulted while the turn ran)
+    /// is stopped instead.
+    pub fn end_kernel_turn(&mut self, turn: KernelTurn, request: Request) {
+        self.kernel_turn = None;
+        let (dev, core) = (turn.dev, turn.core);
+        let live = self.cores[dev][core].gen == turn.gen
+            && self.cores[dev][core]
+                .slot
+                .as_ref()
+                .is_some_and(|s| s.id == turn.block);
+        if !live {
+            if !matches!(request, Request::Abandoned) {
+                self.stopped_blocks.push(turn.block);
+            }
+            return;
+        }
         match request {
             Request::Done => self.block_end(dev, core, None),
+            Request::Abandoned => self.block_end(
+                dev,
+                core,
+                Some("the block's stack was given up while it ran".into()),
+            ),
             Request::Panicked(m) => {
                 self.block_end(dev, core, Some(format!("the kernel panicked: {m}")))
             }
             Request::Trap(m) => self.block_end(dev, core, Some(format!("the kernel trapped: {m}"))),
             op => {
-                let said = describe(&op);
-                let load = match op {
-                    Request::Load { addr, .. } => Some(addr),
-                    _ => None,
-                };
                 let slot = self.cores[dev][core]
                     .slot
                     .as_mut()
                     .expect("a running block");
                 slot.ops += 1;
-                slot.last_op = said;
-                match (load, &op) {
-                    (Some(a), _) => slot.polling = Some(a),
-                    (None, Request::Dcci { .. } | Request::Spin { .. }) => {}
+                slot.last_op = LastOp::of(&op);
+                match &op {
+                    Request::Load { addr, .. } => slot.polling = Some(*addr),
+                    Request::Dcci { .. } | Request::Spin { .. } => {}
                     _ => slot.polling = None,
                 }
                 match self.kernel_op(dev, core, op) {
@@ -202,6 +208,99 @@ impl Engine {
                 }
             }
         }
+    }
+
+    /// The turn could not begin: the block's coroutine could not be made (`why`), and its
+    /// kernel fails.
+    pub fn fail_kernel_turn(&mut self, turn: KernelTurn, why: String) {
+        self.kernel_turn = None;
+        let run = self.cores[turn.dev][turn.core]
+            .slot
+            .as_ref()
+            .filter(|s| s.id == turn.block)
+            .map(|s| (s.run, s.block));
+        if let Some((run, block)) = run {
+            self.abort_run(
+                run,
+                format!("task {run}: cannot start block {block}: {why}"),
+            );
+        }
+    }
+
+    /// What the watchdog says of the block whose turn has run for `grace` of wall time
+    /// without asking for an operation.
+    pub(crate) fn held_core_thread_text(&self, grace: std::time::Duration) -> String {
+        let held = self.kernel_turn.and_then(|id| self.slot_of_block(id));
+        match held {
+            Some((dev, core)) => {
+                let slot = self.cores[dev][core].slot.as_ref().expect("found");
+                let name = self
+                    .kernel_runs
+                    .get(&slot.run)
+                    .map_or("?", |r| r.kernel.name());
+                format!(
+                    "kernel {name} block {} on AI core {core} of device {dev} has asked for \
+                     nothing for {grace:?} of wall time: its body blocks in host code or \
+                     computes without operations (a kernel reaches memory and time only \
+                     through its context)",
+                    slot.block
+                )
+            }
+            None => {
+                format!("a kernel block has run for {grace:?} of wall time without an operation")
+            }
+        }
+    }
+
+    /// The core thread is held by a block whose body blocks in host code (`said`): that block
+    /// faults with it, and so does every other running block (their coroutines are on the
+    /// held thread); the next kernel step starts a new core thread.
+    pub(crate) fn give_up_core_thread(&mut self, said: &str) {
+        let held = self.kernel_turn.take();
+        let mut running = Vec::new();
+        for (dev, cores) in self.cores.iter().enumerate() {
+            for (core, c) in cores.iter().enumerate() {
+                if let Some(slot) = &c.slot {
+                    running.push((dev, core, slot.id));
+                }
+            }
+        }
+        let holder = held
+            .and_then(|id| self.slot_of_block(id))
+            .and_then(|(d, c)| self.cores[d][c].slot.as_ref())
+            .map(|s| s.block);
+        for (dev, core, id) in running {
+            // A sibling fault may have ended it already.
+            if self.cores[dev][core]
+                .slot
+                .as_ref()
+                .is_none_or(|s| s.id != id)
+            {
+                continue;
+            }
+            let fault = if Some(id) == held {
+                said.to_string()
+            } else {
+                format!(
+                    "the thread that runs kernel blocks is held by block {} of another kernel, \
+                     whose body blocks in host code",
+                    holder.unwrap_or(0)
+                )
+            };
+            self.block_end(dev, core, Some(fault));
+        }
+        self.stopped_blocks.clear();
+        self.core_jobs.give_up_thread();
+    }
+
+    /// The core running block number `id`.
+    fn slot_of_block(&self, id: u64) -> Option<(usize, usize)> {
+        self.cores.iter().enumerate().find_map(|(d, cores)| {
+            cores
+                .iter()
+                .position(|c| c.slot.as_ref().is_some_and(|s| s.id == id))
+                .map(|c| (d, c))
+        })
     }
 
     /// A store into a data cache to a word a value wait watches was made one polling pass
@@ -348,7 +447,9 @@ impl Engine {
                 let ns = cycles.saturating_mul(1000).div_ceil(mhz);
                 Ok((Reply::Go, ns))
             }
-            Request::Done | Request::Panicked(_) | Request::Trap(_) => Ok((Reply::Go, 0)),
+            Request::Done | Request::Panicked(_) | Request::Trap(_) | Request::Abandoned => {
+                Ok((Reply::Go, 0))
+            }
         }
     }
 
@@ -400,13 +501,10 @@ impl Engine {
         let data: Vec<u8> = (0..lb as usize).map(|i| image.byte(i)).collect();
         let evicted = self.cores[dev][core].dcache.fill(line, data);
         if let Some(slot) = self.cores[dev][core].slot.as_mut() {
-            if !slot.recent_fills.contains(&line) {
+            if !slot.recent_fills.contains(line) {
                 // Reading through new memory is progress; a poll refilling its line is not.
                 self.effects += 1;
-                if slot.recent_fills.len() >= RECENT_FILLS {
-                    slot.recent_fills.pop_front();
-                }
-                slot.recent_fills.push_back(line);
+                slot.recent_fills.push(line);
             }
         }
         if let Some((old, l)) = evicted {
@@ -526,6 +624,7 @@ impl Engine {
         };
         let (run, block) = (slot.run, slot.block);
         self.record_block(dev, core, &slot, fault.clone());
+        self.stopped_blocks.push(slot.id);
         drop(slot);
         self.effects += 1;
         if let Some(r) = self.kernel_runs.get_mut(&run) {
@@ -572,6 +671,7 @@ impl Engine {
                 c.gen += 1;
                 let slot = c.slot.take().expect("checked");
                 self.record_block(dev, core, &slot, Some(format!("stopped: {why}")));
+                self.stopped_blocks.push(slot.id);
                 if let Some(r) = self.kernel_runs.get_mut(&run) {
                     r.live = r.live.saturating_sub(1);
                 }
@@ -645,29 +745,5 @@ impl Engine {
         for dev in 0..self.cores.len() {
             self.place_blocks(dev);
         }
-    }
-}
-
-/// A block's request, said for a diagnosis.
-fn describe(op: &Request) -> String {
-    match op {
-        Request::Load { addr, bytes } => format!("a {bytes}-byte load from {addr:#x}"),
-        Request::Store { addr, bytes, value } => {
-            format!("a {bytes}-byte store of {value:#x} to {addr:#x}")
-        }
-        Request::Dcci { addr, entire, kind } => {
-            if *entire {
-                format!("a dcci of the whole data cache (type {kind})")
-            } else {
-                format!("a dcci of the line holding {addr:#x} (type {kind})")
-            }
-        }
-        Request::Dci => "a dci".into(),
-        Request::GmToLocal { gm, len } => format!("a copy of {len} bytes from {gm:#x}"),
-        Request::LocalToGm { gm, data } => format!("a copy of {} bytes to {gm:#x}", data.len()),
-        Request::Spin { cycles } => format!("a spin of {cycles} cycles"),
-        Request::Done => "its return".into(),
-        Request::Panicked(_) => "a panic".into(),
-        Request::Trap(_) => "a trap".into(),
     }
 }

@@ -61,16 +61,8 @@ impl Engine {
             }
             Ev::KernelPlace { dev } => self.place_blocks(dev as usize),
             Ev::InvisibleCheck { addr, len } => self.on_invisible_check(addr, len),
-            Ev::KernelStep { dev, core, gen } => {
-                let live = self
-                    .cores
-                    .get(dev as usize)
-                    .and_then(|c| c.get(core as usize))
-                    .is_some_and(|c| c.gen == gen && c.slot.is_some());
-                if live {
-                    self.on_kernel_step(dev as usize, core as usize);
-                }
-            }
+            // Only the core thread takes a block's step (`Engine::begin_kernel_turn`).
+            Ev::KernelStep { .. } => {}
             Ev::SetupDone { s, gen } => {
                 if self.head_is(s, gen, |h| matches!(h, Head::CopySetup { .. })) {
                     self.on_setup_done(s);

@@ -46,7 +46,7 @@ impl Sim {
             return Ok(());
         };
         let what = HostWait::SynchronizeEvent(event.0);
-        let (mut g, r) = self.block_until(g, what, timeout_ms, |e| {
+        let (mut g, r) = self.block_until(g, what, timeout_ms, move |e| {
             e.events.get(&event.0).is_none_or(|ev| ev.done(target))
         });
         if r.is_ok() {

@@ -19,7 +19,8 @@ impl Sim {
         let mut g = self.lock();
         g.host_calls.set_ready(channel, true);
         let what = HostWait::HostCalls(channel);
-        let (mut g, r) = self.block_until(g, what, timeout_ms, |e| e.host_calls.has_due(channel));
+        let (mut g, r) =
+            self.block_until(g, what, timeout_ms, move |e| e.host_calls.has_due(channel));
         g.host_calls.set_ready(channel, false);
         let taken = match r {
             Ok(()) => Ok(g.host_calls.take(channel)),
@@ -104,7 +105,7 @@ impl Sim {
         let done = g.finish_host_call(task);
         // The device catches up with the host's time, which went on while the call held it.
         let host = g.host_now;
-        g.run_until(host);
+        let g = self.run_to(g, host);
         drop(g);
         // Threads sleeping on a stalled device may now go on.
         self.changed.notify_all();

@@ -31,31 +31,113 @@ use crate::types::*;
 /// method may be called from any host thread.
 #[derive(Debug)]
 pub struct Sim {
+    inner: std::sync::Arc<SimShared>,
+}
+
+/// What a [`Sim`] shares with its core thread (`crate::core_thread`).
+#[derive(Debug)]
+pub struct SimShared {
+    me: std::sync::Weak<SimShared>,
     chip: ChipProfile,
     config: SimConfig,
     engine: Mutex<Engine>,
     changed: Condvar,
+    /// Wakes the core thread: a job was posted, blocks are to be stopped, or the end.
+    core_wake: Condvar,
+    /// Wakes the host threads waiting for the core thread's answers.
+    core_done: Condvar,
     /// The host clock as of the latest call's end, without the engine's lock.
     host_clock: crate::host_track::PublishedHostClock,
     /// The host threads' API calls (their own lock: no device work takes it).
     host_log: Mutex<crate::host_track::HostLog>,
 }
 
+impl std::ops::Deref for Sim {
+    type Target = SimShared;
+
+    fn deref(&self) -> &SimShared {
+        &self.inner
+    }
+}
+
+impl Drop for Sim {
+    fn drop(&mut self) {
+        let mut g = self.engine.lock().unwrap_or_else(PoisonError::into_inner);
+        g.core_jobs.shutdown = true;
+        drop(g);
+        self.core_wake.notify_all();
+    }
+}
+
 type Guard<'a> = MutexGuard<'a, Engine>;
+
+/// The state of one host wait's drive of the device, carried between the host thread and the
+/// core thread.
+#[derive(Debug, Clone)]
+pub(crate) struct DriveState {
+    what: HostWait,
+    timeout_ms: Option<u64>,
+    deadline: Option<u64>,
+    clock: WallClock,
+    logged: bool,
+    /// Kernels stepping without effect: since when (wall), and steps so far.
+    spinning: Option<Duration>,
+    idle_steps: u64,
+    fast_forwarded: bool,
+}
+
+/// Why a drive stopped.
+#[derive(Debug)]
+pub(crate) enum Flow {
+    /// The wait is over, or failed.
+    Done(Result<(), SimError>),
+    /// Nothing is scheduled: only another host thread can change anything.
+    Stalled,
+    /// A kernel block's turn comes: the core thread goes on.
+    NeedsCore,
+    /// Another job waits for the core thread: post the drive again.
+    Yield,
+}
+
+/// The core thread's side of a drive: its blocks and its generation.
+type OnCore<'b> = Option<(&'b mut crate::kernel::Blocks, u64)>;
 
 impl Sim {
     /// A simulator of `chip` with `chip.limits.device_count` devices.
     pub fn new(chip: ChipProfile, config: SimConfig) -> Sim {
-        Sim {
+        let inner = std::sync::Arc::new_cyclic(|me| SimShared {
+            me: me.clone(),
             host_clock: Default::default(),
             engine: Mutex::new(Engine::new(chip.clone(), config.clone())),
             chip,
             config,
             changed: Condvar::new(),
+            core_wake: Condvar::new(),
+            core_done: Condvar::new(),
             host_log: Mutex::new(Default::default()),
-        }
+        });
+        Sim { inner }
     }
 
+    /// How far the run has got (tasks completed, time reached), to read from any thread
+    /// without taking the engine lock.
+    pub fn progress(&self) -> std::sync::Arc<crate::RunProgress> {
+        self.lock().published.clone()
+    }
+
+    /// The simulated host clock, in ns (the later of the host's and the device's clocks).
+    pub fn now_ns(&self) -> u64 {
+        self.lock().host_time()
+    }
+
+    /// Charges `ns` of simulated host time for host-side work (an API call's own cost); the
+    /// device runs meanwhile.
+    pub fn charge_host(&self, ns: u64) {
+        self.with_charge(ns, |_| ());
+    }
+}
+
+impl SimShared {
     pub(crate) fn host_clock(&self) -> &crate::host_track::PublishedHostClock {
         &self.host_clock
     }
@@ -87,13 +169,153 @@ impl Sim {
         g
     }
 
+    /// The engine's lock, as the core thread takes it.
+    fn lock_engine(&self) -> Guard<'_> {
+        self.engine.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Runs the device to `t`, handing kernel blocks' turns to the core thread.
+    fn run_to<'a>(&'a self, g: Guard<'a>, t: u64) -> Guard<'a> {
+        self.advance_to(g, t, &mut None).0
+    }
+
+    /// [`SimShared::run_to`] on either side: on the core thread (`core`) the turns are taken
+    /// here. False when the core thread was given up meanwhile.
+    fn advance_to<'a>(
+        &'a self,
+        mut g: Guard<'a>,
+        t: u64,
+        core: &mut OnCore<'_>,
+    ) -> (Guard<'a>, bool) {
+        while !g.run_until(t) {
+            match core {
+                Some((blocks, epoch)) => {
+                    let (g2, current) = self.kernel_turn(g, blocks, *epoch);
+                    g = g2;
+                    if !current {
+                        return (g, false);
+                    }
+                }
+                None => g = self.delegate(g, crate::core_thread::Job::RunUntil(t)).0,
+            }
+        }
+        (g, true)
+    }
+
+    /// On the core thread: takes the due block's turn. The engine's lock is released while the
+    /// block runs. False when this core thread was given up meanwhile.
+    fn kernel_turn<'a>(
+        &'a self,
+        mut g: Guard<'a>,
+        blocks: &mut crate::kernel::Blocks,
+        epoch: u64,
+    ) -> (Guard<'a>, bool) {
+        let Some(mut turn) = g.begin_kernel_turn() else {
+            return (g, true);
+        };
+        g.core_jobs.turns += 1;
+        let reply = std::mem::replace(&mut turn.reply, crate::kernel::Reply::Go);
+        let start = turn.start.take();
+        let stack = self.config.kernel_stack_bytes;
+        drop(g);
+        let asked = match start {
+            Some((kernel, idx, n)) => blocks
+                .start(turn.block, kernel, idx, n, stack)
+                .map(|()| blocks.resume(turn.block, reply)),
+            None => Ok(blocks.resume(turn.block, reply)),
+        };
+        let mut g = self.lock_engine();
+        if g.core_jobs.epoch != epoch {
+            return (g, false);
+        }
+        match asked {
+            Ok(request) => g.end_kernel_turn(turn, request),
+            Err(why) => g.fail_kernel_turn(turn, why),
+        }
+        if !g.stopped_blocks.is_empty() {
+            for id in std::mem::take(&mut g.stopped_blocks) {
+                blocks.stop(id);
+            }
+        }
+        (g, true)
+    }
+
+    /// Starts the core thread of the current generation if none runs.
+    fn ensure_core_thread(&self, g: &mut Engine) {
+        if g.core_jobs.started {
+            return;
+        }
+        let me = self.me.upgrade().expect("a simulator in use is alive");
+        let epoch = g.core_jobs.epoch;
+        let spawned = std::thread::Builder::new()
+            .name("ascend-sim cores".into())
+            .spawn(move || core_thread_main(me, epoch));
+        match spawned {
+            Ok(_) => g.core_jobs.started = true,
+            Err(e) => panic!("ascend-sim: cannot start the thread that runs kernel blocks: {e}"),
+        }
+    }
+
+    /// Hands `job` to the core thread and waits for its answer (`None`: the core thread was
+    /// given up, held by a block whose body blocks in host code). The watchdog applies to a
+    /// block that runs for the grace without asking for an operation.
+    fn delegate<'a>(
+        &'a self,
+        mut g: Guard<'a>,
+        job: crate::core_thread::Job,
+    ) -> (Guard<'a>, Option<crate::core_thread::JobResult>) {
+        self.ensure_core_thread(&mut g);
+        let id = g.core_jobs.post(job);
+        self.core_wake.notify_all();
+        let grace = self.config.watchdog_grace;
+        let mut clock = WallClock::start();
+        let mut seen = (g.core_jobs.turns, clock.elapsed());
+        let mut logged = false;
+        loop {
+            if let Some(r) = g.core_jobs.take_result(id) {
+                return (g, Some(r));
+            }
+            if !g.core_jobs.pending(id) {
+                return (g, None);
+            }
+            let wait = grace
+                .min(Duration::from_millis(50))
+                .max(Duration::from_millis(1));
+            g = timed_wait(&self.engine, &self.core_done, g, wait, &mut clock);
+            if g.core_jobs.turns != seen.0 || g.kernel_turn.is_none() {
+                seen = (g.core_jobs.turns, clock.elapsed());
+                continue;
+            }
+            if clock.elapsed().saturating_sub(seen.1) < grace {
+                continue;
+            }
+            let said = g.held_core_thread_text(grace);
+            match self.config.on_stall {
+                OnStall::Error => {
+                    tracing::warn!("watchdog: {said}");
+                    g.give_up_core_thread(&said);
+                    self.changed.notify_all();
+                    return (g, None);
+                }
+                OnStall::Wait => {
+                    if !logged {
+                        logged = true;
+                        speak_up(&said);
+                    }
+                }
+            }
+        }
+    }
+
     /// Charges `ns` of host time for the call under way, then lets a due host call that
     /// another thread is running (or is about to take) return before the call answers, for
     /// at most [`crate::engine::HOLD_LIMIT`] of wall time: the device then stands at the
     /// host's time when the call looks at it, however fast the other thread ran, so that the
     /// timeline does not depend on the host's scheduling.
     fn charge<'a>(&'a self, mut g: Guard<'a>, ns: u64) -> Guard<'a> {
-        g.charge_host(ns);
+        g.charge_clock(ns);
+        let t = g.host_now;
+        let mut g = self.run_to(g, t);
         let held = |e: &Engine| e.host_calls.clock_stop().is_some_and(|s| s < e.host_now);
         if !held(&g) {
             return g;
@@ -111,14 +333,14 @@ impl Sim {
             }
             g = timed_wait(&self.engine, &self.changed, g, left, &mut clock);
             let t = g.host_now;
-            g.run_until(t);
+            g = self.run_to(g, t);
         }
         g.end_host_wait(id);
         g
     }
 
-    /// Runs `f` under the lock after charging `ns` of host time ([`Sim::charge`]), and wakes
-    /// host threads waiting on a stalled device.
+    /// Runs `f` under the lock after charging `ns` of host time ([`SimShared::charge`]), and
+    /// wakes host threads waiting on a stalled device.
     fn with_charge<R>(&self, ns: u64, f: impl FnOnce(&mut Engine) -> R) -> R {
         let g = self.lock();
         let mut g = self.charge(g, ns);
@@ -137,15 +359,20 @@ impl Sim {
 
     /// Releases the engine and wakes the host threads sleeping on a stalled device, if any:
     /// every such thread recorded its wait (under the lock) before sleeping, so none is
-    /// missed, and a call with nobody asleep makes no system call.
+    /// missed, and a call with nobody asleep makes no system call. Blocks ended by the call
+    /// are handed to the core thread to unwind.
     fn release(&self, mut g: Guard<'_>) {
         self.host_clock.set(g.host_time());
         // A host call that became due wakes the threads waiting to run one.
         let due = std::mem::take(&mut g.host_calls.newly_due);
         let sleepers = !g.host_waits.is_empty();
+        let stopped = !g.stopped_blocks.is_empty() && g.core_jobs.started;
         drop(g);
         if sleepers || due {
             self.changed.notify_all();
+        }
+        if stopped {
+            self.core_wake.notify_all();
         }
     }
 
@@ -157,15 +384,15 @@ impl Sim {
         g: Guard<'a>,
         what: HostWait,
         timeout_ms: Option<u64>,
-        done: impl FnMut(&Engine) -> bool,
+        done: impl Fn(&Engine) -> bool + Send + Sync + 'static,
     ) -> (Guard<'a>, Result<(), SimError>) {
-        let mut done = done;
         if done(&g) {
             return (g, Ok(()));
         }
         let mut record = None;
         let since = g.host_time();
-        let (mut g, r) = self.drive_until(g, what, &mut record, timeout_ms, done);
+        let until: crate::core_thread::Until = std::sync::Arc::new(done);
+        let (mut g, r) = self.drive_until(g, what, &mut record, timeout_ms, until);
         if let Some(id) = record {
             g.end_host_wait(id);
         }
@@ -196,88 +423,59 @@ impl Sim {
         }
     }
 
-    /// The loop of [`Sim::block_until`]. The host wait is recorded (in `record`) only once the
-    /// device has stalled, so that the watchdog can name it; a wait that never stalls costs
-    /// nothing.
+    /// The loop of [`SimShared::block_until`]. The host wait is recorded (in `record`) only
+    /// once the device has stalled, so that the watchdog can name it; a wait that never stalls
+    /// costs nothing.
     fn drive_until<'a>(
         &'a self,
-        mut g: Guard<'a>,
+        g: Guard<'a>,
         what: HostWait,
         record: &mut Option<u64>,
         timeout_ms: Option<u64>,
-        mut done: impl FnMut(&Engine) -> bool,
+        until: crate::core_thread::Until,
     ) -> (Guard<'a>, Result<(), SimError>) {
         // A timeout ending beyond the simulator's horizon is no timeout: never run the device
         // to an effectively infinite deadline.
         let deadline = timeout_ms.and_then(|ms| deadline_after(g.host_time(), ms));
         let grace = self.config.watchdog_grace;
-        let mut clock = WallClock::start();
+        let mut st = DriveState {
+            what,
+            timeout_ms,
+            deadline,
+            clock: WallClock::start(),
+            logged: false,
+            spinning: None,
+            idle_steps: 0,
+            fast_forwarded: false,
+        };
+        let mut g = g;
         let mut stall: Option<(Duration, u64)> = None;
-        let mut logged = false;
-        // Kernels stepping without effect: since when (wall), and steps so far.
-        let mut spinning: Option<Duration> = None;
-        let mut idle_steps = 0u64;
-        let mut fast_forwarded = false;
         loop {
-            if done(&g) {
-                return (g, Ok(()));
+            let (g2, flow) = self.drive_steps(g, &mut st, &*until, &mut None);
+            g = g2;
+            match flow {
+                Flow::Done(r) => return (g, r),
+                Flow::NeedsCore | Flow::Yield => {
+                    let job = crate::core_thread::Job::Drive {
+                        state: st.clone(),
+                        until: until.clone(),
+                    };
+                    let (g2, answer) = self.delegate(g, job);
+                    g = g2;
+                    if let Some(crate::core_thread::JobResult::Drove(state, flow)) = answer {
+                        st = state;
+                        match flow {
+                            Flow::Done(r) => return (g, r),
+                            Flow::Stalled => {}
+                            Flow::NeedsCore | Flow::Yield => continue,
+                        }
+                    } else {
+                        continue;
+                    }
+                }
+                Flow::Stalled => {}
             }
-            if let Some(next) = g.next_time() {
-                if let (Some(dl), Some(ms)) = (deadline, timeout_ms) {
-                    if next > dl {
-                        g.run_until(dl);
-                        let err = if fast_forwarded {
-                            SimError::TimeoutBlocked(ms, Box::new(spin_diagnosis(&g)))
-                        } else {
-                            SimError::Timeout(ms)
-                        };
-                        return (g, Err(err));
-                    }
-                }
-                let effects = g.effects;
-                g.step();
-                if g.host_calls.newly_due {
-                    // A host call became due: wake the threads that wait to run it.
-                    g.host_calls.newly_due = false;
-                    self.changed.notify_all();
-                }
-                stall = None;
-                if g.effects != effects || g.kernel_runs.is_empty() {
-                    spinning = None;
-                    idle_steps = 0;
-                    continue;
-                }
-                idle_steps += 1;
-                if !idle_steps.is_multiple_of(SPIN_CHECK_STEPS) {
-                    continue;
-                }
-                // Long enough that they poll, and nothing but their own steps is scheduled
-                // before the deadline: what they read cannot change until then, so the
-                // spin is skipped rather than run.
-                if idle_steps >= SPIN_FAST_FORWARD_STEPS
-                    && deadline.is_some_and(|dl| g.fast_forward_spin(dl))
-                {
-                    fast_forwarded = true;
-                    continue;
-                }
-                // Only kernels step, changing nothing: they may spin forever, waiting for
-                // what only another host thread can do, or for what they cannot see. Let
-                // the other host threads in, and let the watchdog judge by wall time.
-                drop(g);
-                std::thread::yield_now();
-                g = self.lock();
-                // Wall time only: a timeout is simulated time, which runs on meanwhile.
-                let since = *spinning.get_or_insert_with(|| clock.elapsed());
-                if clock.elapsed().saturating_sub(since) >= grace {
-                    // A force destroy's drain does not wait on kernels that poll for ever.
-                    if matches!(what, HostWait::DrainStream(_)) {
-                        let why = Box::new(spin_diagnosis(&g));
-                        return (g, Err(SimError::Stalled(why)));
-                    }
-                    if let Some(e) = self.watchdog_speaks(&mut logged, || spin_diagnosis(&g)) {
-                        return (g, Err(e));
-                    }
-                }
+            if g.next_time().is_some() || until(&g) {
                 continue;
             }
             // Nothing scheduled: only another host thread can change anything.
@@ -293,7 +491,7 @@ impl Sim {
             let since = match stall {
                 Some((t, p)) if p == progress => t,
                 _ => {
-                    let t = clock.elapsed();
+                    let t = st.clock.elapsed();
                     stall = Some((t, progress));
                     t
                 }
@@ -302,7 +500,7 @@ impl Sim {
                 Some(ms) => grace.min(Duration::from_millis(ms)),
                 None => grace,
             };
-            let waited = clock.elapsed().saturating_sub(since);
+            let waited = st.clock.elapsed().saturating_sub(since);
             let mut sleep = limit.saturating_sub(waited);
             // A call another thread runs holds the clock for a while only: look again when
             // its hold ends.
@@ -311,11 +509,11 @@ impl Sim {
             }
             if waited >= limit {
                 if let (Some(ms), Some(dl)) = (timeout_ms, deadline) {
-                    g.run_until(dl);
+                    g = self.run_to(g, dl);
                     let why = Box::new(stall_diagnosis(&g));
                     return (g, Err(SimError::TimeoutBlocked(ms, why)));
                 }
-                if let Some(e) = self.watchdog_speaks(&mut logged, || stall_diagnosis(&g)) {
+                if let Some(e) = self.watchdog_speaks(&mut st.logged, || stall_diagnosis(&g)) {
                     return (g, Err(e));
                 }
                 sleep = Duration::from_millis(200);
@@ -325,8 +523,130 @@ impl Sim {
                 &self.changed,
                 g,
                 sleep.max(Duration::from_millis(1)),
-                &mut clock,
+                &mut st.clock,
             );
+        }
+    }
+
+    /// Steps the device for a drive until the wait is over ([`Flow::Done`]), nothing is
+    /// scheduled ([`Flow::Stalled`]), or, on a host thread, a kernel block's turn comes
+    /// ([`Flow::NeedsCore`]); on the core thread (`core`) the turns are taken here, and the
+    /// drive yields ([`Flow::Yield`]) when another job waits. Each step is followed by the
+    /// same checks on either side, so the timeline does not depend on which side stepped.
+    fn drive_steps<'a>(
+        &'a self,
+        mut g: Guard<'a>,
+        st: &mut DriveState,
+        done: &(dyn Fn(&Engine) -> bool + Send + Sync),
+        core: &mut OnCore<'_>,
+    ) -> (Guard<'a>, Flow) {
+        let grace = self.config.watchdog_grace;
+        loop {
+            if done(&g) {
+                return (g, Flow::Done(Ok(())));
+            }
+            let Some(next) = g.next_time() else {
+                return (g, Flow::Stalled);
+            };
+            if let (Some(dl), Some(ms)) = (st.deadline, st.timeout_ms) {
+                if next > dl {
+                    let (g2, current) = self.advance_to(g, dl, core);
+                    g = g2;
+                    if !current {
+                        return (g, Flow::Yield);
+                    }
+                    let err = if st.fast_forwarded {
+                        SimError::TimeoutBlocked(ms, Box::new(spin_diagnosis(&g)))
+                    } else {
+                        SimError::Timeout(ms)
+                    };
+                    return (g, Flow::Done(Err(err)));
+                }
+            }
+            let effects = g.effects;
+            if g.step() == crate::engine::Step::KernelTurn {
+                match core {
+                    Some((blocks, epoch)) => {
+                        let (g2, current) = self.kernel_turn(g, blocks, *epoch);
+                        g = g2;
+                        if !current {
+                            return (g, Flow::Yield);
+                        }
+                    }
+                    None => return (g, Flow::NeedsCore),
+                }
+            }
+            if g.host_calls.newly_due {
+                // A host call became due: wake the threads that wait to run it.
+                g.host_calls.newly_due = false;
+                self.changed.notify_all();
+            }
+            if core.is_some() && g.core_jobs.others_waiting() {
+                return (g, Flow::Yield);
+            }
+            if g.effects != effects || g.kernel_runs.is_empty() {
+                st.spinning = None;
+                st.idle_steps = 0;
+                continue;
+            }
+            st.idle_steps += 1;
+            if !st.idle_steps.is_multiple_of(SPIN_CHECK_STEPS) {
+                continue;
+            }
+            // Long enough that they poll, and nothing but their own steps is scheduled
+            // before the deadline: what they read cannot change until then, so the
+            // spin is skipped rather than run.
+            if st.idle_steps >= SPIN_FAST_FORWARD_STEPS
+                && st.deadline.is_some_and(|dl| g.fast_forward_spin(dl))
+            {
+                st.fast_forwarded = true;
+                continue;
+            }
+            // Only kernels step, changing nothing: they may spin forever, waiting for
+            // what only another host thread can do, or for what they cannot see. Let
+            // the other host threads in, and let the watchdog judge by wall time.
+            drop(g);
+            std::thread::yield_now();
+            g = if core.is_some() {
+                self.lock_engine()
+            } else {
+                self.lock()
+            };
+            // Wall time only: a timeout is simulated time, which runs on meanwhile.
+            let since = *st.spinning.get_or_insert_with(|| st.clock.elapsed());
+            if st.clock.elapsed().saturating_sub(since) >= grace {
+                // A force destroy's drain does not wait on kernels that poll for ever.
+                if matches!(st.what, HostWait::DrainStream(_)) {
+                    let why = Box::new(spin_diagnosis(&g));
+                    return (g, Flow::Done(Err(SimError::Stalled(why))));
+                }
+                if let Some(e) = self.watchdog_speaks(&mut st.logged, || spin_diagnosis(&g)) {
+                    return (g, Flow::Done(Err(e)));
+                }
+            }
+        }
+    }
+
+    /// On the core thread: serves `job`. `None` when this core thread was given up meanwhile.
+    fn serve<'a>(
+        &'a self,
+        g: Guard<'a>,
+        job: crate::core_thread::Job,
+        blocks: &mut crate::kernel::Blocks,
+        epoch: u64,
+    ) -> (Guard<'a>, Option<crate::core_thread::JobResult>) {
+        use crate::core_thread::{Job, JobResult};
+        let mut core: OnCore<'_> = Some((blocks, epoch));
+        match job {
+            Job::RunUntil(t) => {
+                let (g, current) = self.advance_to(g, t, &mut core);
+                (g, current.then_some(JobResult::Ran))
+            }
+            Job::Drive { mut state, until } => {
+                let (g, flow) = self.drive_steps(g, &mut state, &*until, &mut core);
+                let current = g.core_jobs.epoch == epoch;
+                (g, current.then_some(JobResult::Drove(state, flow)))
+            }
         }
     }
 
@@ -346,23 +666,6 @@ impl Sim {
     /// Finishes a successful synchronize: the host observes the completion.
     fn observed<'a>(&'a self, g: Guard<'a>) -> Guard<'a> {
         self.charge(g, self.chip.timing.host_sync_ns)
-    }
-
-    /// How far the run has got (tasks completed, time reached), to read from any thread
-    /// without taking the engine lock.
-    pub fn progress(&self) -> std::sync::Arc<crate::RunProgress> {
-        self.lock().published.clone()
-    }
-
-    /// The simulated host clock, in ns (the later of the host's and the device's clocks).
-    pub fn now_ns(&self) -> u64 {
-        self.lock().host_time()
-    }
-
-    /// Charges `ns` of simulated host time for host-side work (an API call's own cost); the
-    /// device runs meanwhile.
-    pub fn charge_host(&self, ns: u64) {
-        self.with_charge(ns, |_| ());
     }
 }
 
@@ -400,6 +703,43 @@ fn note_caller(e: &mut Engine) {
 /// waits for a call, the pacer), or as a host thread again.
 pub fn service_thread(on: bool) {
     SERVICE.with(|s| s.set(on));
+}
+
+/// The core thread of generation `epoch`: serves jobs until the simulator goes away or this
+/// generation is given up, then ends its blocks.
+fn core_thread_main(sim: std::sync::Arc<SimShared>, epoch: u64) {
+    service_thread(true);
+    let mut blocks = crate::kernel::Blocks::default();
+    let mut g = sim.lock_engine();
+    loop {
+        if g.core_jobs.epoch != epoch || g.core_jobs.shutdown {
+            break;
+        }
+        if !g.stopped_blocks.is_empty() {
+            for id in std::mem::take(&mut g.stopped_blocks) {
+                blocks.stop(id);
+            }
+        }
+        if let Some((id, job)) = g.core_jobs.next_job() {
+            let (g2, answer) = sim.serve(g, job, &mut blocks, epoch);
+            g = g2;
+            if g.core_jobs.epoch != epoch {
+                break;
+            }
+            match answer {
+                Some(r) => g.core_jobs.answer(id, r),
+                None => g.core_jobs.running = None,
+            }
+            sim.core_done.notify_all();
+            continue;
+        }
+        g = sim
+            .core_wake
+            .wait(g)
+            .unwrap_or_else(PoisonError::into_inner);
+    }
+    drop(g);
+    blocks.stop_all();
 }
 
 /// Engine steps between two looks at the wall clock while only kernels step without effect.

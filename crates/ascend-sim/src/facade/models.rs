@@ -55,7 +55,7 @@ impl Sim {
             self.changed.notify_all();
         }
         let what = HostWait::ExecuteModel(model.0);
-        let (mut g, r) = self.block_until(g, what, timeout_ms, |e| {
+        let (mut g, r) = self.block_until(g, what, timeout_ms, move |e| {
             e.instances.get(&i).is_none_or(|x| x.remaining == 0)
         });
         let mut fault = None;
@@ -89,7 +89,7 @@ impl Sim {
             model: model.0,
             stream: s,
         };
-        let (g2, r) = self.block_until(g, what, None, |e| {
+        let (g2, r) = self.block_until(g, what, None, move |e| {
             e.streams
                 .get(&s)
                 .is_none_or(|st| st.slots_used < cap || st.idle())

@@ -38,15 +38,16 @@ impl Sim {
         let mut g = self.charge(g, self.chip.timing.host_call_ns);
         if force {
             let what = HostWait::DrainStream(s);
-            let (g2, _drained) = self.block_until(g, what, Some(FORCE_DESTROY_DRAIN_MS), |e| {
-                e.streams
-                    .get(&s)
-                    .is_none_or(|st| st.idle() || e.drain_over(st))
-            });
+            let (g2, _drained) =
+                self.block_until(g, what, Some(FORCE_DESTROY_DRAIN_MS), move |e| {
+                    e.streams
+                        .get(&s)
+                        .is_none_or(|st| st.idle() || e.drain_over(st))
+                });
             g = g2;
         } else {
             let what = HostWait::DestroyStream(s);
-            let (g2, r) = self.block_until(g, what, None, |e| {
+            let (g2, r) = self.block_until(g, what, None, move |e| {
                 e.streams.get(&s).is_none_or(|st| st.idle())
             });
             g = g2;
@@ -84,7 +85,7 @@ impl Sim {
         }
         let slots = g.slots_of(&task);
         let cap = g.queue_capacity();
-        let (g2, r) = self.block_until(g, HostWait::Submit(s), None, |e| {
+        let (g2, r) = self.block_until(g, HostWait::Submit(s), None, move |e| {
             e.streams
                 .get(&s)
                 .is_none_or(|st| st.slots_used + slots <= cap || st.idle())
@@ -120,11 +121,12 @@ impl Sim {
         // Wait for the tasks submitted so far: the last one queued now.
         let target = st.queue.back().map(|t| t.id);
         let what = HostWait::SynchronizeStream(s);
-        let (mut g, r) =
-            self.block_until(g, what, timeout_ms, |e| match (target, e.streams.get(&s)) {
+        let (mut g, r) = self.block_until(g, what, timeout_ms, move |e| {
+            match (target, e.streams.get(&s)) {
                 (Some(t), Some(st)) => st.queue.front().is_none_or(|h| h.id > t),
                 _ => true,
-            });
+            }
+        });
         let mut fault = None;
         if r.is_ok() {
             fault = g.streams.get_mut(&s).and_then(|st| st.take_fault());
@@ -160,7 +162,7 @@ impl Sim {
         let g = self.lock();
         g.check_device(device)?;
         let what = HostWait::SynchronizeDevice(device);
-        let (mut g, r) = self.block_until(g, what, timeout_ms, |e| e.device_idle(device));
+        let (mut g, r) = self.block_until(g, what, timeout_ms, move |e| e.device_idle(device));
         let mut fault = None;
         if r.is_ok() {
             for st in g.streams.values_mut().filter(|s| s.device == device) {

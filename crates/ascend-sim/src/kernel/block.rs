@@ -1,22 +1,27 @@
-//! One running block of a kernel: its body runs on a thread of its own, strictly in turn with
-//! the engine. The block asks for one operation at a time ([`Request`]) and waits for the
-//! answer ([`Reply`]); the engine answers at the simulated time the operation completes. So
-//! the kernel code runs only while the engine waits for its next request, and a program gives
-//! the same timeline on every run.
+//! The running blocks of kernels, each a stackful coroutine (`corosensei`) on the simulator's
+//! core thread (`crate::core_thread`). A block's body runs until it asks for an operation
+//! ([`Request`]), where it suspends; the engine executes the operation at its simulated time
+//! and resumes the block with the answer ([`Reply`]). So the kernel code runs only between
+//! two of the engine's steps, a program gives the same timeline on every run, and a kernel
+//! operation costs two stack switches: no thread, channel, allocation or system call.
 //!
-//! Why a thread per running block and not a stackful coroutine: the engine lives behind the
-//! simulator's mutex, shared by every host thread, so it must be `Send`; a coroutine holding a
-//! kernel's stack is not, and making it so would take `unsafe` code this crate forbids. At most
-//! one thread exists per AI core (blocks beyond the core count wait for a core), and a thread
-//! costs nothing while it waits. A block's wall time follows its requests, not its simulated
-//! cycles: spinning a million cycles is one request.
+//! Why a coroutine never leaves the core thread: a coroutine is not `Send` (its stack may hold
+//! references into the thread's locals, or guards that must be released where they were
+//! taken), so every block of a simulator is created, resumed and ended on that one thread.
+//! Host threads that need a kernel step hand the engine's stepping to it.
+//!
+//! A block told to stop (its kernel faulted or was cancelled) unwinds from its pending
+//! operation ([`BlockStopped`]) and its body's frames are dropped. Where frames must not be
+//! unwound (a C kernel's), the operation's caller calls [`ascend_types::KernelOps::abandon`]
+//! instead: the block suspends for good and its stack is forgotten, never resumed.
 
 use std::cell::Cell;
+use std::collections::HashMap;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
-use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender, TryRecvError};
-use std::time::Duration;
 
 use ascend_types::{DevAddr, Kernel, KernelOps};
+use corosensei::stack::DefaultStack;
+use corosensei::{Coroutine, CoroutineResult, Yielder};
 
 /// What a block asks the engine to do.
 #[derive(Debug)]
@@ -49,6 +54,8 @@ pub enum Request {
     Done,
     /// The body panicked, with this message.
     Panicked(String),
+    /// The block was told to stop where its frames may not unwind: it never runs again.
+    Abandoned,
 }
 
 /// The engine's answer to a [`Request`].
@@ -65,12 +72,12 @@ pub enum Reply {
 }
 
 thread_local! {
-    /// True on a kernel block's thread: its body must not call back into the simulator,
-    /// which is busy running it (see [`in_kernel`]).
+    /// True while a kernel block runs on this thread: its body must not call back into the
+    /// simulator, which is busy running it (see [`in_kernel`]).
     static IN_KERNEL: Cell<bool> = const { Cell::new(false) };
 }
 
-/// True when called from a kernel body (on a block's thread).
+/// True when called from a kernel body.
 pub fn in_kernel() -> bool {
     IN_KERNEL.with(Cell::get)
 }
@@ -78,101 +85,149 @@ pub fn in_kernel() -> bool {
 /// The payload a block unwinds with when told to stop; not an error of the kernel's.
 pub struct BlockStopped;
 
-/// The engine's end of a running block.
-#[derive(Debug)]
-pub struct BlockHandle {
-    to_block: Sender<Reply>,
-    from_block: Receiver<Request>,
+type Block = Coroutine<Reply, Request, Request, DefaultStack>;
+
+/// Times a block told to stop is resumed before its stack is given up (a body that catches
+/// the unwind and goes on asking for operations).
+const STOP_TRIES: u32 = 8;
+
+/// Stacks kept for reuse (a stack is mapped once and serves block after block).
+const SPARE_STACKS: usize = 64;
+
+/// The running blocks of one simulator, by block number: all on the thread that owns this.
+#[derive(Default)]
+pub struct Blocks {
+    live: HashMap<u64, Block>,
+    spare: Vec<DefaultStack>,
+    /// Blocks whose stacks were given up (abandoned, or never unwound).
+    pub forgotten: u64,
 }
 
-impl BlockHandle {
-    /// Starts block `idx` of `blocks` of `kernel` on a thread of its own; it waits for the first
-    /// [`BlockHandle::resume`].
-    pub fn spawn(kernel: Kernel, idx: u32, blocks: u32) -> std::io::Result<BlockHandle> {
-        let (to_block, replies) = channel();
-        let (requests, from_block) = channel();
-        let name = format!("kernel {} block {idx}", kernel.name());
-        std::thread::Builder::new().name(name).spawn(move || {
-            IN_KERNEL.with(|k| k.set(true));
-            let mut ctx = BlockCtx {
-                idx,
-                blocks,
-                requests,
-                replies,
-            };
-            if !matches!(ctx.replies.recv(), Ok(Reply::Go)) {
+impl std::fmt::Debug for Blocks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Blocks")
+            .field("live", &self.live.len())
+            .field("spare", &self.spare.len())
+            .field("forgotten", &self.forgotten)
+            .finish()
+    }
+}
+
+impl Blocks {
+    /// Creates block `idx` of `blocks` of `kernel` as block number `id`, on a stack of
+    /// `stack_bytes`; it runs from its first [`Blocks::resume`].
+    pub fn start(
+        &mut self,
+        id: u64,
+        kernel: Kernel,
+        idx: u32,
+        blocks: u32,
+        stack_bytes: usize,
+    ) -> Result<(), String> {
+        let stack = match self.spare.pop() {
+            Some(s) if s_fits(&s, stack_bytes) => s,
+            _ => DefaultStack::new(stack_bytes)
+                .map_err(|e| format!("cannot map a stack of {stack_bytes} bytes: {e}"))?,
+        };
+        let block =
+            Coroutine::with_stack(stack, move |yielder: &Yielder<Reply, Request>, first| {
+                if matches!(first, Reply::Stop) {
+                    return Request::Done;
+                }
+                let mut ctx = BlockCtx {
+                    idx,
+                    blocks,
+                    yielder,
+                };
+                match catch_unwind(AssertUnwindSafe(|| kernel.run(&mut ctx))) {
+                    Ok(()) => Request::Done,
+                    Err(p) if p.is::<BlockStopped>() => Request::Done,
+                    Err(p) => Request::Panicked(panic_text(p.as_ref())),
+                }
+            });
+        self.live.insert(id, block);
+        Ok(())
+    }
+
+    /// Answers block `id`'s last request and runs it to its next one (or its end, after
+    /// which the block is gone).
+    pub fn resume(&mut self, id: u64, reply: Reply) -> Request {
+        let Some(block) = self.live.get_mut(&id) else {
+            return Request::Panicked("the block is gone".into());
+        };
+        IN_KERNEL.with(|k| k.set(true));
+        let r = catch_unwind(AssertUnwindSafe(|| block.resume(reply)));
+        IN_KERNEL.with(|k| k.set(false));
+        match r {
+            Ok(CoroutineResult::Yield(Request::Abandoned)) => {
+                self.forget(id);
+                Request::Abandoned
+            }
+            Ok(CoroutineResult::Yield(req)) => req,
+            Ok(CoroutineResult::Return(last)) => {
+                self.recycle(id);
+                last
+            }
+            Err(p) => {
+                // Only the coroutine machinery itself can panic here (the body's panics are
+                // caught inside): the block is unusable.
+                self.forget(id);
+                Request::Panicked(panic_text(p.as_ref()))
+            }
+        }
+    }
+
+    /// Ends block `id` wherever it is: it unwinds from its pending operation (or is given up
+    /// where it may not), and its stack is kept for reuse when it unwound.
+    pub fn stop(&mut self, id: u64) {
+        for _ in 0..STOP_TRIES {
+            match self.live.get(&id) {
+                None => return,
+                Some(b) if b.done() => {
+                    self.recycle(id);
+                    return;
+                }
+                Some(_) => {}
+            }
+            if matches!(self.resume(id, Reply::Stop), Request::Abandoned) {
                 return;
             }
-            let ran = catch_unwind(AssertUnwindSafe(|| kernel.run(&mut ctx)));
-            let last = match ran {
-                Ok(()) => Request::Done,
-                Err(p) if p.is::<BlockStopped>() => return,
-                Err(p) => Request::Panicked(panic_text(p.as_ref())),
-            };
-            let _ = ctx.requests.send(last);
-        })?;
-        Ok(BlockHandle {
-            to_block,
-            from_block,
-        })
-    }
-
-    /// Answers the block's last request and waits for its next one, at most `patience` of
-    /// wall time (`None` when the block stays silent that long: its body blocks in host code,
-    /// or computes without asking for anything; it may still ask later).
-    pub fn resume(&self, reply: Reply, patience: Duration) -> Option<Request> {
-        if self.to_block.send(reply).is_err() {
-            return Some(Request::Panicked(
-                "the block's thread ended without returning".into(),
-            ));
         }
-        self.next_request(patience)
+        self.forget(id);
     }
 
-    /// Waits for the block's next request, at most `patience` of wall time.
-    pub fn next_request(&self, patience: Duration) -> Option<Request> {
-        let gone = || Request::Panicked("the block's thread ended unexpectedly".into());
-        for _ in 0..ENGINE_POLLS {
-            match self.from_block.try_recv() {
-                Ok(m) => return Some(m),
-                Err(TryRecvError::Disconnected) => return Some(gone()),
-                Err(TryRecvError::Empty) => std::hint::spin_loop(),
+    /// Ends every block (the simulator is going away).
+    pub fn stop_all(&mut self) {
+        let ids: Vec<u64> = self.live.keys().copied().collect();
+        for id in ids {
+            self.stop(id);
+        }
+    }
+
+    fn recycle(&mut self, id: u64) {
+        if let Some(b) = self.live.remove(&id) {
+            if b.done() && self.spare.len() < SPARE_STACKS {
+                self.spare.push(b.into_stack());
+            } else if !b.done() {
+                self.forgotten += 1;
+                std::mem::forget(b);
             }
         }
-        match self.from_block.recv_timeout(patience) {
-            Ok(m) => Some(m),
-            Err(RecvTimeoutError::Disconnected) => Some(gone()),
-            Err(RecvTimeoutError::Timeout) => None,
+    }
+
+    /// Gives block `id`'s stack up without unwinding it (its frames may not unwind).
+    fn forget(&mut self, id: u64) {
+        if let Some(b) = self.live.remove(&id) {
+            self.forgotten += 1;
+            std::mem::forget(b);
         }
     }
 }
 
-impl Drop for BlockHandle {
-    fn drop(&mut self) {
-        // A block still running unwinds from its pending request; one that ended ignores it.
-        let _ = self.to_block.send(Reply::Stop);
-    }
-}
-
-/// Polls before sleeping while the engine waits for the block it resumed: the block's next
-/// request usually comes within microseconds, far sooner than a sleeping thread wakes up.
-const ENGINE_POLLS: u32 = 4_000;
-
-/// Polls before sleeping while a block waits for its answer, which comes at once only when no
-/// other block is due first: a short poll, so that waiting blocks leave the cores to the rest.
-const BLOCK_POLLS: u32 = 200;
-
-/// The next message on `rx`, or `None` once the other side is gone: polled `polls` times, then
-/// waited for.
-fn receive<T>(rx: &Receiver<T>, polls: u32) -> Option<T> {
-    for _ in 0..polls {
-        match rx.try_recv() {
-            Ok(m) => return Some(m),
-            Err(std::sync::mpsc::TryRecvError::Disconnected) => return None,
-            Err(std::sync::mpsc::TryRecvError::Empty) => std::hint::spin_loop(),
-        }
-    }
-    rx.recv().ok()
+/// True when `stack` has room for `bytes`.
+fn s_fits(stack: &DefaultStack, bytes: usize) -> bool {
+    use corosensei::stack::Stack;
+    stack.base().get() - stack.limit().get() >= bytes.max(corosensei::stack::MIN_STACK_SIZE)
 }
 
 fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
@@ -186,26 +241,22 @@ fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
 }
 
 /// The block's end: what the kernel body's [`KernelOps`] calls turn into.
-struct BlockCtx {
+struct BlockCtx<'y> {
     idx: u32,
     blocks: u32,
-    requests: Sender<Request>,
-    replies: Receiver<Reply>,
+    yielder: &'y Yielder<Reply, Request>,
 }
 
-impl BlockCtx {
+impl BlockCtx<'_> {
     fn ask(&mut self, request: Request) -> Reply {
-        if self.requests.send(request).is_err() {
-            resume_unwind(Box::new(BlockStopped));
-        }
-        match receive(&self.replies, BLOCK_POLLS) {
-            Some(Reply::Stop) | None => resume_unwind(Box::new(BlockStopped)),
-            Some(reply) => reply,
+        match self.yielder.suspend(request) {
+            Reply::Stop => resume_unwind(Box::new(BlockStopped)),
+            reply => reply,
         }
     }
 }
 
-impl KernelOps for BlockCtx {
+impl KernelOps for BlockCtx<'_> {
     fn block_idx(&self) -> u32 {
         self.idx
     }
@@ -264,5 +315,11 @@ impl KernelOps for BlockCtx {
         self.ask(Request::Trap(reason.to_string()));
         // The engine ends the block on a trap; a reply other than Stop cannot come.
         resume_unwind(Box::new(BlockStopped));
+    }
+
+    fn abandon(&mut self) -> ! {
+        loop {
+            self.yielder.suspend(Request::Abandoned);
+        }
     }
 }

@@ -1,13 +1,16 @@
-//! Kernels on the simulated AI cores: the blocks of a kernel task (each on a thread of its own,
-//! run in strict turn with the engine, see `block`), the data cache of each core (`dcache`),
+//! Kernels on the simulated AI cores: the blocks of a kernel task (each a coroutine on the
+//! core thread, run in strict turn with the engine, see `block`), the data cache of each core
+//! (`dcache`), what a block did last (`last_op`),
 //! and the engine-side state of kernel tasks and cores. What each operation does and costs is
 //! in `crate::exec::kernel`; the core-side hazards in `crate::exec::core_hazards`.
 
 mod block;
 mod dcache;
+mod last_op;
 
-pub use block::{in_kernel, BlockHandle, Reply, Request};
+pub use block::{in_kernel, Blocks, Reply, Request};
 pub use dcache::{word_of, DCache, DLine};
+pub use last_op::{LastOp, RecentFills};
 
 use ascend_types::Kernel;
 
@@ -37,8 +40,10 @@ pub struct BlockSlot {
     pub run: u64,
     /// Its index.
     pub block: u32,
-    /// The block's thread.
-    pub handle: BlockHandle,
+    /// Its number, by which the core thread knows its coroutine.
+    pub id: u64,
+    /// Its coroutine exists (it had its first turn).
+    pub started: bool,
     /// The answer to give at its next step.
     pub reply: Option<Reply>,
     /// When it started.
@@ -46,12 +51,30 @@ pub struct BlockSlot {
     /// Operations so far.
     pub ops: u64,
     /// Its last operation, said for a diagnosis.
-    pub last_op: String,
+    pub last_op: LastOp,
     /// The address of its last load, if its last operations were loads and cache upkeep.
     pub polling: Option<u64>,
     /// The lines it filled last (a fill of another line is progress; refilling one of these,
     /// as a poll does, is not).
-    pub recent_fills: std::collections::VecDeque<u64>,
+    pub recent_fills: RecentFills,
+}
+
+/// A block's turn on the core thread: the answer to its last request, and what it needs to
+/// start when this is its first turn.
+#[derive(Debug)]
+pub struct KernelTurn {
+    /// Device.
+    pub dev: usize,
+    /// Core.
+    pub core: usize,
+    /// The core's generation when the turn began.
+    pub gen: u64,
+    /// The block's number.
+    pub block: u64,
+    /// The answer to its last request.
+    pub reply: Reply,
+    /// On its first turn: the kernel, the block's index and the block count.
+    pub start: Option<(Kernel, u32, u32)>,
 }
 
 /// One AI core.
