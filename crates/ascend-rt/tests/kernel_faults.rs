@@ -120,3 +120,18 @@ fn a_kernel_fault_stops_a_context_that_stops_on_failure_with_its_code() {
     let x = malloc(&r, 8);
     assert_code(r.memset_async(x, 8, 0, 8, other), 507035);
 }
+
+#[test]
+fn a_launch_of_more_blocks_than_the_task_descriptor_holds_is_refused() {
+    let r = rt0(A2);
+    let s = stream(&r);
+    let k = Kernel::new("none", |_: &mut dyn KernelOps| {});
+    let e = r.launch_kernel(k.clone(), 65_536, s).unwrap_err();
+    assert_eq!(e.code(), 107000, "{e}");
+    let e = r.launch_kernel(k.clone(), u32::MAX, s).unwrap_err();
+    assert_eq!(e.code(), 107000, "{e}");
+    assert_eq!(r.launch_kernel(k.clone(), 0, s).unwrap_err().code(), 100000);
+    // The largest count is taken, and its blocks run in waves.
+    ok(r.launch_kernel(k, 65_535, s));
+    ok(r.synchronize_stream(s));
+}

@@ -11,6 +11,7 @@
 //! | `ASCEND_SIM_PROGRESS` | a path: rewritten every fifth of a second, and at exit, with the tasks completed and the simulated ns reached | unset |
 //! | `ASCEND_SIM_LOG` | a `tracing` filter (`warn`, `info`, `ascend_sim=debug`, ...) | `warn` |
 //! | `ASCEND_SIM_PACING` | `calls` (only host calls advance the host clock: deterministic) or `wall` / `wall:RATIO` (also the wall clock while no call arrives, RATIO simulated ns per wall ns, 1 by default; docs/host-clock.md) | `calls` |
+//! | `ASCEND_SIM_KERNEL_STACK` | the stack of each kernel block: bytes, or `256K`, `4M` (16 KiB to 1 GiB; mapped on demand; docs/kernels.md) | `1M` |
 //! | `ASCEND_SIM_HAZARDS` | `ignore`, `record` or `fail` for every hazard class, and/or `class=action` entries, comma-separated (`record,lost_write=fail`); classes `lost_write`, `partial_line`, `never_written_read`, `clobber`, `stale_read`, `invisible_write`, `dcache_stale_read`, `false_sharing`, `dropped_store` | `record` |
 
 use std::path::Path;
@@ -52,6 +53,10 @@ pub fn accepted(name: &str) -> String {
         "ASCEND_SIM_PACING" => {
             "`calls`, `wall` or `wall:RATIO` (RATIO a positive number of simulated ns per \
              wall ns)"
+                .to_string()
+        }
+        "ASCEND_SIM_KERNEL_STACK" => {
+            "a number of bytes, or of KiB or MiB with a K or M after it, from 16K to 1024M"
                 .to_string()
         }
         "ASCEND_SIM_HAZARDS" => format!(
@@ -113,6 +118,15 @@ impl Settings {
             config.pacing =
                 pacing(&v).ok_or_else(|| invalid("ASCEND_SIM_PACING", &v, "unknown"))?;
         }
+        if let Some(v) = var("ASCEND_SIM_KERNEL_STACK")? {
+            config.kernel_stack_bytes = stack_bytes(&v).ok_or_else(|| {
+                invalid(
+                    "ASCEND_SIM_KERNEL_STACK",
+                    &v,
+                    "not a size of 16 KiB to 1 GiB",
+                )
+            })?;
+        }
         Ok(Settings { chip, config })
     }
 
@@ -124,6 +138,18 @@ impl Settings {
                 .map_err(|e| invalid("ASCEND_SIM_LOG", &v, &e.to_string())),
         }
     }
+}
+
+/// Parses `ASCEND_SIM_KERNEL_STACK`: bytes, or KiB / MiB with a `K` / `M` suffix.
+fn stack_bytes(text: &str) -> Option<usize> {
+    let t = text.trim();
+    let (num, unit) = match t.char_indices().last()? {
+        (i, 'k' | 'K') => (&t[..i], 1usize << 10),
+        (i, 'm' | 'M') => (&t[..i], 1usize << 20),
+        _ => (t, 1),
+    };
+    let bytes = num.trim().parse::<usize>().ok()?.checked_mul(unit)?;
+    (16 << 10..=1 << 30).contains(&bytes).then_some(bytes)
 }
 
 /// Parses `ASCEND_SIM_PACING`.
@@ -155,4 +181,20 @@ fn hazard_policy(text: &str) -> Option<HazardPolicy> {
         }
     }
     Some(policy)
+}
+
+#[cfg(test)]
+mod stack_tests {
+    use super::stack_bytes;
+
+    #[test]
+    fn kernel_stack_sizes_take_bytes_kib_and_mib_within_bounds() {
+        assert_eq!(stack_bytes("65536"), Some(65536));
+        assert_eq!(stack_bytes("256K"), Some(256 << 10));
+        assert_eq!(stack_bytes(" 4m "), Some(4 << 20));
+        assert_eq!(stack_bytes("8K"), None);
+        assert_eq!(stack_bytes("2048M"), None);
+        assert_eq!(stack_bytes("lots"), None);
+        assert_eq!(stack_bytes(""), None);
+    }
 }

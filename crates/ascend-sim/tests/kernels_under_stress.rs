@@ -1015,3 +1015,53 @@ fn the_report_lists_blocks_stopped_by_a_sibling_fault() {
     let blocks: Vec<u32> = sim.report().kernel_blocks.iter().map(|b| b.block).collect();
     assert_eq!(blocks.len(), 2, "{blocks:?}");
 }
+
+// ---------------------------------------------------------------------------------------------
+// Other host threads while a long kernel runs.
+// ---------------------------------------------------------------------------------------------
+
+/// A kernel of many blocks, each polling a word for a long time (`polls` loads).
+fn long_kernel(flag: u64, polls: u64) -> Kernel {
+    Kernel::new("long", move |ctx: &mut dyn KernelOps| {
+        for _ in 0..polls {
+            ctx.load(flag, 8);
+            ctx.spin(10);
+        }
+    })
+}
+
+#[test]
+fn another_threads_call_answers_and_an_abort_stops_a_kernel_while_it_runs() {
+    within(60, "calls beside a long kernel", || {
+        let sim = Arc::new(sim());
+        let flag = sim.malloc(0, 8).unwrap();
+        sim.fill(flag, 0, 8).unwrap();
+        let st = sim.create_stream(0, 0, false).unwrap();
+        // 4,096 blocks of a million polls each: hours of host time if run to the end.
+        sim.submit(st, kernel(long_kernel(flag, 1_000_000), 4096))
+            .unwrap();
+        let finished = Arc::new(AtomicUsize::new(0));
+        let (s2, f2) = (sim.clone(), finished.clone());
+        let waiter = std::thread::spawn(move || {
+            let r = s2.synchronize_stream(st, None);
+            f2.store(1, Ordering::SeqCst);
+            r
+        });
+        // The kernel runs (its blocks take turns) before the other calls come.
+        std::thread::sleep(Duration::from_millis(200));
+        let other = sim.malloc(1, 64).expect("a call on another device answers");
+        sim.free(1, other).unwrap();
+        assert_eq!(
+            finished.load(Ordering::SeqCst),
+            0,
+            "the call answered only once the kernel had ended"
+        );
+        sim.abort_stream(st).unwrap();
+        // The synchronize returns (with the abort's error or without): the kernel stopped.
+        let _ = waiter.join().unwrap();
+        assert_eq!(finished.load(Ordering::SeqCst), 1);
+        // The stream is usable again.
+        sim.submit(st, kernel(long_kernel(flag, 3), 2)).unwrap();
+        sim.synchronize_stream(st, None).unwrap();
+    });
+}
