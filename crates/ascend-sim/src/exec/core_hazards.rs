@@ -39,7 +39,7 @@ impl Engine {
         &mut self,
         addr: u64,
         len: u64,
-        reader: &str,
+        reader: impl std::fmt::Display,
         except: Option<(usize, usize)>,
     ) -> Option<String> {
         if self.dirty_dlines == 0 || len == 0 {

@@ -492,8 +492,13 @@ impl Engine {
             .l2_of(line)
             .is_some_and(|l2| l2.state_of(line).is_some());
         let by = self.core_writer(dev, core);
-        let what = format!("a data-cache fill by {by}");
-        let mut fault = self.check_invisible_writes(line, lb, &what, Some((dev, core)));
+        // The reader is said only if a hazard fires: no text per fill.
+        let mut fault = self.check_invisible_writes(
+            line,
+            lb,
+            format_args!("a data-cache fill by {by}"),
+            Some((dev, core)),
+        );
         let (image, f) = self.agent_access(L2Agent::AiCore, &[(line, lb)], &[], by, |m| {
             m.image(line, lb)
         });
