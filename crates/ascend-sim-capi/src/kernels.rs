@@ -40,20 +40,19 @@ thread_local! {
     static RUNNING: Cell<*mut aclsimKernelCtx> = const { Cell::new(std::ptr::null_mut()) };
 }
 
-/// Makes `ctx` the thread's running context for the life of the value.
-struct Running(*mut aclsimKernelCtx);
+/// Makes `ctx` the thread's running context for the life of the value. Blocks interleave on
+/// one thread, so nothing runs once the kernel call returns (no earlier context is restored).
+struct Running;
 
 impl Running {
     fn enter(ctx: *mut aclsimKernelCtx) -> Self {
-        Running(RUNNING.with(|r| r.replace(ctx)))
+        RUNNING.with(|r| r.set(ctx));
+        Running
     }
 }
 
 impl Drop for Running {
     fn drop(&mut self) {
-        // Blocks interleave on one thread: what was running when this one entered may have
-        // ended since. Nothing runs once this kernel call returns.
-        let _ = self.0;
         RUNNING.with(|r| r.set(std::ptr::null_mut()));
     }
 }

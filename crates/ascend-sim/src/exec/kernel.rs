@@ -629,7 +629,7 @@ impl Engine {
         };
         let (run, block) = (slot.run, slot.block);
         self.record_block(dev, core, &slot, fault.clone());
-        self.stopped_blocks.push(slot.id);
+        self.retire_coroutine(&slot);
         drop(slot);
         self.effects += 1;
         if let Some(r) = self.kernel_runs.get_mut(&run) {
@@ -676,11 +676,18 @@ impl Engine {
                 c.gen += 1;
                 let slot = c.slot.take().expect("checked");
                 self.record_block(dev, core, &slot, Some(format!("stopped: {why}")));
-                self.stopped_blocks.push(slot.id);
+                self.retire_coroutine(&slot);
                 if let Some(r) = self.kernel_runs.get_mut(&run) {
                     r.live = r.live.saturating_sub(1);
                 }
             }
+        }
+    }
+
+    /// A block left its core: the core thread ends its coroutine, if it has one.
+    fn retire_coroutine(&mut self, slot: &BlockSlot) {
+        if slot.started {
+            self.stopped_blocks.push(slot.id);
         }
     }
 

@@ -232,11 +232,7 @@ impl SimShared {
             Ok(request) => g.end_kernel_turn(turn, request),
             Err(why) => g.fail_kernel_turn(turn, why),
         }
-        if !g.stopped_blocks.is_empty() {
-            for id in std::mem::take(&mut g.stopped_blocks) {
-                blocks.stop(id);
-            }
-        }
+        stop_ended_blocks(&mut g, blocks);
         (g, true)
     }
 
@@ -705,6 +701,14 @@ pub fn service_thread(on: bool) {
     SERVICE.with(|s| s.set(on));
 }
 
+/// On the core thread: unwinds (or gives up) the coroutines of blocks that ended while
+/// suspended.
+fn stop_ended_blocks(g: &mut Engine, blocks: &mut crate::kernel::Blocks) {
+    for id in std::mem::take(&mut g.stopped_blocks) {
+        blocks.stop(id);
+    }
+}
+
 /// The core thread of generation `epoch`: serves jobs until the simulator goes away or this
 /// generation is given up, then ends its blocks.
 fn core_thread_main(sim: std::sync::Arc<SimShared>, epoch: u64) {
@@ -715,11 +719,7 @@ fn core_thread_main(sim: std::sync::Arc<SimShared>, epoch: u64) {
         if g.core_jobs.epoch != epoch || g.core_jobs.shutdown {
             break;
         }
-        if !g.stopped_blocks.is_empty() {
-            for id in std::mem::take(&mut g.stopped_blocks) {
-                blocks.stop(id);
-            }
-        }
+        stop_ended_blocks(&mut g, &mut blocks);
         if let Some((id, job)) = g.core_jobs.next_job() {
             let (g2, answer) = sim.serve(g, job, &mut blocks, epoch);
             g = g2;

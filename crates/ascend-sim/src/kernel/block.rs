@@ -99,18 +99,6 @@ const SPARE_STACKS: usize = 64;
 pub struct Blocks {
     live: HashMap<u64, Block>,
     spare: Vec<DefaultStack>,
-    /// Blocks whose stacks were given up (abandoned, or never unwound).
-    pub forgotten: u64,
-}
-
-impl std::fmt::Debug for Blocks {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Blocks")
-            .field("live", &self.live.len())
-            .field("spare", &self.spare.len())
-            .field("forgotten", &self.forgotten)
-            .finish()
-    }
 }
 
 impl Blocks {
@@ -204,13 +192,11 @@ impl Blocks {
         }
     }
 
+    /// Removes block `id`, which has returned, keeping its stack for reuse.
     fn recycle(&mut self, id: u64) {
         if let Some(b) = self.live.remove(&id) {
-            if b.done() && self.spare.len() < SPARE_STACKS {
+            if self.spare.len() < SPARE_STACKS {
                 self.spare.push(b.into_stack());
-            } else if !b.done() {
-                self.forgotten += 1;
-                std::mem::forget(b);
             }
         }
     }
@@ -218,7 +204,6 @@ impl Blocks {
     /// Gives block `id`'s stack up without unwinding it (its frames may not unwind).
     fn forget(&mut self, id: u64) {
         if let Some(b) = self.live.remove(&id) {
-            self.forgotten += 1;
             std::mem::forget(b);
         }
     }
