@@ -206,6 +206,8 @@ pub struct Engine {
     pub core_queue: Vec<VecDeque<u64>>,
     /// Dirty data-cache lines on all cores (the sanitizer looks for them only when some are).
     pub dirty_dlines: u64,
+    /// Line addresses taken out of a data cache, kept to be reused (no allocation per take).
+    pub(crate) line_scratch: Vec<u64>,
     /// Block numbers handed out so far (a block's coroutine is known by its number).
     pub next_block_id: u64,
     /// Blocks that ended while suspended: the core thread unwinds or forgets them.
@@ -324,6 +326,7 @@ impl Engine {
                 .collect(),
             core_queue: (0..n).map(|_| VecDeque::new()).collect(),
             dirty_dlines: 0,
+            line_scratch: Vec::new(),
             next_block_id: 0,
             stopped_blocks: Vec::new(),
             kernel_turn: None,

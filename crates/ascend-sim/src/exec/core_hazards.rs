@@ -14,7 +14,7 @@
 
 use crate::engine::Engine;
 use crate::kernel::{word_of, DLine};
-use crate::memory::{Image, Writer};
+use crate::memory::Writer;
 use crate::report::WriterName;
 use crate::types::HazardKind;
 
@@ -54,10 +54,9 @@ impl Engine {
             }
             for line in self.cores[dev][core].dcache.dirty_in(addr, len) {
                 let lb = self.cores[dev][core].dcache.line_bytes();
-                let memory = self.mem.image(line, lb);
                 let l = self.cores[dev][core]
                     .dcache
-                    .get_mut(line)
+                    .get(line)
                     .expect("a dirty line");
                 if l.reported {
                     continue;
@@ -66,9 +65,16 @@ impl Engine {
                     (addr.max(line) - line) as usize,
                     (end.min(line + lb) - line) as usize,
                 );
-                let Some(i) = (lo..hi).find(|&i| l.stored[i] && l.data[i] != memory.byte(i)) else {
+                let Some(i) = self
+                    .mem
+                    .first_difference(line, &l.data, lo..hi, |i| l.stored[i])
+                else {
                     continue;
                 };
+                let l = self.cores[dev][core]
+                    .dcache
+                    .get_mut(line)
+                    .expect("a dirty line");
                 l.reported = true;
                 let (last, cached) = (l.last_store, word_of(&l.data, i));
                 let at = line + (i as u64 & !7);
@@ -84,7 +90,7 @@ impl Engine {
                      newer store there that no dcci had written back: at {at:#x} the cache holds \
                      {cached:#x}, memory {:#x}; {store}. A dcci of the line (dcci(addr, 0, 2)) \
                      after the store makes it visible",
-                    memory.word(i),
+                    self.mem.peek_word(at),
                 );
                 let f = self.hazard(HazardKind::InvisibleWrite, dev as u32, line, lb, detail);
                 fault = fault.or(f);
@@ -145,10 +151,11 @@ impl Engine {
         core: usize,
         line: u64,
         l: &DLine,
-        memory: &Image,
         cause: &str,
     ) -> Option<String> {
-        let i = (0..l.data.len()).find(|&i| !l.stored[i] && l.data[i] != memory.byte(i))?;
+        let i = self
+            .mem
+            .first_difference(line, &l.data, 0..l.data.len(), |i| !l.stored[i])?;
         let at = line + (i as u64 & !7);
         let writer = self
             .mem
@@ -162,7 +169,7 @@ impl Engine {
              in different lines, or dcci the line before the other agent writes",
             l.data.len(),
             word_of(&l.data, i),
-            memory.word(i),
+            self.mem.peek_word(at),
         );
         self.hazard(
             HazardKind::FalseSharing,
@@ -184,8 +191,9 @@ impl Engine {
         why: &str,
     ) -> Option<String> {
         let lb = l.data.len() as u64;
-        let memory = self.mem.image(line, lb);
-        let i = (0..l.data.len()).find(|&i| l.stored[i] && l.data[i] != memory.byte(i))?;
+        let i = self
+            .mem
+            .first_difference(line, &l.data, 0..l.data.len(), |i| l.stored[i])?;
         let store = match l.last_store {
             Some((a, n, v, w)) => format!(
                 "the last, {v:#x} ({n} bytes) to {a:#x} by {}",
@@ -203,7 +211,7 @@ impl Engine {
             "{why} discarded AI core {core}'s dirty data-cache line {line:#x} with stores never \
              written back ({store}): at {at:#x} memory keeps {:#x} instead of {:#x}. A dcci \
              (dcci(addr, 0, 2), or of the whole cache) after the stores writes them back",
-            memory.word(i),
+            self.mem.peek_word(at),
             word_of(&l.data, i),
         );
         self.hazard(HazardKind::DroppedStore, dev as u32, line, lb, detail)

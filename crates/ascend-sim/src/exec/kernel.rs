@@ -14,7 +14,7 @@ use ascend_types::{CoreType, Kernel};
 
 use crate::engine::{Engine, Ev};
 use crate::kernel::{BlockSlot, DLine, KernelRun, KernelTurn, LastOp, Reply, Request};
-use crate::memory::{Image, Writer};
+use crate::memory::Writer;
 use crate::report::KernelBlockRecord;
 use crate::stream::Head;
 use crate::types::FaultClass;
@@ -385,19 +385,31 @@ impl Engine {
                 Ok((Reply::Go, t.dcache_hit_ns.saturating_add(fill_ns)))
             }
             Request::Dcci { addr, entire, .. } => {
-                let lines: Vec<(u64, DLine)> = if entire {
-                    self.cores[dev][core].dcache.take_all()
+                let mut ns = t.dcache_hit_ns;
+                if entire {
+                    let mut r = Ok(());
+                    self.each_dline_taken(dev, core, |e, line, l| {
+                        if l.dirty && r.is_ok() {
+                            ns = ns.saturating_add(t.l2_hit_ns);
+                            r = e.write_back_dline(dev, core, line, l, LineEnd::Dcci);
+                        } else if l.dirty {
+                            e.dirty_dlines = e.dirty_dlines.saturating_sub(1);
+                        }
+                    });
+                    r?;
                 } else {
                     self.mem.check(addr, 1).map_err(|e| format!("dcci: {e}"))?;
                     let dc = &mut self.cores[dev][core].dcache;
                     let line = dc.line_of(addr);
-                    dc.remove(line).map(|l| (line, l)).into_iter().collect()
-                };
-                let mut ns = t.dcache_hit_ns;
-                for (line, l) in lines {
-                    if l.dirty {
-                        ns = ns.saturating_add(t.l2_hit_ns);
-                        self.write_back_dline(dev, core, line, l, LineEnd::Dcci)?;
+                    if let Some(l) = dc.remove(line) {
+                        let r = if l.dirty {
+                            ns = ns.saturating_add(t.l2_hit_ns);
+                            self.write_back_dline(dev, core, line, &l, LineEnd::Dcci)
+                        } else {
+                            Ok(())
+                        };
+                        self.cores[dev][core].dcache.recycle(l);
+                        r?;
                     }
                 }
                 Ok((Reply::Go, ns))
@@ -499,12 +511,12 @@ impl Engine {
             format_args!("a data-cache fill by {by}"),
             Some((dev, core)),
         );
-        let (image, f) = self.agent_access(L2Agent::AiCore, &[(line, lb)], &[], by, |m| {
-            m.image(line, lb)
+        let mut l = self.cores[dev][core].dcache.blank_line();
+        let (_, f) = self.agent_access(L2Agent::AiCore, &[(line, lb)], &[], by, |m| {
+            m.peek(line, &mut l.data)
         });
         fault = fault.or(f);
-        let data: Vec<u8> = (0..lb as usize).map(|i| image.byte(i)).collect();
-        let evicted = self.cores[dev][core].dcache.fill(line, data);
+        let evicted = self.cores[dev][core].dcache.fill(line, l);
         if let Some(slot) = self.cores[dev][core].slot.as_mut() {
             if !slot.recent_fills.contains(line) {
                 // Reading through new memory is progress; a poll refilling its line is not.
@@ -513,9 +525,13 @@ impl Engine {
             }
         }
         if let Some((old, l)) = evicted {
-            if l.dirty {
-                self.write_back_dline(dev, core, old, l, LineEnd::Eviction)?;
-            }
+            let r = if l.dirty {
+                self.write_back_dline(dev, core, old, &l, LineEnd::Eviction)
+            } else {
+                Ok(())
+            };
+            self.cores[dev][core].dcache.recycle(l);
+            r?;
         }
         if let Some(f) = fault {
             return Err(f);
@@ -531,36 +547,28 @@ impl Engine {
         dev: usize,
         core: usize,
         line: u64,
-        l: DLine,
+        l: &DLine,
         end: LineEnd,
     ) -> Result<(), String> {
         self.dirty_dlines = self.dirty_dlines.saturating_sub(1);
         let lb = l.data.len() as u64;
         let by = self.core_writer(dev, core);
-        let memory = self.mem.image(line, lb);
-        let fault = self.check_false_sharing(dev, core, line, &l, &memory, end.says());
-        let written: Box<[bool]> = (0..l.data.len() / 8)
-            .map(|w| memory.written(w * 8) || l.stored[w * 8..w * 8 + 8].iter().any(|&b| b))
-            .collect();
-        let DLine { data, stored, .. } = l;
-        let image = Image::Data {
-            bytes: data.clone().into_boxed_slice(),
-            written,
-        };
+        let fault = self.check_false_sharing(dev, core, line, l, end.says());
         let (_, f) = self.agent_access(L2Agent::AiCore, &[], &[(line, lb)], by, |m| {
-            m.restore(line, lb, &image);
-            // The words the core stored are its own writes: record it as their writer.
+            // The whole line goes back; each word keeps whether it counts as written ...
+            m.overwrite_line(line, &l.data);
+            // ... and the words the core stored are its own writes: it is their writer.
             let mut i = 0;
-            while i < stored.len() {
-                if !stored[i] {
+            while i < l.stored.len() {
+                if !l.stored[i] {
                     i += 1;
                     continue;
                 }
                 let start = i;
-                while i < stored.len() && stored[i] {
+                while i < l.stored.len() && l.stored[i] {
                     i += 1;
                 }
-                let _ = m.write(line + start as u64, &data[start..i], by);
+                let _ = m.write(line + start as u64, &l.data[start..i], by);
             }
         });
         self.on_mem_write(line, lb);
@@ -570,16 +578,37 @@ impl Engine {
         }
     }
 
+    /// Takes every line out of `core`'s data cache, lowest address first, handing each to
+    /// `each` (then recycling its buffers): no allocation.
+    fn each_dline_taken(
+        &mut self,
+        dev: usize,
+        core: usize,
+        mut each: impl FnMut(&mut Self, u64, &DLine),
+    ) {
+        let mut lines = std::mem::take(&mut self.line_scratch);
+        self.cores[dev][core].dcache.lines_into(&mut lines);
+        for &line in &lines {
+            if let Some(l) = self.cores[dev][core].dcache.remove(line) {
+                each(self, line, &l);
+                self.cores[dev][core].dcache.recycle(l);
+            }
+        }
+        self.line_scratch = lines;
+    }
+
     /// Drops every line of `core`'s data cache without writing anything back (`why`: a `dci`,
     /// or a kernel's tail invalidate); stores never written back are reported as dropped.
     fn drop_dcache(&mut self, dev: usize, core: usize, why: &str) -> Result<(), String> {
         let mut fault = None;
-        for (line, l) in self.cores[dev][core].dcache.take_all() {
+        self.each_dline_taken(dev, core, |e, line, l| {
             if l.dirty {
-                self.dirty_dlines = self.dirty_dlines.saturating_sub(1);
-                fault = fault.or(self.check_dropped_store(dev, core, line, &l, why));
+                e.dirty_dlines = e.dirty_dlines.saturating_sub(1);
+                fault = fault
+                    .take()
+                    .or(e.check_dropped_store(dev, core, line, l, why));
             }
-        }
+        });
         fault.map_or(Ok(()), Err)
     }
 
@@ -612,11 +641,12 @@ impl Engine {
             self.drop_dcache(dev, core, "the kernel's tail invalidate")
         } else {
             let mut r = Ok(());
-            for (line, l) in self.cores[dev][core].dcache.take_all() {
+            self.each_dline_taken(dev, core, |e, line, l| {
                 if l.dirty {
-                    r = r.and(self.write_back_dline(dev, core, line, l, LineEnd::KernelEnd));
+                    let written = e.write_back_dline(dev, core, line, l, LineEnd::KernelEnd);
+                    r = std::mem::replace(&mut r, Ok(())).and(written);
                 }
-            }
+            });
             r
         };
         if let Err(f) = tail {
@@ -665,13 +695,11 @@ impl Engine {
                 {
                     continue;
                 }
-                let dirty = self.cores[dev][core]
-                    .dcache
-                    .take_all()
-                    .into_iter()
-                    .filter(|(_, l)| l.dirty)
-                    .count() as u64;
-                self.dirty_dlines = self.dirty_dlines.saturating_sub(dirty);
+                self.each_dline_taken(dev, core, |e, _, l| {
+                    if l.dirty {
+                        e.dirty_dlines = e.dirty_dlines.saturating_sub(1);
+                    }
+                });
                 let c = &mut self.cores[dev][core];
                 c.gen += 1;
                 let slot = c.slot.take().expect("checked");

@@ -152,6 +152,52 @@ impl Memory {
         self.pages.restore(addr, len, image)
     }
 
+    /// Reads `out.len()` bytes at `addr` with no bounds check (a cache line may reach past an
+    /// allocation; what no allocation holds reads as poison).
+    pub fn peek(&self, addr: DevAddr, out: &mut [u8]) -> ReadInfo {
+        self.pages.read(addr, out)
+    }
+
+    /// The little-endian 64-bit word at `addr` (rounded down to a multiple of 8), unchecked.
+    pub fn peek_word(&self, addr: DevAddr) -> u64 {
+        let mut b = [0u8; 8];
+        self.pages.read(addr & !7, &mut b);
+        u64::from_le_bytes(b)
+    }
+
+    /// Whether the 8-byte word at `addr` (rounded down to a multiple of 8) counts as written.
+    pub fn word_written(&self, addr: DevAddr) -> bool {
+        self.pages.word_written(addr & !7)
+    }
+
+    /// The first offset `i` in `within` where `consider(i)` holds and memory at `addr + i`
+    /// holds another byte than `bytes[i]` (unchecked; read a piece at a time, no allocation).
+    pub fn first_difference(
+        &self,
+        addr: DevAddr,
+        bytes: &[u8],
+        within: std::ops::Range<usize>,
+        consider: impl Fn(usize) -> bool,
+    ) -> Option<usize> {
+        let mut piece = [0u8; 256];
+        let mut pos = within.start;
+        while pos < within.end.min(bytes.len()) {
+            let n = (within.end.min(bytes.len()) - pos).min(piece.len());
+            self.pages.read(addr + pos as u64, &mut piece[..n]);
+            if let Some(k) = (0..n).find(|&k| consider(pos + k) && piece[k] != bytes[pos + k]) {
+                return Some(pos + k);
+            }
+            pos += n;
+        }
+        None
+    }
+
+    /// Puts a cache line's `bytes` back at `addr` (a multiple of 8, whole words), unchecked,
+    /// with no writer recorded and every word's written flag left as it was.
+    pub fn overwrite_line(&mut self, addr: DevAddr, bytes: &[u8]) {
+        self.pages.overwrite(addr, bytes)
+    }
+
     /// The last recorded writer of the 8-byte word at `addr`, if known.
     pub fn last_writer(&self, addr: DevAddr) -> Option<Writer> {
         self.writers.last(addr)

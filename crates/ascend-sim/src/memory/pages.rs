@@ -201,6 +201,34 @@ impl Pages {
         ReadInfo { never_written }
     }
 
+    /// Whether the 8-byte word at `a` (a multiple of 8) counts as written.
+    pub(super) fn word_written(&self, a: u64) -> bool {
+        let pb = self.page_bytes;
+        match self.pages.get(&(a / pb)) {
+            None => false,
+            Some(&Page::Uniform { written, .. }) => written,
+            Some(Page::Data { written, .. }) => {
+                let i = (a % pb) / 8;
+                written[(i / 64) as usize] & (1u64 << (i % 64)) != 0
+            }
+        }
+    }
+
+    /// Stores `bytes` at `addr` (a multiple of 8, `bytes` a whole number of words) leaving
+    /// every word's written flag as it was: a cache line put back whole.
+    pub(super) fn overwrite(&mut self, addr: u64, bytes: &[u8]) {
+        let pb = self.page_bytes;
+        let mut pos = 0usize;
+        while pos < bytes.len() {
+            let a = addr + pos as u64;
+            let (k, off) = (a / pb, (a % pb) as usize);
+            let n = (pb as usize - off).min(bytes.len() - pos);
+            let (data, _) = self.data_page(k);
+            data[off..off + n].copy_from_slice(&bytes[pos..pos + n]);
+            pos += n;
+        }
+    }
+
     /// The byte every byte of `[a, a+n)` holds, when every page the range touches is absent
     /// or uniform with that same byte (with whether every one counts as written). A range
     /// need not be page-aligned: copies between buffers at different page offsets read each
