@@ -29,6 +29,17 @@ pub(crate) use std::sync::{atomic, Arc, Condvar, Mutex, MutexGuard};
 
 use std::sync::PoisonError;
 
+/// Starts a named thread that runs `f` and is never joined (the simulator's core thread):
+/// an OS thread in a normal build, a loom thread under loom, so that the models explore the
+/// hand-off between host threads and the core thread too.
+pub(crate) fn spawn_detached(name: &str, f: impl FnOnce() + Send + 'static) -> std::io::Result<()> {
+    #[cfg(not(loom))]
+    let b = std::thread::Builder::new();
+    #[cfg(loom)]
+    let b = loom::thread::Builder::new();
+    b.name(name.to_owned()).spawn(f).map(drop)
+}
+
 /// Waits of at least this long are modelled under loom as unbounded (never timing out); in a
 /// normal build they are ordinary timed waits.
 pub const UNBOUNDED_WAIT: Duration = Duration::from_secs(3600);

@@ -243,9 +243,8 @@ impl SimShared {
         }
         let me = self.me.upgrade().expect("a simulator in use is alive");
         let epoch = g.core_jobs.epoch;
-        let spawned = std::thread::Builder::new()
-            .name("ascend-sim cores".into())
-            .spawn(move || core_thread_main(me, epoch));
+        let spawned =
+            crate::sync::spawn_detached("ascend-sim cores", move || core_thread_main(me, epoch));
         match spawned {
             Ok(_) => g.core_jobs.started = true,
             Err(e) => panic!("ascend-sim: cannot start the thread that runs kernel blocks: {e}"),
@@ -274,9 +273,15 @@ impl SimShared {
             if !g.core_jobs.pending(id) {
                 return (g, None);
             }
-            let wait = grace
-                .min(Duration::from_millis(50))
-                .max(Duration::from_millis(1));
+            // Without a watchdog only the answer's notification ends the wait (so that a lost
+            // wake-up is a deadlock under loom).
+            let wait = if grace >= crate::sync::UNBOUNDED_WAIT {
+                crate::sync::UNBOUNDED_WAIT
+            } else {
+                grace
+                    .min(Duration::from_millis(50))
+                    .max(Duration::from_millis(1))
+            };
             g = timed_wait(&self.engine, &self.core_done, g, wait, &mut clock);
             if g.core_jobs.turns != seen.0 || g.kernel_turn.is_none() {
                 seen = (g.core_jobs.turns, clock.elapsed());
