@@ -619,6 +619,24 @@ fn a_kernel_that_calls_the_acl_api_is_faulted_and_a_dead_context_is_refused() {
 }
 
 #[test]
+fn a_c_kernel_that_overflows_its_stack_faults_its_block_and_the_program_goes_on() {
+    if !ascend_sim_stack_guard::SUPPORTED {
+        eprintln!("SKIPPED: stack overflows are caught only on Linux x86-64 and AArch64");
+        return;
+    }
+    let Some(exe) = build("kernel_stack_overflow.c", false) else {
+        return;
+    };
+    let ran = launch(&exe, &[], &[("ASCEND_SIM_KERNEL_STACK", "131072")]);
+    assert!(ran.passed(), "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout.contains("overflowed its stack of 131072 bytes"),
+        "{}",
+        ran.stdout
+    );
+}
+
+#[test]
 fn a_bad_kernel_launch_gets_its_error_and_a_faulting_kernel_fails_its_stream_only() {
     let Some(exe) = build("kernel_bad_launch.c", false) else {
         return;

@@ -522,3 +522,67 @@ fn a_kernel_fault_is_classed_by_the_core_type_of_its_task() {
         Err(SimError::TaskFault(_))
     ));
 }
+
+/// Recurses `n` deep with a 1 KiB frame each (not turned into a loop).
+fn deep_recursion(n: u64) -> u64 {
+    let frame = std::hint::black_box([n; 128]);
+    if n == 0 {
+        return 0;
+    }
+    deep_recursion(n - 1).wrapping_add(frame[5])
+}
+
+#[test]
+fn a_kernel_block_that_overflows_its_stack_faults_with_a_message_and_the_process_goes_on() {
+    if !ascend_sim_stack_guard::SUPPORTED {
+        eprintln!("SKIPPED: stack overflows are caught only on Linux x86-64 and AArch64");
+        return;
+    }
+    let config = SimConfig {
+        kernel_stack_bytes: 128 * 1024,
+        ..SimConfig::default()
+    };
+    let sim = Sim::new(ChipProfile::builtin("Ascend910B1").unwrap(), config);
+    let flag = sim.malloc(0, 256).unwrap();
+    sim.fill(flag, 0, 256).unwrap();
+    let s = sim.create_stream(0, 0, false).unwrap();
+    // Each block stores into its own line; block 0 then recurses far past its stack.
+    let k = Kernel::new("deep", move |ctx: &mut dyn KernelOps| {
+        let i = u64::from(ctx.block_idx());
+        ctx.store(flag + 64 * i, 8, 7);
+        ctx.dcci(flag + 64 * i, SINGLE_LINE, CACHELINE_OUT);
+        if i == 0 {
+            let depth = std::hint::black_box(1_000_000);
+            ctx.store(flag + 128, 8, deep_recursion(depth));
+        }
+    });
+    for round in 0..3 {
+        sim.submit(s, kernel(k.clone(), 2)).unwrap();
+        let r = sim.synchronize_stream(s, None);
+        assert!(
+            matches!(&r, Err(SimError::KernelFault { message, .. })
+                if message.contains("overflowed its stack of 131072 bytes")
+                    && message.contains("ASCEND_SIM_KERNEL_STACK")),
+            "round {round}: {r:?}"
+        );
+        // Both blocks' stores before the overflow landed; the one after it never ran.
+        assert_eq!(read_word(&sim, flag), 7, "round {round}");
+        assert_eq!(read_word(&sim, flag + 64), 7, "round {round}");
+        assert_eq!(read_word(&sim, flag + 128), 0, "round {round}");
+        // The simulator goes on: a kernel that stays within its stack completes.
+        let ok = Kernel::new("shallow", move |ctx: &mut dyn KernelOps| {
+            ctx.store(flag + 192, 8, deep_recursion(20));
+            ctx.dcci(flag + 192, SINGLE_LINE, CACHELINE_OUT);
+        });
+        sim.submit(s, kernel(ok, 1)).unwrap();
+        sim.synchronize_stream(s, None)
+            .expect("a kernel within its stack runs after an overflow");
+        assert_eq!(read_word(&sim, flag + 192), 210, "round {round}");
+    }
+}
+
+fn read_word(sim: &Sim, addr: u64) -> u64 {
+    let mut b = [0u8; 8];
+    sim.read(addr, &mut b).unwrap();
+    u64::from_le_bytes(b)
+}

@@ -166,7 +166,7 @@ impl Engine {
                 .as_ref()
                 .is_some_and(|s| s.id == turn.block);
         if !live {
-            if !matches!(request, Request::Abandoned) {
+            if !matches!(request, Request::Abandoned | Request::StackOverflow) {
                 self.stopped_blocks.push(turn.block);
             }
             return;
@@ -180,6 +180,14 @@ impl Engine {
             ),
             Request::Panicked(m) => {
                 self.block_end(dev, core, Some(format!("the kernel panicked: {m}")))
+            }
+            Request::StackOverflow => {
+                let bytes = self.config.kernel_stack_bytes;
+                let why = format!(
+                    "the block overflowed its stack of {bytes} bytes (ASCEND_SIM_KERNEL_STACK \
+                     or SimConfig::kernel_stack_bytes sets a larger one)"
+                );
+                self.block_end(dev, core, Some(why))
             }
             Request::Trap(m) => self.block_end(dev, core, Some(format!("the kernel trapped: {m}"))),
             op => {
@@ -459,9 +467,11 @@ impl Engine {
                 let ns = cycles.saturating_mul(1000).div_ceil(mhz);
                 Ok((Reply::Go, ns))
             }
-            Request::Done | Request::Panicked(_) | Request::Trap(_) | Request::Abandoned => {
-                Ok((Reply::Go, 0))
-            }
+            Request::Done
+            | Request::Panicked(_)
+            | Request::Trap(_)
+            | Request::Abandoned
+            | Request::StackOverflow => Ok((Reply::Go, 0)),
         }
     }
 

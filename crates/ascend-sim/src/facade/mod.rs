@@ -718,6 +718,8 @@ fn stop_ended_blocks(g: &mut Engine, blocks: &mut crate::kernel::Blocks) {
 /// generation is given up, then ends its blocks.
 fn core_thread_main(sim: std::sync::Arc<SimShared>, epoch: u64) {
     service_thread(true);
+    // A block's stack overflow becomes that block's fault (an alternate signal stack here).
+    ascend_sim_stack_guard::prepare_thread();
     let mut blocks = crate::kernel::Blocks::default();
     let mut g = sim.lock_engine();
     loop {

@@ -14,14 +14,20 @@
 //! operation ([`BlockStopped`]) and its body's frames are dropped. Where frames must not be
 //! unwound (a C kernel's), the operation's caller calls [`ascend_types::KernelOps::abandon`]
 //! instead: the block suspends for good and its stack is forgotten, never resumed.
+//!
+//! A body that overflows its stack touches the stack's guard page; `ascend-sim-stack-guard`
+//! (prepared on the core thread) turns that fault into the block's end
+//! ([`Request::StackOverflow`]): its frames are abandoned and its stack is leaked, and the
+//! process goes on.
 
 use std::cell::Cell;
 use std::collections::HashMap;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
+use ascend_sim_stack_guard::{Guarded, Resumed};
 use ascend_types::{DevAddr, Kernel, KernelOps};
 use corosensei::stack::DefaultStack;
-use corosensei::{Coroutine, CoroutineResult, Yielder};
+use corosensei::Yielder;
 
 /// What a block asks the engine to do.
 #[derive(Debug)]
@@ -56,6 +62,8 @@ pub enum Request {
     Panicked(String),
     /// The block was told to stop where its frames may not unwind: it never runs again.
     Abandoned,
+    /// The body overflowed its stack: its frames are abandoned and it never runs again.
+    StackOverflow,
 }
 
 /// The engine's answer to a [`Request`].
@@ -85,7 +93,7 @@ pub fn in_kernel() -> bool {
 /// The payload a block unwinds with when told to stop; not an error of the kernel's.
 pub struct BlockStopped;
 
-type Block = Coroutine<Reply, Request, Request, DefaultStack>;
+type Block = Guarded<Reply, Request>;
 
 /// Times a block told to stop is resumed before its stack is given up (a body that catches
 /// the unwind and goes on asking for operations).
@@ -117,22 +125,21 @@ impl Blocks {
             _ => DefaultStack::new(stack_bytes)
                 .map_err(|e| format!("cannot map a stack of {stack_bytes} bytes: {e}"))?,
         };
-        let block =
-            Coroutine::with_stack(stack, move |yielder: &Yielder<Reply, Request>, first| {
-                if matches!(first, Reply::Stop) {
-                    return Request::Done;
-                }
-                let mut ctx = BlockCtx {
-                    idx,
-                    blocks,
-                    yielder,
-                };
-                match catch_unwind(AssertUnwindSafe(|| kernel.run(&mut ctx))) {
-                    Ok(()) => Request::Done,
-                    Err(p) if p.is::<BlockStopped>() => Request::Done,
-                    Err(p) => Request::Panicked(panic_text(p.as_ref())),
-                }
-            });
+        let block = Guarded::new(stack, move |yielder: &Yielder<Reply, Request>, first| {
+            if matches!(first, Reply::Stop) {
+                return Request::Done;
+            }
+            let mut ctx = BlockCtx {
+                idx,
+                blocks,
+                yielder,
+            };
+            match catch_unwind(AssertUnwindSafe(|| kernel.run(&mut ctx))) {
+                Ok(()) => Request::Done,
+                Err(p) if p.is::<BlockStopped>() => Request::Done,
+                Err(p) => Request::Panicked(panic_text(p.as_ref())),
+            }
+        });
         self.live.insert(id, block);
         Ok(())
     }
@@ -147,14 +154,19 @@ impl Blocks {
         let r = catch_unwind(AssertUnwindSafe(|| block.resume(reply)));
         IN_KERNEL.with(|k| k.set(false));
         match r {
-            Ok(CoroutineResult::Yield(Request::Abandoned)) => {
+            Ok(Resumed::Yield(Request::Abandoned)) => {
                 self.forget(id);
                 Request::Abandoned
             }
-            Ok(CoroutineResult::Yield(req)) => req,
-            Ok(CoroutineResult::Return(last)) => {
+            Ok(Resumed::Yield(req)) => req,
+            Ok(Resumed::Return(last)) => {
                 self.recycle(id);
                 last
+            }
+            Ok(Resumed::StackOverflow) => {
+                // Borrows of the abandoned frames may outlive them: the stack is never reused.
+                self.forget(id);
+                Request::StackOverflow
             }
             Err(p) => {
                 // Only the coroutine machinery itself can panic here (the body's panics are
@@ -177,7 +189,10 @@ impl Blocks {
                 }
                 Some(_) => {}
             }
-            if matches!(self.resume(id, Reply::Stop), Request::Abandoned) {
+            if matches!(
+                self.resume(id, Reply::Stop),
+                Request::Abandoned | Request::StackOverflow
+            ) {
                 return;
             }
         }

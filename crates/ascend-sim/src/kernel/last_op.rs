@@ -43,9 +43,11 @@ impl LastOp {
                 len: data.len() as u64,
             },
             Request::Spin { cycles } => LastOp::Spin { cycles },
-            Request::Trap(_) | Request::Done | Request::Panicked(_) | Request::Abandoned => {
-                LastOp::End
-            }
+            Request::Trap(_)
+            | Request::Done
+            | Request::Panicked(_)
+            | Request::Abandoned
+            | Request::StackOverflow => LastOp::End,
         }
     }
 }
