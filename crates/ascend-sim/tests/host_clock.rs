@@ -1,5 +1,5 @@
 //! The host clock: every host call costs host time and the device runs to it before the call
-//! answers; synchronous copies take their bandwidth time; threads share one clock; a force
+//! answers (a call that needs only an idle device leaves that to the next call that looks); synchronous copies take their bandwidth time; threads share one clock; a force
 //! destroy drains the queue and lists what it discards; a pending host call nobody is ready to
 //! take holds its own stream only; spinning kernels are fast-forwarded behind a timed wait;
 //! the paced mode moves the device with the wall clock (docs/host-clock.md).
@@ -416,4 +416,84 @@ fn a_call_due_for_the_runtime_thread_while_it_runs_another_does_not_hold_the_clo
     sim.finish_host_call(due.task);
     sim.synchronize_stream(first, None).unwrap();
     sim.synchronize_stream(second, None).unwrap();
+}
+
+/// A kernel of one block on device 0 that marks `started` when it runs and stores `value`.
+fn marking_kernel(flag: u64, value: u64, started: Arc<AtomicBool>) -> Task {
+    kernel(
+        Kernel::new("marks", move |ctx: &mut dyn KernelOps| {
+            started.store(true, Ordering::Release);
+            ctx.store(flag, 8, value);
+            ctx.dcci(flag, false, 2);
+        }),
+        1,
+    )
+}
+
+#[test]
+fn a_call_that_needs_only_an_idle_device_does_not_run_another_devices_kernel() {
+    let sim = sim();
+    let flag = sim.malloc(0, 64).unwrap();
+    sim.fill(flag, 0, 64).unwrap();
+    let s = sim.create_stream(0, 0, false).unwrap();
+    let started = Arc::new(AtomicBool::new(false));
+    sim.submit(s, marking_kernel(flag, 5, started.clone()))
+        .unwrap();
+    // Allocations, streams and events on device 1, which has no work: the kernel on device 0
+    // does not run in them (it would have to, to bring device 0 to the host's time).
+    let a = sim.malloc(1, 4096).unwrap();
+    let s1 = sim.create_stream(1, 0, false).unwrap();
+    let ev = sim.create_event(1).unwrap();
+    sim.free(1, a).unwrap();
+    assert!(
+        !started.load(Ordering::Acquire),
+        "calls on idle device 1 ran device 0's kernel"
+    );
+    // The next call that looks at the devices runs them to the host's time first (reading
+    // the clock charges nothing, so only that catch-up can run the kernel).
+    let _ = sim.now_ns();
+    assert!(
+        started.load(Ordering::Acquire),
+        "the look caught device 0 up"
+    );
+    sim.synchronize_stream(s, None).unwrap();
+    let mut b = [0u8; 8];
+    sim.read(flag, &mut b).unwrap();
+    assert_eq!(u64::from_le_bytes(b), 5);
+    // A call on a device with work queued runs the devices as before.
+    let started = Arc::new(AtomicBool::new(false));
+    sim.submit(s, marking_kernel(flag, 6, started.clone()))
+        .unwrap();
+    let _ = sim.malloc(0, 64).unwrap();
+    assert!(
+        started.load(Ordering::Acquire),
+        "an allocation on the busy device runs it to the host's time"
+    );
+    sim.synchronize_stream(s, None).unwrap();
+    sim.destroy_event(ev).unwrap();
+    sim.destroy_stream(s1, false).unwrap();
+}
+
+#[test]
+fn the_devices_end_where_they_would_have_when_calls_on_an_idle_device_came_between() {
+    // The same kernel and copies, with and without allocations on idle device 1 in between:
+    // the kernel's task ends at the same simulated time after the same host time charged.
+    let run = |with_device_1_calls: bool| {
+        let sim = sim();
+        let flag = sim.malloc(0, 64).unwrap();
+        sim.fill(flag, 0, 64).unwrap();
+        let s = sim.create_stream(0, 0, false).unwrap();
+        let started = Arc::new(AtomicBool::new(false));
+        sim.submit(s, marking_kernel(flag, 9, started)).unwrap();
+        if with_device_1_calls {
+            let a = sim.malloc(1, 64).unwrap();
+            sim.free(1, a).unwrap();
+        } else {
+            sim.charge_host(2 * sim.chip().timing.host_alloc_ns);
+        }
+        sim.synchronize_stream(s, None).unwrap();
+        let r = sim.report();
+        (sim.now_ns(), r.end_ns, read_u64(&sim, flag))
+    };
+    assert_eq!(run(true), run(false));
 }

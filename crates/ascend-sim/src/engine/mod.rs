@@ -136,6 +136,10 @@ pub struct Engine {
     /// only while a due host call holds the clock ([`HostCalls::clock_stop`]), and catches up
     /// when the call returns.
     pub host_now: u64,
+    /// A call that needed no device ran the host's clock ahead of the devices without running
+    /// them (`Sim`'s `with_charge_on`): the next call that looks runs them to the host's time
+    /// first.
+    pub host_ahead: bool,
     /// The latest host thread to call (its key), and whether two threads ever called: with
     /// one host thread, nothing outside the device can change what a spinning kernel reads.
     pub last_caller: u64,
@@ -271,6 +275,7 @@ impl Engine {
             host_now: 0,
             last_caller: 0,
             many_callers: false,
+            host_ahead: false,
             host_calls: HostCalls::default(),
             fault_log: VecDeque::new(),
             dropped_host_calls: Vec::new(),

@@ -7,7 +7,7 @@ use crate::types::*;
 impl Sim {
     /// Creates an event (not recorded).
     pub fn create_event(&self, device: u32) -> Result<EventId, SimError> {
-        self.with_charge(self.chip.timing.host_call_ns, |e| {
+        self.with_charge_on(device, self.chip.timing.host_call_ns, |e| {
             e.check_device(device)?;
             Ok(EventId(e.create_event()))
         })

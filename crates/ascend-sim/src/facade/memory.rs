@@ -43,7 +43,7 @@ impl Sim {
     /// Allocates `bytes` of device memory on `device`, aligned to the chip's base alignment;
     /// the bytes are filled with the poison byte and tracked as never written.
     pub fn malloc(&self, device: u32, bytes: u64) -> Result<DevAddr, SimError> {
-        self.with_charge(self.chip.timing.host_alloc_ns, |e| {
+        self.with_charge_on(device, self.chip.timing.host_alloc_ns, |e| {
             e.mem.malloc(device, bytes)
         })
     }
@@ -51,7 +51,7 @@ impl Sim {
     /// Frees an allocation by its base address. A value wait watching the freed memory reads
     /// it at its next poll and faults (reported at the next synchronize of its stream).
     pub fn free(&self, device: u32, addr: DevAddr) -> Result<(), SimError> {
-        self.with_charge(self.chip.timing.host_alloc_ns, |e| {
+        self.with_charge_on(device, self.chip.timing.host_alloc_ns, |e| {
             let now = e.now;
             let by = format!("by free at {now} ns");
             let len = e.mem.free(device, addr, by)?;

@@ -157,6 +157,17 @@ impl SimShared {
     }
 
     fn lock(&self) -> Guard<'_> {
+        let mut g = self.lock_as_is();
+        if std::mem::take(&mut g.host_ahead) {
+            let t = g.host_now;
+            g = self.run_to(g, t);
+        }
+        g
+    }
+
+    /// The engine's lock for a host call, with the devices where they stand (see
+    /// [`SimShared::with_charge_on`]).
+    fn lock_as_is(&self) -> Guard<'_> {
         // A kernel body calling back in would wait forever for the engine, which is busy
         // running it: it fails instead (the block faults with this message).
         assert!(
@@ -345,6 +356,29 @@ impl SimShared {
     fn with_charge<R>(&self, ns: u64, f: impl FnOnce(&mut Engine) -> R) -> R {
         let g = self.lock();
         let mut g = self.charge(g, ns);
+        let r = f(&mut g);
+        self.release(g);
+        r
+    }
+
+    /// [`SimShared::with_charge`] for a call that changes only `device`'s own bookkeeping
+    /// (an allocation, a new stream or event) and reads no device state. While `device` has no
+    /// task queued, the devices are not run to the host's time: nothing the call changes can
+    /// meet work of that device, and the next call that looks at the devices runs them to the
+    /// host's time first (`Engine::host_ahead`), which processes the same events at the same
+    /// simulated times. So such a call does not wait while another device runs a large
+    /// kernel. (A task of another device that reaches into this device's memory while the
+    /// call frees it sees the free at the call's start, not at its end: a use after free
+    /// either way.)
+    fn with_charge_on<R>(&self, device: u32, ns: u64, f: impl FnOnce(&mut Engine) -> R) -> R {
+        let mut g = self.lock_as_is();
+        if g.device_idle(device) {
+            g.charge_clock(ns);
+            g.host_ahead = true;
+        } else {
+            g.host_ahead = false;
+            g = self.charge(g, ns);
+        }
         let r = f(&mut g);
         self.release(g);
         r

@@ -17,7 +17,7 @@ impl Sim {
         priority: u32,
         persistent: bool,
     ) -> Result<StreamId, SimError> {
-        self.with_charge(self.chip.timing.host_call_ns, |e| {
+        self.with_charge_on(device, self.chip.timing.host_call_ns, |e| {
             e.check_device(device)?;
             Ok(StreamId(e.create_stream(device, priority, persistent)))
         })
