@@ -111,7 +111,7 @@ impl Engine {
 
     pub(super) fn on_setup_done(&mut self, s: u64) {
         let now = self.now;
-        let (id, ..) = self.head_work(s);
+        let id = self.streams[&s].queue.front().expect("a head task").id;
         let st = self.streams.get_mut(&s).expect("stream");
         let Head::CopySetup {
             engine,

@@ -94,9 +94,9 @@ impl Engine {
         }
         let d = self.chip.timing.sqe_dispatch_ns;
         let now = self.now;
+        let fixed = self.fixed_duration_of_head(s);
         let st = self.streams.get_mut(&s).expect("stream");
         let dev = st.device as usize;
-        st.head = Head::Dispatching;
         let start = now.max(self.sched_free[dev]);
         st.head_start = start;
         let gen = st.gen;
@@ -104,7 +104,28 @@ impl Engine {
         self.sched_stats[dev].0 += 1;
         self.sched_stats[dev].1 = self.sched_stats[dev].1.saturating_add(d);
         tracing::trace!(stream = s, at_ns = start, "dispatch");
-        self.schedule(start.saturating_add(d), Ev::Dispatched { s, gen });
+        let dispatched = start.saturating_add(d);
+        match fixed {
+            // A task whose dispatch does nothing but start a fixed time: one event, its end.
+            Some(ns) => {
+                st.head = Head::Running;
+                self.schedule(dispatched.saturating_add(ns), Ev::Complete { s, gen });
+            }
+            None => {
+                st.head = Head::Dispatching;
+                self.schedule(dispatched, Ev::Dispatched { s, gen });
+            }
+        }
+    }
+
+    /// How long the head task of `s` runs once dispatched, for the kinds whose dispatch does
+    /// nothing else (see [`Engine::on_dispatched`]); `None` for the others.
+    fn fixed_duration_of_head(&self, s: u64) -> Option<u64> {
+        let task = self.streams.get(&s)?.queue.front()?;
+        match &task.work {
+            Work::User(kind) => fixed_duration(kind, &self.chip.timing),
+            Work::ModelRun(_) => None,
+        }
     }
 
     /// The head task of `s` runs for `ns` and then completes.
@@ -116,7 +137,17 @@ impl Engine {
     }
 
     fn on_dispatched(&mut self, s: u64) {
-        let (id, work, model, event_seq) = self.head_work(s);
+        // The waits, the commonest kinds here, need only copies of their fields.
+        let front = self.streams[&s].queue.front().expect("a head task");
+        match front.work {
+            Work::User(Task::ValueWait { addr, .. }) => return self.dispatch_value_wait(s, addr),
+            Work::User(Task::EventWait(e)) => {
+                let seq = front.event_seq;
+                return self.dispatch_event_wait(s, e.0, seq);
+            }
+            _ => {}
+        }
+        let (id, work, model, _) = self.head_work(s);
         let t = self.chip.timing;
         let kind = match work {
             Work::ModelRun(m) => {
@@ -125,16 +156,25 @@ impl Engine {
             }
             Work::User(k) => k,
         };
+        if let Some(ns) = fixed_duration(&kind, &t) {
+            // Normally started as one event by `start_head`.
+            self.run_for(s, ns);
+            return;
+        }
         match kind {
-            Task::ValueWrite { .. } => self.run_for(s, t.value_write_ns),
-            Task::EventRecord(_) => self.run_for(s, t.event_ns),
-            Task::EventReset(_) => self.run_for(s, 0),
-            Task::NotifyRecord(_) => self.run_for(s, t.event_ns),
+            Task::ValueWrite { .. }
+            | Task::EventRecord(_)
+            | Task::EventReset(_)
+            | Task::NotifyRecord(_)
+            | Task::RandomNum(_)
+            | Task::LabelSet { .. }
+            | Task::LabelSwitch { .. }
+            // Dispatched above, without a copy of the task.
+            | Task::EventWait(_)
+            | Task::ValueWait { .. } => {}
             Task::NotifyWait { notify, timeout_ms } => {
                 self.dispatch_notify_wait(s, id, notify.0, timeout_ms)
             }
-            Task::EventWait(e) => self.dispatch_event_wait(s, e.0, event_seq),
-            Task::ValueWait { addr, .. } => self.dispatch_value_wait(s, addr),
             Task::CmoWaitBarrier { barrier_ids } => {
                 self.dispatch_barrier_wait(s, model, &barrier_ids)
             }
@@ -144,9 +184,6 @@ impl Engine {
             Task::Memcpy { dst, src, len } => self.dispatch_memcpy(s, id, &dst, &src, len),
             Task::Memset { addr, len, .. } => self.dispatch_memset(s, id, addr, len),
             Task::Reduce { dst, src, len, .. } => self.dispatch_reduce(s, id, dst, src, len),
-            Task::RandomNum(_) => self.run_for(s, t.event_ns),
-            Task::LabelSet { .. } => self.run_for(s, 0),
-            Task::LabelSwitch { .. } => self.run_for(s, t.event_ns),
             Task::Cmo { op, addr, len } => self.dispatch_cmo(s, id, op, addr, len, None),
             Task::CmoWithBarrier {
                 op,
@@ -165,38 +202,52 @@ impl Engine {
     }
 
     fn on_complete(&mut self, s: u64) {
-        let (id, work, _, event_seq) = self.head_work(s);
+        let front = self.streams[&s].queue.front().expect("a head task");
+        let (id, event_seq) = (front.id, front.event_seq);
         let now = self.now;
-        let mut fault = None;
-        if let Work::User(kind) = work {
-            match kind {
-                Task::ValueWrite { addr, value } => fault = self.value_write(s, id, addr, value),
-                Task::EventRecord(e) => {
-                    if let Some(seq) = event_seq {
-                        self.record_done(e.0, seq, Some(now));
-                    }
+        let Work::User(kind) = &front.work else {
+            self.complete(s, None);
+            return;
+        };
+        // Only what each completion needs is copied out of the queued task (no clone of it).
+        let fault = match kind {
+            &Task::ValueWrite { addr, value } => self.value_write(s, id, addr, value),
+            &Task::EventRecord(e) => {
+                if let Some(seq) = event_seq {
+                    self.record_done(e.0, seq, Some(now));
                 }
-                Task::EventReset(e) => self.event_reset(e.0),
-                Task::NotifyRecord(n) => self.notify_set(n.0),
-                Task::RandomNum(r) => fault = self.random_numbers(s, id, &r),
-                Task::LabelSwitch { index, max, labels } => {
-                    let at = self
-                        .label_target(s, id, index, max, &labels)
-                        .and_then(|label| self.label_position(s, label));
-                    match at {
-                        Ok(at) => {
-                            self.complete(s, None);
-                            if at > 1 {
-                                self.skip_tasks(s, at - 1);
-                            }
-                            return;
-                        }
-                        Err(f) => fault = Some(f),
-                    }
-                }
-                _ => {}
+                None
             }
-        }
+            &Task::EventReset(e) => {
+                self.event_reset(e.0);
+                None
+            }
+            &Task::NotifyRecord(n) => {
+                self.notify_set(n.0);
+                None
+            }
+            Task::RandomNum(r) => {
+                let r = r.clone();
+                self.random_numbers(s, id, &r)
+            }
+            Task::LabelSwitch { index, max, labels } => {
+                let (index, max, labels) = (*index, *max, labels.clone());
+                let at = self
+                    .label_target(s, id, index, max, &labels)
+                    .and_then(|label| self.label_position(s, label));
+                match at {
+                    Ok(at) => {
+                        self.complete(s, None);
+                        if at > 1 {
+                            self.skip_tasks(s, at - 1);
+                        }
+                        return;
+                    }
+                    Err(f) => Some(f),
+                }
+            }
+            _ => None,
+        };
         self.complete(s, fault);
     }
 
@@ -349,5 +400,19 @@ impl Engine {
         if let Some(i) = task.instance {
             self.instance_task_done(i);
         }
+    }
+}
+
+/// How long a task of `kind` runs once dispatched, for the kinds whose dispatch does nothing
+/// but start that time; `None` for the others.
+fn fixed_duration(kind: &Task, t: &ascend_chips::TimingParams) -> Option<u64> {
+    match kind {
+        Task::ValueWrite { .. } => Some(t.value_write_ns),
+        Task::EventRecord(_)
+        | Task::NotifyRecord(_)
+        | Task::RandomNum(_)
+        | Task::LabelSwitch { .. } => Some(t.event_ns),
+        Task::EventReset(_) | Task::LabelSet { .. } => Some(0),
+        _ => None,
     }
 }

@@ -105,8 +105,9 @@ impl Engine {
 
     /// A blocked notify wait's timeout expired: the task completes with a timeout fault.
     pub(super) fn on_notify_timeout(&mut self, s: u64) {
-        let (id, work, ..) = self.head_work(s);
-        let Work::User(Task::NotifyWait { notify, timeout_ms }) = work else {
+        let front = self.streams[&s].queue.front().expect("a head task");
+        let id = front.id;
+        let Work::User(Task::NotifyWait { notify, timeout_ms }) = front.work else {
             return;
         };
         self.remove_notify_waiter(notify.0, s);

@@ -60,8 +60,9 @@ impl Engine {
 
     /// A poll read of the value wait at the head of `s` returns.
     pub(super) fn on_poll(&mut self, s: u64) {
-        let (id, work, ..) = self.head_work(s);
-        let Work::User(Task::ValueWait { addr, value, mode }) = work else {
+        let front = self.streams[&s].queue.front().expect("a head task");
+        let id = front.id;
+        let Work::User(Task::ValueWait { addr, value, mode }) = front.work else {
             return;
         };
         let geq = self.config.geq;

@@ -2,6 +2,7 @@
 //! free ranges, the live allocations and the freed ranges remembered to explain later
 //! accesses, and the bounds check of an access against them.
 
+use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{DEVICE_WINDOW_BASE, DEVICE_WINDOW_BYTES};
@@ -130,6 +131,10 @@ pub(super) struct Allocator {
     devices: Vec<DeviceMem>,
     capacity: u64,
     alignment: u64,
+    /// The live allocation `[base, end)` that the latest successful [`Allocator::check`]
+    /// found: most accesses fall in the same one as the access before, and then need no
+    /// range walk. Forgotten by every free (an allocation only goes away there).
+    last_hit: Cell<Option<(u64, u64)>>,
 }
 
 impl Allocator {
@@ -149,6 +154,7 @@ impl Allocator {
                 .collect(),
             capacity,
             alignment: alignment.clamp(8, 1 << 40).next_power_of_two(),
+            last_hit: Cell::new(None),
         }
     }
 
@@ -211,6 +217,7 @@ impl Allocator {
     /// Frees the allocation at `addr`, remembering it as freed `by`, and returns its length.
     pub(super) fn free(&mut self, device: u32, addr: DevAddr, by: String) -> Result<u64, SimError> {
         let align = self.alignment;
+        self.last_hit.set(None);
         let dev = self.dev(device)?;
         let Some(a) = dev.allocs.remove(&addr) else {
             let reason = match dev.freed.get(&addr) {
@@ -247,6 +254,11 @@ impl Allocator {
 
     /// Checks that `[addr, addr+len)` lies inside one live allocation.
     pub(super) fn check(&self, addr: DevAddr, len: u64) -> Result<(), SimError> {
+        if let Some((base, end)) = self.last_hit.get() {
+            if addr >= base && addr.checked_add(len).is_some_and(|e| e <= end) {
+                return Ok(());
+            }
+        }
         let bad = |reason: String| SimError::BadAddress { addr, len, reason };
         let Some(d) = self.device_of(addr) else {
             return Err(bad("not a device address".into()));
@@ -258,6 +270,7 @@ impl Allocator {
                     .checked_add(len)
                     .ok_or_else(|| bad("overflow".into()))?;
                 if end <= base + a.len {
+                    self.last_hit.set(Some((base, base + a.len)));
                     return Ok(());
                 }
                 return Err(bad(format!(
@@ -314,6 +327,27 @@ mod tests {
         assert!(e.to_string().contains("freed"), "{e}");
         assert!(m.free(0, a, "by free".into()).is_err());
         assert!(m.check(0x1234, 8).is_err());
+    }
+
+    #[test]
+    fn an_access_right_after_one_in_the_same_allocation_is_checked_as_strictly() {
+        let mut m = mem();
+        let a = m.malloc(0, 64).unwrap();
+        let b = m.malloc(0, 64).unwrap();
+        m.check(a, 8).unwrap();
+        // The same allocation again, in and out of its bounds.
+        m.check(a + 56, 8).unwrap();
+        let e = m.check(a + 60, 8).unwrap_err();
+        assert!(e.to_string().contains("crosses end of allocation"), "{e}");
+        assert!(m.check(a + 56, u64::MAX).is_err());
+        // A free of the allocation just checked, or of another, is seen at once.
+        m.check(a, 8).unwrap();
+        m.free(0, a, "by free".into()).unwrap();
+        let e = m.check(a, 8).unwrap_err();
+        assert!(e.to_string().contains("freed"), "{e}");
+        m.check(b, 8).unwrap();
+        m.free(0, b, "by free".into()).unwrap();
+        assert!(m.check(b + 8, 8).is_err());
     }
 
     #[test]
