@@ -1,26 +1,37 @@
 //! Kernel blocks' coroutines whose stack overflow ends the coroutine, not the process.
 //!
-//! The simulator runs each kernel block as a stackful coroutine (`corosensei`) on a stack of
-//! `SimConfig::kernel_stack_bytes`, below which lies a guard page. A body that recurses too
-//! deep touches the guard page, and the kernel delivers `SIGSEGV` (or `SIGBUS`). Without this
-//! crate that signal kills the process. With it:
+//! The simulator runs each kernel block as a stackful coroutine (`corosensei`) on a [`Stack`]
+//! of `SimConfig::kernel_stack_bytes`, below which lies a guard region of [`GUARD_BYTES`]
+//! that is never mapped (address space only, so that a frame larger than a page does not
+//! jump over it). A body that recurses too deep touches the guard region, and the kernel
+//! delivers `SIGSEGV` (or `SIGBUS`). Without this crate that signal kills the process. With
+//! it:
 //!
 //! - [`prepare_thread`] installs, once per process, a handler for both signals, and gives the
 //!   calling thread an alternate signal stack (the handler cannot run on the overflowed one);
 //! - [`Guarded::resume`] marks the coroutine as the one running on this thread while it runs;
-//! - the handler checks that the stack pointer lies inside that coroutine's stack and that the
-//!   faulting address lies in its guard page. Then it hands control back through corosensei's
-//!   trap hand-off: the coroutine's `resume` returns [`Resumed::StackOverflow`]. Any
-//!   other fault goes to the handler that was installed before (Rust's own, or the default
-//!   action), exactly as without this crate.
+//! - the handler checks that the fault is a fault (not a signal sent by a program), that the
+//!   stack pointer lies inside that coroutine's stack and that the faulting address lies in
+//!   its guard region. Then it hands control back through corosensei's trap hand-off: the
+//!   coroutine's `resume` returns [`Resumed::StackOverflow`]. Any other fault goes to the
+//!   handler that was installed before (Rust's own, or the default action), exactly as
+//!   without this crate.
 //!
 //! Why this is sound for a safe body: the overflowed body's frames are abandoned, never
-//! resumed and never unwound, as those of a thread blocked for ever; their stack is leaked,
-//! never unmapped or reused, so a borrow of it held elsewhere stays valid memory. The
-//! hand-off writes a few words at the top of the stack; [`Guarded::new`] reserves the top
-//! [`RESERVED_TOP`] bytes for its own frame, so no frame of the body lies there. The limits: a
-//! lock taken by an abandoned frame stays taken (a body that overflows inside `malloc` leaves
-//! the allocator's lock held on that thread), as it would by a thread blocked for ever.
+//! resumed and never unwound; their stack is leaked, never unmapped or reused (a [`Guarded`]
+//! that overflowed leaks its stack when dropped), so a borrow of it held elsewhere stays
+//! valid memory. The hand-off writes a few words at the top of the stack; [`Guarded::new`]
+//! reserves the top [`RESERVED_TOP`] bytes for its own frame, so no frame of the body lies
+//! there.
+//!
+//! Where abandoning the frames would leave shared state broken, the overflow instead ends the
+//! process, with a message on standard error saying why (the fault then takes its default
+//! action): when the overflow happens inside the C library, the dynamic loader, the C++
+//! runtime or the unwinder (a `malloc`, a `printf`, an exception: they hold locks that every
+//! thread shares), or while the thread is panicking (Rust's panic count would stay raised,
+//! and the thread's next panic would abort). A lock the body's own code (or Rust's standard
+//! library, such as `stdout`'s) holds at the overflow stays held: keep printing and locking
+//! out of deep recursion in kernels.
 //!
 //! On targets other than Linux on x86-64 or AArch64, [`prepare_thread`] does nothing and an
 //! overflow ends the process as before.
@@ -28,7 +39,6 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
-use corosensei::stack::{DefaultStack, Stack as _};
 use corosensei::trap::CoroutineTrapHandler;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 
@@ -37,6 +47,9 @@ use corosensei::{Coroutine, CoroutineResult, Yielder};
     any(target_arch = "x86_64", target_arch = "aarch64")
 ))]
 mod linux;
+mod stack;
+
+pub use stack::{Stack, GUARD_BYTES};
 
 /// Bytes at the top of a guarded coroutine's stack that hold only this crate's own frame, so
 /// that the trap hand-off, which writes there, overwrites no frame of the body.
@@ -59,17 +72,18 @@ pub enum Resumed<Y> {
     Yield(Y),
     /// The body returned this value; the coroutine is done.
     Return(Y),
-    /// The body overflowed its stack: its frames are abandoned and the coroutine is done.
-    /// Leak it (`std::mem::forget`): see [`Guarded::into_stack`].
+    /// The body overflowed its stack: its frames are abandoned and the coroutine is done; its
+    /// stack is never given back (see [`Guarded::into_stack`]).
     StackOverflow,
 }
 
-/// The coroutine running on this thread, as the signal handler reads it: its trap handler and
-/// its guard page (`[start, end)`).
+/// The coroutine running on this thread, as the signal handler reads it: its trap handler,
+/// its guard region (`[start, end)`) and the bytes of its stack.
 #[derive(Clone, Copy)]
 struct Running {
     trap: CoroutineTrapHandler<Ending>,
     guard: (usize, usize),
+    bytes: usize,
 }
 
 thread_local! {
@@ -80,13 +94,22 @@ thread_local! {
 
 /// Prepares the calling thread to run guarded coroutines: installs the process's fault
 /// handler (once) and gives this thread an alternate signal stack if it has none. Cheap to
-/// call again. Does nothing on targets without support.
-pub fn prepare_thread() {
+/// call again. `fatal_hint` (the first call's) ends the message of an overflow that has to
+/// end the process (for example how to ask for a larger stack). Does nothing on targets
+/// without support.
+#[cfg_attr(
+    not(all(
+        target_os = "linux",
+        any(target_arch = "x86_64", target_arch = "aarch64")
+    )),
+    allow(unused_variables)
+)]
+pub fn prepare_thread(fatal_hint: &'static str) {
     #[cfg(all(
         target_os = "linux",
         any(target_arch = "x86_64", target_arch = "aarch64")
     ))]
-    linux::prepare_thread();
+    linux::prepare_thread(fatal_hint);
 }
 
 /// True where a stack overflow in a guarded coroutine becomes [`Ending::StackOverflow`].
@@ -95,15 +118,14 @@ pub const SUPPORTED: bool = cfg!(all(
     any(target_arch = "x86_64", target_arch = "aarch64")
 ));
 
-/// A coroutine on a [`DefaultStack`] whose stack overflow ends it with
-/// [`Resumed::StackOverflow`] (after [`prepare_thread`] on the thread that resumes it).
+/// A coroutine on a [`Stack`] whose stack overflow ends it with [`Resumed::StackOverflow`]
+/// (after [`prepare_thread`] on the thread that resumes it).
 ///
 /// ```
-/// use ascend_sim_stack_guard::{prepare_thread, Guarded, Resumed};
-/// use corosensei::stack::DefaultStack;
+/// use ascend_sim_stack_guard::{prepare_thread, Guarded, Resumed, Stack};
 ///
-/// prepare_thread();
-/// let mut co = Guarded::new(DefaultStack::new(64 * 1024).unwrap(), |y, first: u32| {
+/// prepare_thread("");
+/// let mut co = Guarded::new(Stack::new(64 * 1024).unwrap(), |y, first: u32| {
 ///     let again = y.suspend(first + 1);
 ///     again * 10
 /// });
@@ -111,21 +133,20 @@ pub const SUPPORTED: bool = cfg!(all(
 /// assert!(matches!(co.resume(5), Resumed::Return(50)));
 /// ```
 pub struct Guarded<I, Y> {
-    co: Coroutine<I, Y, Ending, DefaultStack>,
+    /// `None` only once [`Guarded::into_stack`] took it.
+    co: Option<Coroutine<I, Y, Ending, Stack>>,
     guard: (usize, usize),
+    bytes: usize,
     last: Rc<Cell<Option<Y>>>,
+    overflowed: bool,
 }
 
 impl<I: 'static, Y: 'static> Guarded<I, Y> {
     /// A coroutine running `body` on `stack`, from its first [`Guarded::resume`]; the body's
     /// result is its last value.
-    pub fn new(
-        stack: DefaultStack,
-        body: impl FnOnce(&Yielder<I, Y>, I) -> Y + 'static,
-    ) -> Guarded<I, Y> {
-        // DefaultStack's limit includes its one guard page, the lowest page of the mapping.
-        let start = stack.limit().get();
-        let guard = (start, start + page_size());
+    pub fn new(stack: Stack, body: impl FnOnce(&Yielder<I, Y>, I) -> Y + 'static) -> Guarded<I, Y> {
+        let guard = stack.guard_region();
+        let bytes = stack.usable_bytes();
         let last = Rc::new(Cell::new(None));
         let slot = last.clone();
         let co = Coroutine::with_stack(stack, move |y: &Yielder<I, Y>, input: I| {
@@ -135,16 +156,26 @@ impl<I: 'static, Y: 'static> Guarded<I, Y> {
             std::hint::black_box(&reserved);
             Ending::Finished
         });
-        Guarded { co, guard, last }
+        Guarded {
+            co: Some(co),
+            guard,
+            bytes,
+            last,
+            overflowed: false,
+        }
     }
 
     /// Resumes the coroutine with `input` until it yields or ends; a stack overflow on the
     /// way ends it with [`Resumed::StackOverflow`]. A panic that escapes the body unwinds out
-    /// of this call.
+    /// of this call. Resuming a coroutine that ended is corosensei's panic.
     pub fn resume(&mut self, input: I) -> Resumed<Y> {
+        let Some(co) = self.co.as_mut() else {
+            return Resumed::StackOverflow;
+        };
         let me = Running {
-            trap: self.co.trap_handler(),
+            trap: co.trap_handler(),
             guard: self.guard,
+            bytes: self.bytes,
         };
         let outer = RUNNING.with(|r| r.replace(Some(me)));
         // Restores the outer coroutine (if any) on the way out, unwinding included.
@@ -155,48 +186,66 @@ impl<I: 'static, Y: 'static> Guarded<I, Y> {
             }
         }
         let restore = Restore(outer);
-        let r = self.co.resume(input);
+        let r = co.resume(input);
         drop(restore);
         match r {
             CoroutineResult::Yield(y) => Resumed::Yield(y),
             CoroutineResult::Return(Ending::Finished) => match self.last.take() {
                 Some(y) => Resumed::Return(y),
-                None => Resumed::StackOverflow,
+                None => {
+                    self.overflowed = true;
+                    Resumed::StackOverflow
+                }
             },
-            CoroutineResult::Return(Ending::StackOverflow) => Resumed::StackOverflow,
+            CoroutineResult::Return(Ending::StackOverflow) => {
+                self.overflowed = true;
+                Resumed::StackOverflow
+            }
         }
     }
 
     /// True once the body ended.
     pub fn done(&self) -> bool {
-        self.co.done()
+        self.co.as_ref().is_none_or(Coroutine::done)
     }
 
-    /// The stack back, for another coroutine. Panics unless the body ended (see
-    /// `corosensei::Coroutine::into_stack`). Never call it after [`Resumed::StackOverflow`]:
-    /// an overflowed stack must be leaked (`std::mem::forget` the coroutine), since borrows of
-    /// its abandoned frames may outlive it.
-    pub fn into_stack(self) -> DefaultStack {
-        self.co.into_stack()
+    /// The stack back, for another coroutine, once the body returned; `None` after a stack
+    /// overflow (the stack is leaked: borrows of its abandoned frames may outlive them). Panics
+    /// while the body is suspended (see `corosensei::Coroutine::into_stack`).
+    pub fn into_stack(mut self) -> Option<Stack> {
+        if self.overflowed {
+            return None;
+        }
+        self.co.take().map(Coroutine::into_stack)
+    }
+}
+
+impl<I, Y> Drop for Guarded<I, Y> {
+    fn drop(&mut self) {
+        if self.overflowed {
+            // Leaked, never unmapped: see `into_stack`.
+            if let Some(co) = self.co.take() {
+                std::mem::forget(co);
+            }
+        }
     }
 }
 
 /// The size of a memory page.
 fn page_size() -> usize {
-    #[cfg(all(
-        target_os = "linux",
-        any(target_arch = "x86_64", target_arch = "aarch64")
-    ))]
-    {
-        linux::page_size()
+    static PAGE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let cached = PAGE.load(std::sync::atomic::Ordering::Relaxed);
+    if cached != 0 {
+        return cached;
     }
-    #[cfg(not(all(
-        target_os = "linux",
-        any(target_arch = "x86_64", target_arch = "aarch64")
-    )))]
-    {
-        4096
-    }
+    // SAFETY: sysconf only reads a system parameter.
+    let queried = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    let size = usize::try_from(queried)
+        .ok()
+        .filter(|s| s.is_power_of_two())
+        .unwrap_or(4096);
+    PAGE.store(size, std::sync::atomic::Ordering::Relaxed);
+    size
 }
 
 /// The coroutine this thread runs now, for the signal handler.

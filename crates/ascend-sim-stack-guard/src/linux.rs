@@ -3,7 +3,6 @@
 
 use std::cell::RefCell;
 use std::ffi::c_void;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Once, OnceLock};
 
 use corosensei::trap::TrapHandlerRegs;
@@ -23,24 +22,64 @@ unsafe impl Sync for Previous {}
 unsafe impl Send for Previous {}
 
 static PREVIOUS: OnceLock<Previous> = OnceLock::new();
-static INSTALL: Once = Once::new();
-static PAGE_SIZE: AtomicUsize = AtomicUsize::new(0);
+/// The end of the message of an overflow that ends the process.
+static FATAL_HINT: OnceLock<&'static str> = OnceLock::new();
+/// The code in which an overflow cannot be recovered from, `[start, end)` ranges.
+static UNSTOPPABLE: OnceLock<Vec<(usize, usize)>> = OnceLock::new();
 
-/// The size of a memory page.
-pub(crate) fn page_size() -> usize {
-    let cached = PAGE_SIZE.load(Ordering::Relaxed);
-    if cached != 0 {
-        return cached;
+/// The shared objects whose frames hold locks every thread shares (the allocator's, stdio's,
+/// the loader's, the unwinder's): an overflow inside one of them ends the process.
+const UNSTOPPABLE_OBJECTS: [&str; 6] = [
+    "libc.so",
+    "libc-",
+    "ld-linux",
+    "ld-musl",
+    "libgcc_s",
+    "libstdc++",
+];
+
+/// The executable segments of the loaded [`UNSTOPPABLE_OBJECTS`].
+fn unstoppable_code() -> Vec<(usize, usize)> {
+    let mut ranges: Vec<(usize, usize)> = Vec::new();
+    unsafe extern "C" fn each(
+        info: *mut libc::dl_phdr_info,
+        _size: libc::size_t,
+        data: *mut c_void,
+    ) -> libc::c_int {
+        // SAFETY: the loader hands a valid `dl_phdr_info` for the duration of the call, and
+        // `data` is the `Vec` passed to `dl_iterate_phdr` below.
+        unsafe {
+            let info = &*info;
+            let ranges = &mut *data.cast::<Vec<(usize, usize)>>();
+            if info.dlpi_name.is_null() {
+                return 0;
+            }
+            let name = std::ffi::CStr::from_ptr(info.dlpi_name).to_bytes();
+            let base = name.rsplit(|b| *b == b'/').next().unwrap_or(name);
+            if !UNSTOPPABLE_OBJECTS
+                .iter()
+                .any(|o| base.starts_with(o.as_bytes()))
+            {
+                return 0;
+            }
+            for i in 0..usize::from(info.dlpi_phnum) {
+                let ph = &*info.dlpi_phdr.add(i);
+                if ph.p_type == libc::PT_LOAD && ph.p_flags & libc::PF_X != 0 {
+                    let start = (info.dlpi_addr as usize).wrapping_add(ph.p_vaddr as usize);
+                    ranges.push((start, start.wrapping_add(ph.p_memsz as usize)));
+                }
+            }
+            0
+        }
     }
-    // SAFETY: sysconf only reads a system parameter.
-    let queried = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    let size = usize::try_from(queried)
-        .ok()
-        .filter(|s| *s > 0)
-        .unwrap_or(4096);
-    PAGE_SIZE.store(size, Ordering::Relaxed);
-    size
+    // SAFETY: `each` only reads the loader's records and pushes into `ranges`, which outlives
+    // the call.
+    unsafe {
+        libc::dl_iterate_phdr(Some(each), (&mut ranges as *mut Vec<(usize, usize)>).cast());
+    }
+    ranges
 }
+static INSTALL: Once = Once::new();
 
 /// An alternate signal stack this thread mapped, given back when the thread ends.
 struct AltStack {
@@ -71,7 +110,10 @@ impl Drop for AltStack {
 impl AltStack {
     /// The usable stack's lowest address (above the guard page).
     fn stack_sp(&self) -> *mut c_void {
-        self.map.cast::<u8>().wrapping_add(page_size()).cast()
+        self.map
+            .cast::<u8>()
+            .wrapping_add(crate::page_size())
+            .cast()
     }
 }
 
@@ -80,8 +122,12 @@ thread_local! {
 }
 
 /// See [`crate::prepare_thread`].
-pub(crate) fn prepare_thread() {
-    INSTALL.call_once(install_handlers);
+pub(crate) fn prepare_thread(fatal_hint: &'static str) {
+    INSTALL.call_once(|| {
+        let _ = FATAL_HINT.set(fatal_hint);
+        let _ = UNSTOPPABLE.set(unstoppable_code());
+        install_handlers();
+    });
     ALT_STACK.with(|slot| {
         if slot.borrow().is_some() {
             return;
@@ -95,7 +141,7 @@ pub(crate) fn prepare_thread() {
         if now.ss_flags & libc::SS_DISABLE == 0 {
             return; // the thread has one already (Rust's runtime gives its threads one)
         }
-        let page = page_size();
+        let page = crate::page_size();
         let len = ALT_STACK_BYTES + page;
         // SAFETY: a fresh anonymous private mapping; the result is checked.
         let map = unsafe {
@@ -161,22 +207,41 @@ fn overflowed() -> Ending {
 }
 
 /// When the fault is an overflow of the guarded coroutine running on this thread, sets the
-/// interrupted context up to leave it through corosensei's trap hand-off, and says so.
+/// interrupted context up to leave it through corosensei's trap hand-off, and says so; where
+/// its frames cannot be abandoned safely, says why on standard error and lets the fault end
+/// the process.
 ///
 /// # Safety
 /// `info` and `ctx` are the arguments of an `SA_SIGINFO` handler.
 unsafe fn divert(info: *mut libc::siginfo_t, ctx: *mut c_void) -> bool {
+    // SAFETY: `info` is the kernel's.
+    let (code, addr) = unsafe { ((*info).si_code, (*info).si_addr() as usize) };
+    if code <= 0 {
+        return false; // sent by a program (kill, raise), not a fault
+    }
     let Some(running) = crate::running() else {
         return false;
     };
-    // SAFETY: `info` is the kernel's; `si_addr` is valid for SIGSEGV and SIGBUS.
-    let addr = unsafe { (*info).si_addr() } as usize;
     if addr < running.guard.0 || addr >= running.guard.1 {
         return false;
     }
     // SAFETY: `ctx` is the kernel's `ucontext_t` of the interrupted thread.
     let uc = unsafe { &mut *ctx.cast::<libc::ucontext_t>() };
     if !running.trap.stack_ptr_in_bounds(stack_pointer(uc)) {
+        return false;
+    }
+    let pc = program_counter(uc);
+    let in_shared_code = UNSTOPPABLE
+        .get()
+        .is_some_and(|r| r.iter().any(|&(s, e)| pc >= s && pc < e));
+    if in_shared_code || std::thread::panicking() {
+        let why = if in_shared_code {
+            "inside the C library, the loader, the C++ runtime or the unwinder, whose frames hold \
+             locks every thread shares"
+        } else {
+            "while it panicked, which Rust's panic machinery cannot be left in"
+        };
+        say_fatal(running.bytes, why);
         return false;
     }
     // SAFETY: the interrupted stack pointer lies in the coroutine this thread is resuming
@@ -190,9 +255,39 @@ unsafe fn divert(info: *mut libc::siginfo_t, ctx: *mut c_void) -> bool {
     true
 }
 
+/// Writes, without allocating, why an overflow of a stack of `bytes` ends the process.
+fn say_fatal(bytes: usize, why: &str) {
+    let mut digits = [0u8; 20];
+    let mut n = bytes;
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    let hint = FATAL_HINT.get().copied().unwrap_or("");
+    let parts: [&[u8]; 7] = [
+        b"ascend-sim: a kernel block overflowed its stack of ",
+        &digits[i..],
+        b" bytes ",
+        why.as_bytes(),
+        b"; the process ends. ",
+        hint.as_bytes(),
+        b"\n",
+    ];
+    for p in parts {
+        // SAFETY: writing a valid buffer to standard error; async-signal-safe.
+        unsafe { libc::write(2, p.as_ptr().cast(), p.len()) };
+    }
+}
+
 /// Hands a fault that is not ours to the handler installed before, or, where that was the
-/// default action (or ignoring it), restores the default: the faulting instruction runs
-/// again on return and ends the process as it would have without this crate.
+/// default action (or ignoring it), restores the default: a fault's instruction runs again on
+/// return and ends the process as it would have without this crate, and a signal a program
+/// sent is raised again (it arrives once the handler returns).
 ///
 /// # Safety
 /// The arguments of an `SA_SIGINFO` handler for `sig`.
@@ -213,11 +308,15 @@ unsafe fn pass_on(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut c_void
             }
         }
         _ => {
-            // SAFETY: `dfl` is a zeroed action whose handler is the default.
+            // SAFETY: `dfl` is a zeroed action whose handler is the default; `info` is the
+            // kernel's; raising a signal is async-signal-safe.
             unsafe {
                 let mut dfl: libc::sigaction = std::mem::zeroed();
                 dfl.sa_sigaction = libc::SIG_DFL;
                 libc::sigaction(sig, &dfl, std::ptr::null_mut());
+                if (*info).si_code <= 0 {
+                    libc::raise(sig);
+                }
             }
         }
     }
@@ -226,6 +325,11 @@ unsafe fn pass_on(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut c_void
 #[cfg(target_arch = "x86_64")]
 fn stack_pointer(uc: &libc::ucontext_t) -> usize {
     uc.uc_mcontext.gregs[libc::REG_RSP as usize] as usize
+}
+
+#[cfg(target_arch = "x86_64")]
+fn program_counter(uc: &libc::ucontext_t) -> usize {
+    uc.uc_mcontext.gregs[libc::REG_RIP as usize] as usize
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -241,6 +345,11 @@ fn set_registers(uc: &mut libc::ucontext_t, regs: TrapHandlerRegs) {
 #[cfg(target_arch = "aarch64")]
 fn stack_pointer(uc: &libc::ucontext_t) -> usize {
     uc.uc_mcontext.sp as usize
+}
+
+#[cfg(target_arch = "aarch64")]
+fn program_counter(uc: &libc::ucontext_t) -> usize {
+    uc.uc_mcontext.pc as usize
 }
 
 #[cfg(target_arch = "aarch64")]

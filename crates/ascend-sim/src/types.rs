@@ -208,8 +208,9 @@ pub struct SimConfig {
     pub pacing: Pacing,
     /// The stack of each running kernel block, in bytes (mapped on demand: only what a block
     /// touches costs memory). A block that overflows it faults with a message saying so, and
-    /// its stack is leaked; the process goes on (Linux on x86-64 and AArch64; elsewhere the
-    /// process ends, as a thread overflowing its stack does; docs/kernels.md).
+    /// its stack is leaked; the process goes on (Linux on x86-64 and AArch64, and not for an
+    /// overflow inside the C library or while panicking, which ends the process with a message;
+    /// elsewhere the process ends, as a thread overflowing its stack does; docs/kernels.md).
     pub kernel_stack_bytes: usize,
 }
 

@@ -1,6 +1,7 @@
-/* A C kernel that recurses past its stack (ASCEND_SIM_KERNEL_STACK, set small by the test)
- * faults its block with a message saying so; the process goes on, and the same stream runs a
- * kernel that stays within its stack, three times over. */
+/* A C kernel that recurses past its stack (ASCEND_SIM_KERNEL_STACK, set small by the test),
+ * or whose one frame is several times its stack, faults its block with a message saying so;
+ * the process goes on, and the same stream runs a kernel that stays within its stack, three
+ * times over. */
 #include <stdint.h>
 #include <string.h>
 
@@ -23,6 +24,14 @@ static void overflows(aclsimKernelCtx *ctx, void *args) {
     aclsimStore64(ctx, flag + 1, deep(1000000));
 }
 
+/* One frame of 512 KiB, four times the stack: it lands in the guard region below the stack. */
+static void big_frame(aclsimKernelCtx *ctx, void *args) {
+    uint64_t *flag = *(uint64_t **)args;
+    volatile char buf[512 * 1024];
+    buf[0] = 1;
+    aclsimStore64(ctx, flag + 1, (uint64_t)buf[0]);
+}
+
 static void shallow(aclsimKernelCtx *ctx, void *args) {
     uint64_t *flag = *(uint64_t **)args;
     aclsimStore64(ctx, flag + 2, deep(20));
@@ -36,9 +45,14 @@ int main(void) {
     CHECK(aclrtCreateStream(&s));
     void *flag = NULL;
     CHECK(aclrtMalloc(&flag, 64, ACL_MEM_MALLOC_NORMAL_ONLY));
-    for (int round = 0; round < 3; round++) {
+    for (int round = 0; round < 6; round++) {
         CHECK(aclrtMemset(flag, 64, 0, 64));
-        CHECK(aclsimLaunchKernel(overflows, 1, &flag, sizeof flag, s));
+        if (round % 2 == 0) {
+            CHECK(aclsimLaunchKernel(overflows, 1, &flag, sizeof flag, s));
+        } else {
+            CHECK(aclrtMemset(flag, 8, 7, 1)); /* the word the recursing kernel stores */
+            CHECK(aclsimLaunchKernel(big_frame, 1, &flag, sizeof flag, s));
+        }
         aclError code = aclrtSynchronizeStream(s);
         const char *msg = aclGetRecentErrMsg();
         printf("round %d: code %d, recent: %s\n", round, code, msg ? msg : "(null)");

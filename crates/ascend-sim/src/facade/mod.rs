@@ -753,7 +753,9 @@ fn stop_ended_blocks(g: &mut Engine, blocks: &mut crate::kernel::Blocks) {
 fn core_thread_main(sim: std::sync::Arc<SimShared>, epoch: u64) {
     service_thread(true);
     // A block's stack overflow becomes that block's fault (an alternate signal stack here).
-    ascend_sim_stack_guard::prepare_thread();
+    ascend_sim_stack_guard::prepare_thread(
+        "Set ASCEND_SIM_KERNEL_STACK (or SimConfig::kernel_stack_bytes) larger.",
+    );
     let mut blocks = crate::kernel::Blocks::default();
     let mut g = sim.lock_engine();
     loop {

@@ -24,9 +24,8 @@ use std::cell::Cell;
 use std::collections::HashMap;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
-use ascend_sim_stack_guard::{Guarded, Resumed};
+use ascend_sim_stack_guard::{Guarded, Resumed, Stack};
 use ascend_types::{DevAddr, Kernel, KernelOps};
-use corosensei::stack::DefaultStack;
 use corosensei::Yielder;
 
 /// What a block asks the engine to do.
@@ -106,7 +105,7 @@ const SPARE_STACKS: usize = 64;
 #[derive(Default)]
 pub struct Blocks {
     live: HashMap<u64, Block>,
-    spare: Vec<DefaultStack>,
+    spare: Vec<Stack>,
 }
 
 impl Blocks {
@@ -121,8 +120,8 @@ impl Blocks {
         stack_bytes: usize,
     ) -> Result<(), String> {
         let stack = match self.spare.pop() {
-            Some(s) if s_fits(&s, stack_bytes) => s,
-            _ => DefaultStack::new(stack_bytes)
+            Some(s) if s.usable_bytes() >= stack_bytes => s,
+            _ => Stack::new(stack_bytes)
                 .map_err(|e| format!("cannot map a stack of {stack_bytes} bytes: {e}"))?,
         };
         let block = Guarded::new(stack, move |yielder: &Yielder<Reply, Request>, first| {
@@ -164,8 +163,8 @@ impl Blocks {
                 last
             }
             Ok(Resumed::StackOverflow) => {
-                // Borrows of the abandoned frames may outlive them: the stack is never reused.
-                self.forget(id);
+                // Dropped, its stack leaked: borrows of the abandoned frames may outlive them.
+                self.live.remove(&id);
                 Request::StackOverflow
             }
             Err(p) => {
@@ -209,9 +208,9 @@ impl Blocks {
 
     /// Removes block `id`, which has returned, keeping its stack for reuse.
     fn recycle(&mut self, id: u64) {
-        if let Some(b) = self.live.remove(&id) {
+        if let Some(stack) = self.live.remove(&id).and_then(Guarded::into_stack) {
             if self.spare.len() < SPARE_STACKS {
-                self.spare.push(b.into_stack());
+                self.spare.push(stack);
             }
         }
     }
@@ -222,12 +221,6 @@ impl Blocks {
             std::mem::forget(b);
         }
     }
-}
-
-/// True when `stack` has room for `bytes`.
-fn s_fits(stack: &DefaultStack, bytes: usize) -> bool {
-    use corosensei::stack::Stack;
-    stack.base().get() - stack.limit().get() >= bytes.max(corosensei::stack::MIN_STACK_SIZE)
 }
 
 fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
