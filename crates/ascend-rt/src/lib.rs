@@ -25,14 +25,13 @@
 //! ```
 
 mod backend;
-pub mod cmo_desc;
 pub mod data_types;
 pub mod error;
 pub mod raw_types;
 mod runtime;
 pub mod safe;
 
-pub use ascend_types::{CoreType, Kernel, KernelOps};
+pub use ascend_types::{CmoDescFields, CmoDescLayout, CoreType, Kernel, KernelOps};
 #[cfg(feature = "hw")]
 pub use backend::hw::HwError;
 pub use backend::HostFn;

@@ -56,7 +56,7 @@ pub mod cmo_type {
     /// `ACL_RT_CMO_TYPE_FLUSH`.
     pub const FLUSH: u32 = CmoType::Flush as u32;
     /// What the ACL layer adds to get the runtime opcode (`RT_CMO_PREFETCH` = 6).
-    pub const RT_OPCODE_OFFSET: u32 = 6;
+    pub const RT_OPCODE_OFFSET: u32 = ascend_types::CMO_OPCODE_OFFSET;
     /// The runtime's reserved opcode (`RT_CMO_RESERVED`), first invalid one.
     pub const RT_OPCODE_RESERVED: u32 = 10;
 }

@@ -12,7 +12,7 @@ use ascend_rt_sys::AscendCl;
 
 #[allow(clippy::wildcard_imports)]
 use crate::{
-    compat::*, context::*, device::*, device_ext::*, event::*, event_ext::*, host_calls::*,
+    callbacks::*, compat::*, context::*, device::*, device_ext::*, event::*, event_ext::*,
     host_register::*, memory::*, model::*, notify::*, overflow::*, stream::*, stream_ext::*,
     tasks::*,
 };

@@ -13,18 +13,17 @@
 //! Layout: [`memory`] (address spaces, the allocator and backing pages), `stream` (queues),
 //! `engine` (the discrete-event core, with its object registries, submission and waiter sets),
 //! `exec` (what each task does, a file per task family), `facade` ([`Sim`], a file per group of
-//! calls), `copy` (bandwidth-shared engines), `value_wait` (the polling loop in closed form),
+//! calls), `copy_pool` (bandwidth-shared engines),
 //! [`compare`] (wait predicates), `objects` (events, models), `diagnose` (the watchdog's
 //! explanation), [`report`] (the run report), [`progress`] (tasks done and time reached, for a progress display), [`trace`] (the timeline as a Chrome trace for
-//! Perfetto), [`cache`] (the cache-model seam), `sync` (the host-thread primitives: `std::sync`, or
+//! Perfetto), [`cache`] (the L2 in the data path, and the writes around it), `sync` (the host-thread primitives: `std::sync`, or
 //! `loom::sync` under `--cfg loom`, with the watchdog's timed wait modelled for loom).
 
 pub mod cache;
 pub mod compare;
-mod copy;
+mod copy_pool;
 mod core_thread;
 mod diagnose;
-mod diagnose_cores;
 mod engine;
 mod exec;
 mod facade;
@@ -43,7 +42,6 @@ mod sync;
 pub mod trace;
 mod trace_host;
 mod types;
-mod value_wait;
 
 pub use engine::DueHostCall;
 pub use facade::{service_thread, Sim};

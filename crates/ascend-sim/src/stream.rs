@@ -3,9 +3,9 @@
 
 use std::collections::VecDeque;
 
-use crate::copy::Link;
+use crate::copy_pool::Link;
+use crate::exec::PassClock;
 use crate::types::{FaultClass, ModelId, SimError, Task};
-use crate::value_wait::PassClock;
 
 /// What a queued task does: a user task, or the internal marker of an asynchronous model run.
 #[derive(Debug, Clone)]

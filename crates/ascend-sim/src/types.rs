@@ -422,7 +422,51 @@ pub enum SimError {
     },
 }
 
+/// The class of a [`SimError`], by which a front end maps it to its own errors. Unlike
+/// [`SimError`], this enum is exhaustive: a crate of this workspace that matches on it stops
+/// compiling when a class is added, so no new simulator error falls silently into a
+/// catch-all. Each error's class is decided here, in [`SimError::class`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SimErrorClass {
+    /// [`SimError::OutOfMemory`].
+    OutOfMemory,
+    /// [`SimError::BadAddress`].
+    BadAddress,
+    /// [`SimError::QueueFull`].
+    QueueFull,
+    /// [`SimError::Timeout`] and [`SimError::TimeoutBlocked`].
+    Timeout,
+    /// [`SimError::Stalled`].
+    Stalled,
+    /// [`SimError::TaskFault`].
+    TaskFault,
+    /// [`SimError::TaskTimeout`].
+    TaskTimeout,
+    /// [`SimError::KernelFault`], with the core type of the kernel's task.
+    KernelFault(CoreType),
+    /// [`SimError::StreamDestroyed`].
+    StreamDestroyed,
+    /// [`SimError::Unknown`].
+    UnknownHandle,
+}
+
 impl SimError {
+    /// This error's class (an exhaustive match: a new variant must be given one here).
+    pub fn class(&self) -> SimErrorClass {
+        match self {
+            SimError::OutOfMemory { .. } => SimErrorClass::OutOfMemory,
+            SimError::BadAddress { .. } => SimErrorClass::BadAddress,
+            SimError::QueueFull(_) => SimErrorClass::QueueFull,
+            SimError::Timeout(_) | SimError::TimeoutBlocked(..) => SimErrorClass::Timeout,
+            SimError::Stalled(_) => SimErrorClass::Stalled,
+            SimError::TaskFault(_) => SimErrorClass::TaskFault,
+            SimError::TaskTimeout(_) => SimErrorClass::TaskTimeout,
+            SimError::KernelFault { core, .. } => SimErrorClass::KernelFault(*core),
+            SimError::StreamDestroyed { .. } => SimErrorClass::StreamDestroyed,
+            SimError::Unknown { .. } => SimErrorClass::UnknownHandle,
+        }
+    }
+
     /// The timeout of a timed wait that expired ([`SimError::Timeout`] or
     /// [`SimError::TimeoutBlocked`]), in ms.
     pub fn timeout_ms(&self) -> Option<u64> {

@@ -42,7 +42,7 @@ impl CmoType {
 
     /// The runtime's task opcode for it (6..=9).
     pub fn opcode(self) -> u32 {
-        self.raw() + 6
+        self.raw() + crate::CMO_OPCODE_OFFSET
     }
 
     /// The upper-case name the runtime's logs use (`PREFETCH`, ...).

@@ -4,6 +4,8 @@
 //!
 //! - [`CmoType`], [`WaitMode`], [`MemcpyKind`]: the ACL enum values, each with its raw value
 //!   written once;
+//! - [`CmoDescLayout`], [`CMO_OPCODE_OFFSET`]: the CMO descriptor's two layouts and the
+//!   runtime's CMO opcodes;
 //! - [`StreamId`], [`EventId`], [`NotifyId`], [`ModelId`], [`TaskId`]: typed handles of a
 //!   backend's objects (64 bits: a simulator's serial number or a real library's pointer), never
 //!   a bare integer and never narrowed;
@@ -14,6 +16,7 @@
 
 #![forbid(unsafe_code)]
 
+mod cmo_desc;
 mod enums;
 mod ids;
 mod kernel;
@@ -21,6 +24,7 @@ mod random;
 mod reduce;
 mod task;
 
+pub use cmo_desc::{CmoDescFields, CmoDescLayout, CMO_OPCODE_OFFSET};
 pub use enums::{CmoType, MemcpyKind, WaitMode};
 pub use ids::{EventId, ModelId, NotifyId, StreamId, TaskId};
 pub use kernel::{CoreType, Kernel, KernelBody, KernelOps};

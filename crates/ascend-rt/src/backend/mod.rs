@@ -6,8 +6,10 @@
 //! backend fails only for what it alone can know (out of memory, a timeout, a task fault, a
 //! stalled device, a library's own code), and reports what happened as a [`BackendError`];
 //! the front end picks CANN's code for it. The trait is
-//! private to this crate, so nothing outside it can call a backend past the validation, and it
-//! has no default methods: every backend states what it does for every call.
+//! private to this crate, so nothing outside it can call a backend past the validation. It has
+//! one default method, [`Backend::caller_thread_id`] (a model's own numbering of threads,
+//! which only the real runtime replaces); every backend states what it does for every other
+//! call.
 
 use std::fmt::Debug;
 use std::ops::Range;

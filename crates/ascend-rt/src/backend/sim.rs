@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use ascend_chips::ChipProfile;
-use ascend_sim::{DueHostCall, Sim, SimConfig, SimError};
+use ascend_sim::{DueHostCall, Sim, SimConfig, SimError, SimErrorClass};
 
 use super::{
     BResult, Backend, BackendError, EventId, HostBuf, HostCallThread, HostFn, ModelId, NotifyId,
@@ -269,21 +269,21 @@ impl Drop for SimBackend {
 /// What a simulator error says happened.
 fn m(err: SimError) -> BackendError {
     let text = err.to_string();
-    match err {
-        SimError::OutOfMemory { .. } => BackendError::OutOfMemory(text),
-        SimError::BadAddress { .. } => BackendError::BadAddress(text),
-        SimError::QueueFull(_) => BackendError::QueueFull(text),
-        SimError::Timeout(_) | SimError::TimeoutBlocked(..) => BackendError::Timeout(text),
-        SimError::Stalled(_) => BackendError::Stalled(text),
-        SimError::TaskFault(_) => BackendError::TaskFault(text),
-        SimError::TaskTimeout(_) => BackendError::TaskTimeout(text),
-        SimError::KernelFault { core, .. } => BackendError::KernelFault {
+    // Exhaustive: a new class of simulator error must be mapped here.
+    match err.class() {
+        SimErrorClass::OutOfMemory => BackendError::OutOfMemory(text),
+        SimErrorClass::BadAddress => BackendError::BadAddress(text),
+        SimErrorClass::QueueFull => BackendError::QueueFull(text),
+        SimErrorClass::Timeout => BackendError::Timeout(text),
+        SimErrorClass::Stalled => BackendError::Stalled(text),
+        SimErrorClass::TaskFault => BackendError::TaskFault(text),
+        SimErrorClass::TaskTimeout => BackendError::TaskTimeout(text),
+        SimErrorClass::KernelFault(core) => BackendError::KernelFault {
             core,
             message: text,
         },
-        SimError::Unknown { .. } => BackendError::UnknownHandle(text),
-        SimError::StreamDestroyed { .. } => BackendError::StreamDiscarded(text),
-        _ => BackendError::TaskFault(text),
+        SimErrorClass::UnknownHandle => BackendError::UnknownHandle(text),
+        SimErrorClass::StreamDestroyed => BackendError::StreamDiscarded(text),
     }
 }
 
@@ -574,7 +574,8 @@ impl Backend for SimBackend {
     }
 
     fn cmo_set_desc(&self, desc: u64, src: u64, size: u64) -> BResult<()> {
-        let bytes = crate::cmo_desc::encode(&self.chip, src, size);
+        let bytes = ascend_types::CmoDescLayout::for_size(self.chip.cmo.desc_size)
+            .set_desc_bytes(src, size);
         self.sim.write(desc, &bytes).map_err(m)
     }
 

@@ -8,6 +8,7 @@ mod addresses;
 mod allocator;
 mod backend_errors;
 mod binaries;
+mod callbacks;
 mod capture;
 mod chip_caps;
 mod compat;
@@ -19,7 +20,6 @@ mod errmsg;
 mod errors;
 mod event;
 mod event_flags;
-mod host_calls;
 mod host_register;
 mod kernels;
 mod labels;
@@ -53,11 +53,11 @@ use crate::raw_types::RawStream;
 pub use addresses::AddressClass;
 pub use allocator::{AllocatorField, AllocatorFields};
 pub use binaries::SimKernelFactory;
+pub use callbacks::{callback_block, ExceptionCallback, ExceptionInfo};
 pub use capture::{capture_mode, capture_status};
 pub use compat::{cann_attr, dev_feature, npu_arch};
 pub use device_info::{dev_attr, DEVICE_STATUS_NORMAL, RES_LIMIT_TYPES};
 pub use errmsg::RecentError;
-pub use host_calls::{callback_block, ExceptionCallback, ExceptionInfo};
 pub use host_register::{
     host_reg_flag, host_register_type, HostMemory, SharedBytes, MEM_ATTACH_GLOBAL,
 };
@@ -105,7 +105,7 @@ pub struct Runtime {
     errors: errmsg::ErrorLog,
     options: RuntimeOptions,
     /// The process's exception callback (`aclrtSetExceptionInfoCallback`).
-    exception_cb: host_calls::ExceptionSlot,
+    exception_cb: callbacks::ExceptionSlot,
     /// Some context stopped on a failure (a quick check before looking it up).
     any_ctx_failed: std::sync::atomic::AtomicBool,
     /// Some stream is capturing (a quick check before looking it up).
@@ -133,7 +133,7 @@ impl Runtime {
             device_lifecycle: Mutex::new(()),
             errors: errmsg::ErrorLog::default(),
             options: RuntimeOptions::default(),
-            exception_cb: host_calls::ExceptionSlot::default(),
+            exception_cb: callbacks::ExceptionSlot::default(),
             any_ctx_failed: std::sync::atomic::AtomicBool::new(false),
             any_capture: std::sync::atomic::AtomicBool::new(false),
             any_sealed: std::sync::atomic::AtomicBool::new(false),

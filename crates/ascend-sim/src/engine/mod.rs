@@ -10,8 +10,8 @@
 //! a notify or a barrier in `waiters`.
 
 mod agent_access;
+mod due_host_calls;
 mod event_queue;
-mod host_calls;
 mod registry;
 mod stream_table;
 mod submit;
@@ -25,10 +25,10 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
 use ascend_chips::{ChipProfile, ChipType};
 
-pub use host_calls::{DueHostCall, HostCalls, HOLD_LIMIT};
+pub use due_host_calls::{DueHostCall, HostCalls, HOLD_LIMIT};
 
 use crate::cache::L2;
-use crate::copy::Pool;
+use crate::copy_pool::Pool;
 use crate::kernel::{Core, KernelRun};
 use crate::memory::Memory;
 use crate::objects::{Event, Instance, Model, Notify};

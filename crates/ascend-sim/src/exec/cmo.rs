@@ -4,49 +4,11 @@
 
 use ascend_chips::L2Agent;
 
-use crate::copy::Link;
+use crate::copy_pool::Link;
 use crate::engine::Engine;
 use crate::report::{BarrierSample, CmoRecord};
 use crate::stream::Head;
 use crate::types::{CmoType, HazardKind, SimError, Task};
-
-/// Where a descriptor's fields lie: (num_outer u16, num_inner u16, len_inner u32, src u64,
-/// stride_outer u32, stride_inner u32), by descriptor size (docs/validation/cmo.md,
-/// descriptor layouts).
-struct DescLayout {
-    num_outer: usize,
-    num_inner: usize,
-    len_inner: usize,
-    src: usize,
-    stride_outer: usize,
-    stride_inner: usize,
-    /// Bytes of the header the runtime writes over the head of the descriptor at launch.
-    header: usize,
-}
-
-fn desc_layout(size: u32) -> DescLayout {
-    if size >= 64 {
-        DescLayout {
-            num_outer: 28,
-            num_inner: 30,
-            src: 32,
-            stride_outer: 40,
-            stride_inner: 44,
-            len_inner: 48,
-            header: 28,
-        }
-    } else {
-        DescLayout {
-            num_outer: 8,
-            num_inner: 10,
-            len_inner: 12,
-            src: 16,
-            stride_outer: 24,
-            stride_inner: 28,
-            header: 8,
-        }
-    }
-}
 
 /// Most blocks one descriptor may describe (outer × inner); beyond, the task faults rather
 /// than the simulator walking billions of blocks.
@@ -183,13 +145,14 @@ impl Engine {
         {
             return Err(SimError::TaskFault(fault));
         }
-        let at = desc_layout(size);
-        let u16_at = |o: usize| u64::from(u16::from_le_bytes([buf[o], buf[o + 1]]));
-        let u32_at = |o: usize| u64::from(u32::from_le_bytes(buf[o..o + 4].try_into().expect("4")));
-        let src = u64::from_le_bytes(buf[at.src..at.src + 8].try_into().expect("8"));
-        let len = u32_at(at.len_inner);
-        let (outer, inner) = (u16_at(at.num_outer).max(1), u16_at(at.num_inner).max(1));
-        let (so, si) = (u32_at(at.stride_outer), u32_at(at.stride_inner));
+        // The buffer holds at least the layout (a layout is never larger than its size).
+        let f = ascend_types::CmoDescLayout::for_size(size)
+            .fields(&buf)
+            .ok_or_else(|| SimError::TaskFault(format!("the descriptor at {desc:#x} is short")))?;
+        let (src, len) = (f.src, u64::from(f.len_inner));
+        let outer = u64::from(f.num_outer).max(1);
+        let inner = u64::from(f.num_inner).max(1);
+        let (so, si) = (u64::from(f.stride_outer), u64::from(f.stride_inner));
         if outer * inner > MAX_DESC_BLOCKS {
             return Err(SimError::TaskFault(format!(
                 "the descriptor at {desc:#x} names {outer} x {inner} blocks; the simulator \
@@ -220,7 +183,7 @@ impl Engine {
     /// launched: the operation's opcode in the first word, the rest of the header zero.
     pub(crate) fn write_desc_header(&mut self, desc: u64, op: CmoType, task: u64, stream: u64) {
         let size = self.chip.cmo.desc_size.max(32);
-        let header = desc_layout(size).header;
+        let header = ascend_types::CmoDescLayout::for_size(size).header;
         if self.mem.check(desc, header as u64).is_err() {
             return; // the task faults on its descriptor when it executes
         }

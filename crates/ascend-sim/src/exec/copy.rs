@@ -1,10 +1,10 @@
 //! Memcpy and memset tasks, and the glue between stream heads and the copy-engine pools
-//! ([`crate::copy`]): a job's setup, its transfer, its end (where the task's effect is
+//! ([`crate::copy_pool`]): a job's setup, its transfer, its end (where the task's effect is
 //! applied) and its cancellation when its stream goes.
 
 use ascend_chips::L2Agent;
 
-use crate::copy::Link;
+use crate::copy_pool::Link;
 use crate::engine::{Engine, Ev};
 use crate::memory::Writer;
 use crate::report::EngineJob;

@@ -17,6 +17,8 @@ mod random_task;
 mod sync_objects;
 mod value;
 
+pub(crate) use value::PassClock;
+
 use crate::engine::{Engine, Ev};
 use crate::report::Hazard;
 use crate::report::Span;

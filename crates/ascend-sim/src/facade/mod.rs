@@ -12,10 +12,10 @@
 //! `events`, on models in `models`, and the reports in `reports`.
 
 mod events;
-mod host_calls;
 mod memory;
 mod models;
 mod reports;
+mod running_host_calls;
 mod streams;
 
 use std::sync::PoisonError;

@@ -89,15 +89,15 @@ macro_rules! acl {
     }};
 }
 
+mod callbacks;
 mod contexts;
 mod device_calls;
 mod devices;
 mod errors;
 mod events;
 mod handles;
-mod host_calls;
 
-use host_calls::StreamControl;
+use callbacks::StreamControl;
 mod host_staging;
 mod library;
 mod memory;
@@ -230,7 +230,7 @@ impl Backend for HwBackend {
     }
 
     fn caller_thread_id(&self) -> u64 {
-        host_calls::pthread_id()
+        callbacks::pthread_id()
     }
 
     fn device_call(&self, call: super::DeviceCall) -> BResult<Option<i64>> {

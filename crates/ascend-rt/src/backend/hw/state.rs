@@ -73,7 +73,7 @@ pub(super) struct HwState {
     /// Host-side work waiting for the completion of device work.
     pub(super) pending: Vec<Pending>,
     /// The host functions launched on persistent streams, kept until the stream goes.
-    pub(super) kept_host_fns: HashMap<RawHandle, Vec<super::host_calls::KeptHostFn>>,
+    pub(super) kept_host_fns: HashMap<RawHandle, Vec<super::callbacks::KeptHostFn>>,
     /// The counter behind pending entries' and event records' sequence numbers and explicit
     /// contexts' serials.
     pub(super) seq: u64,

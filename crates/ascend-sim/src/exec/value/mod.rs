@@ -1,5 +1,5 @@
 //! Value write and value wait tasks: the write of a 64-bit word, and a wait's polling of
-//! its word, pass by pass (in closed form, see [`crate::value_wait`]), until the compare is
+//! its word, pass by pass (in closed form, see [`polling`]), until the compare is
 //! satisfied.
 
 use ascend_chips::L2Agent;
@@ -10,7 +10,10 @@ use crate::memory::Writer;
 use crate::report::ValueWaitRecord;
 use crate::stream::{Head, WaitState, Work};
 use crate::types::Task;
-use crate::value_wait::PassClock;
+
+mod polling;
+
+pub(crate) use polling::PassClock;
 
 impl Engine {
     /// A value write executed: store the word. Returns the task's fault, if any.

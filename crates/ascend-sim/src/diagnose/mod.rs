@@ -1,6 +1,8 @@
 //! The watchdog's explanation of a stalled device: every blocked stream, its head task and
 //! what that task waits for, with addresses, values, predicates and the last writers.
 
+mod cores;
+
 use crate::compare;
 use crate::engine::Engine;
 use crate::stream::{work_name, Head, Work};
