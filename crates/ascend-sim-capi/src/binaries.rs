@@ -22,7 +22,7 @@ use crate::kernels::{aclsimKernelFunc, c_kernel};
 fn kernel_libraries() -> &'static Vec<usize> {
     static LIBS: OnceLock<Vec<usize>> = OnceLock::new();
     LIBS.get_or_init(|| {
-        let Ok(list) = std::env::var("ASCEND_SIM_KERNELS") else {
+        let Ok(list) = std::env::var(crate::env_names::KERNELS) else {
             return Vec::new();
         };
         list.split(':')

@@ -34,8 +34,8 @@ fn init_logging() -> Result<(), String> {
 pub fn host_track_wanted() -> bool {
     static WANTED: OnceLock<bool> = OnceLock::new();
     *WANTED.get_or_init(|| {
-        std::env::var_os("ASCEND_SIM_REPORT").is_some()
-            || std::env::var_os("ASCEND_SIM_TRACE").is_some()
+        std::env::var_os(crate::env_names::REPORT).is_some()
+            || std::env::var_os(crate::env_names::TRACE).is_some()
     })
 }
 
@@ -47,8 +47,8 @@ fn start() -> Result<Runtime, String> {
     if let Some(view) = rt.sim_view() {
         crate::progress_file::start(view.progress());
     }
-    if std::env::var_os("ASCEND_SIM_REPORT").is_some()
-        || std::env::var_os("ASCEND_SIM_TRACE").is_some()
+    if std::env::var_os(crate::env_names::REPORT).is_some()
+        || std::env::var_os(crate::env_names::TRACE).is_some()
         || crate::progress_file::wanted()
     {
         // SAFETY: registering a plain extern "C" function with no captured state.
@@ -91,8 +91,12 @@ pub fn write_report() {
         return;
     };
     let outputs: [(&str, &str, Output); 2] = [
-        ("ASCEND_SIM_REPORT", "run report", report_with_api_errors),
-        ("ASCEND_SIM_TRACE", "trace", Runtime::trace_json),
+        (
+            crate::env_names::REPORT,
+            "run report",
+            report_with_api_errors,
+        ),
+        (crate::env_names::TRACE, "trace", Runtime::trace_json),
     ];
     for (var, what, make) in outputs {
         let Some(path) = std::env::var_os(var) else {

@@ -35,6 +35,7 @@ mod compat;
 mod context;
 mod device;
 mod device_ext;
+pub mod env_names;
 mod errors;
 mod event;
 mod event_ext;

@@ -30,13 +30,13 @@ fn write(path: &Path, progress: &RunProgress) -> std::io::Result<()> {
 
 /// True when `ASCEND_SIM_PROGRESS` asks for the file.
 pub fn wanted() -> bool {
-    std::env::var_os("ASCEND_SIM_PROGRESS").is_some()
+    std::env::var_os(crate::env_names::PROGRESS).is_some()
 }
 
 /// Starts the writer when `ASCEND_SIM_PROGRESS` names a file. The thread lives as long as
 /// the process; a file it cannot write ends it, said once.
 pub fn start(progress: Arc<RunProgress>) {
-    let Some(path) = std::env::var_os("ASCEND_SIM_PROGRESS").map(PathBuf::from) else {
+    let Some(path) = std::env::var_os(crate::env_names::PROGRESS).map(PathBuf::from) else {
         return;
     };
     let _ = WRITER.set((path.clone(), progress.clone()));

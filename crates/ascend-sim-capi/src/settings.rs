@@ -43,23 +43,23 @@ fn var(name: &str) -> Result<Option<String>, String> {
 /// What `name` accepts, for messages.
 pub fn accepted(name: &str) -> String {
     match name {
-        "ASCEND_SIM_SOC" => format!("one of {}", ascend_chips::builtin_names().join(", ")),
-        "ASCEND_SIM_CHIP_FILE" => "the path of a readable chip file (TOML)".to_string(),
-        "ASCEND_SIM_ON_STALL" => "`wait` or `error`".to_string(),
-        "ASCEND_SIM_WATCHDOG_MS" => "a whole number of milliseconds, at least 1".to_string(),
-        "ASCEND_SIM_LOG" => {
+        crate::env_names::SOC => format!("one of {}", ascend_chips::builtin_names().join(", ")),
+        crate::env_names::CHIP_FILE => "the path of a readable chip file (TOML)".to_string(),
+        crate::env_names::ON_STALL => "`wait` or `error`".to_string(),
+        crate::env_names::WATCHDOG_MS => "a whole number of milliseconds, at least 1".to_string(),
+        crate::env_names::LOG => {
             "a tracing filter such as `warn`, `info` or `ascend_sim=debug`".to_string()
         }
-        "ASCEND_SIM_PACING" => {
+        crate::env_names::PACING => {
             "`calls`, `wall` or `wall:RATIO` (RATIO a positive number of simulated ns per \
              wall ns)"
                 .to_string()
         }
-        "ASCEND_SIM_KERNEL_STACK" => {
+        crate::env_names::KERNEL_STACK => {
             "a number of bytes, or of KiB or MiB with a K or M after it, from 16K to 1024M"
                 .to_string()
         }
-        "ASCEND_SIM_HAZARDS" => format!(
+        crate::env_names::HAZARDS => format!(
             "`ignore`, `record` or `fail`, or comma-separated `class=action` entries with \
              classes {}",
             HazardKind::ALL.map(HazardKind::name).join(", ")
@@ -78,15 +78,15 @@ fn invalid(name: &str, value: &str, why: &str) -> String {
 impl Settings {
     /// The settings the environment names, or the first problem with it.
     pub fn from_env() -> Result<Settings, String> {
-        let chip = match var("ASCEND_SIM_CHIP_FILE")? {
+        let chip = match var(crate::env_names::CHIP_FILE)? {
             Some(path) => ChipProfile::from_file(Path::new(&path))
-                .map_err(|e| invalid("ASCEND_SIM_CHIP_FILE", &path, &e.to_string()))?,
+                .map_err(|e| invalid(crate::env_names::CHIP_FILE, &path, &e.to_string()))?,
             None => {
-                let soc = var("ASCEND_SIM_SOC")?
+                let soc = var(crate::env_names::SOC)?
                     .unwrap_or_else(|| ascend_chips::BUILTIN_DEFAULT.to_string());
                 ChipProfile::builtin(&soc).map_err(|_| {
                     invalid(
-                        "ASCEND_SIM_SOC",
+                        crate::env_names::SOC,
                         &soc,
                         "no built-in chip model has this name",
                     )
@@ -94,34 +94,36 @@ impl Settings {
             }
         };
         let mut config = SimConfig::default();
-        if let Some(v) = var("ASCEND_SIM_ON_STALL")? {
+        if let Some(v) = var(crate::env_names::ON_STALL)? {
             config.on_stall = match v.to_ascii_lowercase().as_str() {
                 "wait" => OnStall::Wait,
                 "error" => OnStall::Error,
-                _ => return Err(invalid("ASCEND_SIM_ON_STALL", &v, "unknown mode")),
+                _ => return Err(invalid(crate::env_names::ON_STALL, &v, "unknown mode")),
             };
         }
-        if let Some(v) = var("ASCEND_SIM_WATCHDOG_MS")? {
+        if let Some(v) = var(crate::env_names::WATCHDOG_MS)? {
             let ms = v
                 .trim()
                 .parse::<u64>()
                 .ok()
                 .filter(|&ms| ms >= 1)
-                .ok_or_else(|| invalid("ASCEND_SIM_WATCHDOG_MS", &v, "not a positive number"))?;
+                .ok_or_else(|| {
+                    invalid(crate::env_names::WATCHDOG_MS, &v, "not a positive number")
+                })?;
             config.watchdog_grace = Duration::from_millis(ms);
         }
-        if let Some(v) = var("ASCEND_SIM_HAZARDS")? {
+        if let Some(v) = var(crate::env_names::HAZARDS)? {
             config.hazards = hazard_policy(&v)
-                .ok_or_else(|| invalid("ASCEND_SIM_HAZARDS", &v, "not a hazard setting"))?;
+                .ok_or_else(|| invalid(crate::env_names::HAZARDS, &v, "not a hazard setting"))?;
         }
-        if let Some(v) = var("ASCEND_SIM_PACING")? {
+        if let Some(v) = var(crate::env_names::PACING)? {
             config.pacing =
-                pacing(&v).ok_or_else(|| invalid("ASCEND_SIM_PACING", &v, "unknown"))?;
+                pacing(&v).ok_or_else(|| invalid(crate::env_names::PACING, &v, "unknown"))?;
         }
-        if let Some(v) = var("ASCEND_SIM_KERNEL_STACK")? {
+        if let Some(v) = var(crate::env_names::KERNEL_STACK)? {
             config.kernel_stack_bytes = stack_bytes(&v).ok_or_else(|| {
                 invalid(
-                    "ASCEND_SIM_KERNEL_STACK",
+                    crate::env_names::KERNEL_STACK,
                     &v,
                     "not a size of 16 KiB to 1 GiB",
                 )
@@ -132,10 +134,10 @@ impl Settings {
 
     /// The log filter `ASCEND_SIM_LOG` names (`warn` when unset).
     pub fn log_filter() -> Result<tracing_subscriber::EnvFilter, String> {
-        match var("ASCEND_SIM_LOG")? {
+        match var(crate::env_names::LOG)? {
             None => Ok(tracing_subscriber::EnvFilter::new("warn")),
             Some(v) => tracing_subscriber::EnvFilter::try_new(&v)
-                .map_err(|e| invalid("ASCEND_SIM_LOG", &v, &e.to_string())),
+                .map_err(|e| invalid(crate::env_names::LOG, &v, &e.to_string())),
         }
     }
 }

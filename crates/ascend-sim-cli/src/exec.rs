@@ -33,7 +33,7 @@ const RUN_FAILED: u8 = 3;
 /// refreshed by building the library itself, so it comes second). `ASCEND_SIM_LIB_DIR`
 /// overrides both.
 pub fn library_dir() -> Result<PathBuf, String> {
-    if let Some(dir) = std::env::var_os("ASCEND_SIM_LIB_DIR") {
+    if let Some(dir) = std::env::var_os(crate::env_names::LIB_DIR) {
         let dir = PathBuf::from(dir);
         return if dir.join("libascendcl.so").is_file() {
             Ok(dir)
@@ -80,20 +80,20 @@ pub fn run(o: Options) -> Result<u8, String> {
     let mut cmd = Command::new(&o.program[0]);
     cmd.args(&o.program[1..])
         .env("LD_LIBRARY_PATH", library_path)
-        .env("ASCEND_SIM_SOC", &o.soc)
-        .env("ASCEND_SIM_HAZARDS", o.hazards)
-        .env("ASCEND_SIM_ON_STALL", o.on_stall)
-        .env("ASCEND_SIM_WATCHDOG_MS", o.watchdog_ms.to_string())
-        .env("ASCEND_SIM_REPORT", &report)
+        .env(crate::env_names::SOC, &o.soc)
+        .env(crate::env_names::HAZARDS, o.hazards)
+        .env(crate::env_names::ON_STALL, o.on_stall)
+        .env(crate::env_names::WATCHDOG_MS, o.watchdog_ms.to_string())
+        .env(crate::env_names::REPORT, &report)
         .stdin(Stdio::inherit())
         .stdout(Stdio::inherit())
         .stderr(Stdio::piped());
     if let Some(t) = &o.trace {
-        cmd.env("ASCEND_SIM_TRACE", t);
+        cmd.env(crate::env_names::TRACE, t);
     }
     let progress = Progress::new(o.quiet);
     if let Some(f) = progress.file() {
-        cmd.env("ASCEND_SIM_PROGRESS", f);
+        cmd.env(crate::env_names::PROGRESS, f);
     }
     let mut child = cmd
         .spawn()

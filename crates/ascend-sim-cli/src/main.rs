@@ -6,6 +6,11 @@
 //! - `ascend-sim report <report.json>` prints the same summary from a saved run report;
 //! - `ascend-sim models` lists the simulated SoCs and what each supports.
 
+// The variables' names, written once in the library (shared as a file: the command does not
+// link the library, it runs programs on it).
+#[path = "../../ascend-sim-capi/src/env_names.rs"]
+#[allow(dead_code)]
+mod env_names;
 mod examples;
 mod exec;
 mod models;
