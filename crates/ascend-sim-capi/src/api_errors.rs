@@ -5,6 +5,8 @@
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
+use ascend_sim::report::ApiErrorCount;
+
 /// A call's name and the code it returned.
 type CallCode = (&'static str, i32);
 
@@ -21,26 +23,17 @@ pub fn note(api: &'static str, code: i32, message: &str) {
         .or_insert_with(|| (1, message.to_string()));
 }
 
-/// The failures so far, as the report's `api_errors` list: `call`, `code`, `count` and the
-/// `first` message, in call-name order.
-pub fn as_json() -> serde_json::Value {
+/// The failures so far, as the run report's `api_errors`: by call and code, in call-name
+/// order, each with how many and the first one's message.
+pub fn received() -> Vec<ApiErrorCount> {
     let received = RECEIVED.lock().unwrap_or_else(|p| p.into_inner());
     received
         .iter()
-        .map(|((api, code), (count, first))| {
-            serde_json::json!({"call": api, "code": code, "count": count, "first": first})
+        .map(|((api, code), (count, first))| ApiErrorCount {
+            call: (*api).to_string(),
+            code: *code,
+            count: *count,
+            first: first.clone(),
         })
         .collect()
-}
-
-/// The run report `report` (JSON text) with the failures added as `api_errors`; the text
-/// unchanged if it is not a JSON object.
-pub fn add_to_report(report: String) -> String {
-    match serde_json::from_str::<serde_json::Value>(&report) {
-        Ok(serde_json::Value::Object(mut map)) => {
-            map.insert("api_errors".into(), as_json());
-            serde_json::to_string_pretty(&serde_json::Value::Object(map)).unwrap_or(report)
-        }
-        _ => report,
-    }
 }

@@ -78,7 +78,11 @@ type Output = fn(&Runtime) -> Option<String>;
 
 /// The run report, with the failures the program received.
 fn report_with_api_errors(rt: &Runtime) -> Option<String> {
-    rt.report_json().map(crate::api_errors::add_to_report)
+    let mut report = rt.sim_view()?.report();
+    report.api_errors = Some(crate::api_errors::received());
+    Some(
+        serde_json::to_string_pretty(&report).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}")),
+    )
 }
 
 /// Writes the run report to `ASCEND_SIM_REPORT` and the Chrome trace to `ASCEND_SIM_TRACE`

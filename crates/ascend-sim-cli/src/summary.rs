@@ -6,6 +6,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use ascend_sim::report::Hazard;
+use ascend_sim::RunReport;
 use serde_json::{json, Value};
 
 /// How the program ended (for `exec`; `report` has none).
@@ -62,104 +64,106 @@ impl Summary {
             out["report"] = Value::Null;
             return Ok(Summary { out });
         };
-        let r: Value =
-            serde_json::from_str(text).map_err(|e| format!("the run report is not JSON: {e}"))?;
-        let end = u(&r, "end_ns").max(1);
-        out["chip"] = r["chip"].clone();
-        out["end_ns"] = json!(u(&r, "end_ns"));
-        out["streams"] = list(&r, "streams")
+        let r: RunReport = serde_json::from_str(text)
+            .map_err(|e| format!("the run report is not a run report's JSON: {e}"))?;
+        let end = r.end_ns.max(1);
+        out["chip"] = json!(r.chip);
+        out["end_ns"] = json!(r.end_ns);
+        out["streams"] = r
+            .streams
             .iter()
-            .filter(|st| u(st, "tasks") > 0)
+            .filter(|st| st.tasks > 0)
             .map(|st| {
                 json!({
-                    "stream": u(st, "stream"), "device": u(st, "device"), "tasks": u(st, "tasks"),
-                    "busy_ns": u(st, "busy_ns"), "end_ns": u(st, "end_ns"),
-                    "busy": ratio(u(st, "busy_ns"), end),
+                    "stream": st.stream, "device": st.device, "tasks": st.tasks,
+                    "busy_ns": st.busy_ns, "end_ns": st.end_ns,
+                    "busy": ratio(st.busy_ns, end),
                 })
             })
             .collect();
-        out["engines"] = list(&r, "engines")
+        out["engines"] = r
+            .engines
             .iter()
             .map(|e| {
                 json!({
-                    "device": u(e, "device"), "engine": s(e, "engine"), "tasks": u(e, "tasks"),
-                    "busy_ns": u(e, "busy_ns"), "busy": ratio(u(e, "busy_ns"), end),
+                    "device": e.device, "engine": e.engine, "tasks": e.tasks,
+                    "busy_ns": e.busy_ns, "busy": ratio(e.busy_ns, end),
                 })
             })
             .collect();
-        out["host_ns"] = json!(u(&r, "host_ns"));
-        out["host_threads"] = list(&r, "host_threads")
+        out["host_ns"] = json!(r.host_ns);
+        out["host_threads"] = r
+            .host_threads
             .iter()
             .map(|h| {
                 json!({
-                    "thread": u(h, "thread"), "name": h.get("name"), "calls": u(h, "calls"),
-                    "call_ns": u(h, "call_ns"), "wait_ns": u(h, "wait_ns"),
+                    "thread": h.thread, "name": h.name, "calls": h.calls,
+                    "call_ns": h.call_ns, "wait_ns": h.wait_ns,
                 })
             })
             .collect();
-        out["discarded"] = json!(list(&r, "discarded").len() as u64 + u(&r, "discarded_dropped"));
-        out["value_waits"] = list(&r, "value_waits")
+        out["discarded"] = json!(r.discarded.len() as u64 + r.discarded_dropped);
+        out["value_waits"] = r
+            .value_waits
             .iter()
             .map(|w| {
                 json!({
-                    "stream": u(w, "stream"), "addr": format!("{:#x}", u(w, "addr")),
-                    "mode": s(w, "mode"), "value": u(w, "value"),
-                    "waited_ns": u(w, "duration_ns"), "released_by": w.get("released_by"),
+                    "stream": w.stream, "addr": format!("{:#x}", w.addr),
+                    "mode": w.mode, "value": w.value,
+                    "waited_ns": w.duration_ns,
+                    "released_by": w.released_by.as_ref().map(ToString::to_string),
                 })
             })
             .collect();
-        out["caches"] = list(&r, "caches")
+        out["caches"] = r
+            .caches
             .iter()
             .filter_map(|c| {
-                let l2 = c.get("l2")?;
-                let (hits, misses) = (u(l2, "hits"), u(l2, "misses"));
+                let (hits, misses) = (c.l2.hits, c.l2.misses);
                 (hits + misses > 0).then(|| {
                     json!({
-                        "device": u(c, "device"), "hits": hits, "misses": misses,
+                        "device": c.device, "hits": hits, "misses": misses,
                         "hit_rate": ratio(hits, hits + misses),
-                        "dirty_evictions": u(l2, "dirty_evictions"),
-                        "bytes_written_back": u(l2, "bytes_written_back"),
+                        "dirty_evictions": c.l2.dirty_evictions,
+                        "bytes_written_back": c.l2.bytes_written_back,
                     })
                 })
             })
             .collect();
-        let mut cmos: BTreeMap<String, (u64, u64, u64)> = BTreeMap::new();
-        for c in list(&r, "cmos") {
-            let e = cmos.entry(s(c, "op").to_string()).or_default();
+        let mut cmos: BTreeMap<&str, (u64, u64, u64)> = BTreeMap::new();
+        for c in &r.cmos {
+            let e = cmos.entry(c.op.as_str()).or_default();
             e.0 += 1;
-            e.1 += u(c, "lines");
-            e.2 += u(c, "bytes_written_back");
+            e.1 += c.lines;
+            e.2 += c.bytes_written_back;
         }
         out["cmos"] = cmos
             .into_iter()
             .map(|(op, (n, lines, wb))| json!({"op": op, "tasks": n, "lines": lines, "bytes_written_back": wb}))
             .collect();
-        let mut kernels: BTreeMap<String, (u64, u64)> = BTreeMap::new();
-        for k in list(&r, "kernel_blocks") {
-            let e = kernels.entry(s(k, "kernel").to_string()).or_default();
+        let mut kernels: BTreeMap<&str, (u64, u64)> = BTreeMap::new();
+        for k in &r.kernel_blocks {
+            let e = kernels.entry(k.kernel.as_str()).or_default();
             e.0 += 1;
-            e.1 += u(k, "ops");
+            e.1 += k.ops;
         }
         out["kernels"] = kernels
             .into_iter()
             .map(|(name, (blocks, ops))| json!({"kernel": name, "blocks": blocks, "ops": ops}))
             .collect();
-        let mut hazards: BTreeMap<String, (u64, Value)> = BTreeMap::new();
-        for h in list(&r, "hazards") {
-            let e = hazards
-                .entry(s(h, "kind").to_string())
-                .or_insert_with(|| (0, h.clone()));
-            e.0 += 1;
+        let mut hazards: BTreeMap<&str, (u64, &Hazard)> = BTreeMap::new();
+        for h in &r.hazards {
+            hazards.entry(h.kind.as_str()).or_insert((0, h)).0 += 1;
         }
         out["hazards"] = hazards
             .into_iter()
             .map(|(kind, (n, first))| {
-                json!({"kind": kind, "count": n, "first_at_ns": u(&first, "at_ns"), "first": s(&first, "detail")})
+                json!({"kind": kind, "count": n, "first_at_ns": first.at_ns, "first": first.detail})
             })
             .collect();
-        out["hazards_dropped"] = json!(u(&r, "hazards_dropped"));
-        out["faults"] = r.get("faults").cloned().unwrap_or(json!([]));
-        out["api_errors"] = r.get("api_errors").cloned().unwrap_or(json!([]));
+        out["hazards_dropped"] = json!(r.hazards_dropped);
+        out["faults"] = json!(r.faults);
+        out["api_errors"] = json!(r.api_errors.unwrap_or_default());
         out["report"] = json!(true);
         Ok(Summary { out })
     }

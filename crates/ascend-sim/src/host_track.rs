@@ -30,12 +30,12 @@ use serde::Serialize;
 use crate::kept::Kept;
 
 /// One API call of a host thread.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct HostCallSpan {
     /// The host thread (numbered from 1 in the order threads first called).
     pub thread: u32,
     /// The call (`aclrtMemcpy`).
-    pub name: &'static str,
+    pub name: crate::report::Name,
     /// Its arguments, as the caller gave them (empty when not given).
     pub args: String,
     /// When it started on the host clock, in ns.
@@ -51,7 +51,7 @@ pub struct HostCallSpan {
 }
 
 /// Per host thread: its calls and where their time went.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct HostThreadReport {
     /// The host thread.
     pub thread: u32,
@@ -189,7 +189,7 @@ impl crate::Sim {
         let thread = thread_number();
         let span = HostCallSpan {
             thread,
-            name: open.name,
+            name: open.name.into(),
             args: open.args,
             start_ns: open.start_ns,
             end_ns,

@@ -1,7 +1,11 @@
 //! The run report: per-stream and per-engine task counts and busy times, value waits with
 //! their durations and pass counts, never-written reads, faults and the task timeline.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+
+/// A name in a report record: a static string when the simulator makes the record (no
+/// allocation), an owned one when a report is read back (`RunReport` is `Deserialize`).
+pub type Name = std::borrow::Cow<'static, str>;
 
 pub use crate::kept::Kept;
 
@@ -9,14 +13,14 @@ pub use crate::kept::Kept;
 const NEVER_WRITTEN_SAMPLES: usize = 64;
 
 /// One completed task on the timeline.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Span {
     /// Task number.
     pub task: u64,
     /// Stream.
     pub stream: u64,
     /// Task kind.
-    pub kind: &'static str,
+    pub kind: Name,
     /// Simulated submission time.
     pub submit_ns: u64,
     /// Simulated time its dispatch started.
@@ -28,7 +32,7 @@ pub struct Span {
 }
 
 /// One completed value wait.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ValueWaitRecord {
     /// Task number.
     pub task: u64,
@@ -37,7 +41,7 @@ pub struct ValueWaitRecord {
     /// Watched address.
     pub addr: u64,
     /// Compare mode.
-    pub mode: &'static str,
+    pub mode: Name,
     /// Operand.
     pub value: u64,
     /// Dispatch start.
@@ -53,20 +57,43 @@ pub struct ValueWaitRecord {
 }
 
 /// A writer of device memory, said when the report is read or serialized (recording it costs
-/// no formatting): a task, a host call, or a kernel block with its kernel's name.
+/// no formatting): a task, a host call, or a kernel block with its kernel's name; or, in a
+/// report read back from its JSON, the words said.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WriterName {
-    /// The writer.
-    pub writer: crate::memory::Writer,
-    /// The kernel's name, for a kernel block.
-    pub kernel: Option<std::sync::Arc<str>>,
+pub enum WriterName {
+    /// As the simulator recorded it.
+    Recorded {
+        /// The writer.
+        writer: crate::memory::Writer,
+        /// The kernel's name, for a kernel block.
+        kernel: Option<std::sync::Arc<str>>,
+    },
+    /// As a report's JSON says it.
+    Said(String),
+}
+
+impl WriterName {
+    /// The writer, as recorded (`None` for a report read back from its JSON).
+    pub fn writer(&self) -> Option<crate::memory::Writer> {
+        match self {
+            WriterName::Recorded { writer, .. } => Some(*writer),
+            WriterName::Said(_) => None,
+        }
+    }
 }
 
 impl std::fmt::Display for WriterName {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match &self.kernel {
-            Some(k) => write!(f, "kernel {k} ({})", self.writer),
-            None => write!(f, "{}", self.writer),
+        match self {
+            WriterName::Recorded {
+                writer,
+                kernel: Some(k),
+            } => write!(f, "kernel {k} ({writer})"),
+            WriterName::Recorded {
+                writer,
+                kernel: None,
+            } => write!(f, "{writer}"),
+            WriterName::Said(s) => f.write_str(s),
         }
     }
 }
@@ -77,8 +104,14 @@ impl Serialize for WriterName {
     }
 }
 
+impl<'de> Deserialize<'de> for WriterName {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        String::deserialize(d).map(WriterName::Said)
+    }
+}
+
 /// One read of device memory that had never been written.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NeverWrittenRead {
     /// Start address.
     pub addr: u64,
@@ -98,7 +131,7 @@ const HAZARDS_LOGGED: u64 = 100;
 
 /// A memory-side hazard: something a program did to cached data that hardware would not
 /// report, named with where and when it happened.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Hazard {
     /// The class: `lost_write` (an INVALID dropped a dirty line whose data was never
     /// written back), `partial_line`, `never_written_read`, `clobber` (a write-back overwrote
@@ -118,7 +151,7 @@ pub struct Hazard {
 }
 
 /// What one CMO task did to its device's L2.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CmoRecord {
     /// The operation.
     pub op: String,
@@ -141,7 +174,7 @@ pub struct CmoRecord {
 }
 
 /// The number of INVALID CMOs outstanding on one barrier id, from the moment it changed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BarrierSample {
     /// The device of the stream whose task changed it.
     pub device: u32,
@@ -156,7 +189,7 @@ pub struct BarrierSample {
 }
 
 /// One block of a kernel task, as it ran on an AI core.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct KernelBlockRecord {
     /// The kernel task.
     pub task: u64,
@@ -184,18 +217,18 @@ pub struct KernelBlockRecord {
 }
 
 /// One job of a copy engine or CMO engine, from the moment it took the engine to its end.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EngineJob {
     /// The device.
     pub device: u32,
     /// The engine (`copy` or `cmo`).
-    pub engine: &'static str,
+    pub engine: Name,
     /// The task.
     pub task: u64,
     /// Its stream.
     pub stream: u64,
     /// The task's kind.
-    pub kind: &'static str,
+    pub kind: Name,
     /// When it took the engine (its setup began).
     pub start_ns: u64,
     /// When its setup ended and it began moving data.
@@ -207,7 +240,7 @@ pub struct EngineJob {
 }
 
 /// One device's L2 figures.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CacheReport {
     /// The device.
     pub device: u32,
@@ -253,14 +286,14 @@ pub struct ReportData {
 }
 
 /// A task discarded without running.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DiscardedTask {
     /// Task number.
     pub task: u64,
     /// Its stream.
     pub stream: u64,
     /// What it was.
-    pub kind: &'static str,
+    pub kind: Name,
     /// When it was submitted.
     pub submit_ns: u64,
     /// When it was discarded.
@@ -352,7 +385,7 @@ impl ReportData {
 }
 
 /// Per-stream figures.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StreamReport {
     /// Stream.
     pub stream: u64,
@@ -385,7 +418,7 @@ impl StreamReport {
 }
 
 /// Per-engine figures.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EngineReport {
     /// Device.
     pub device: u32,
@@ -399,8 +432,10 @@ pub struct EngineReport {
     pub end_ns: u64,
 }
 
-/// The run report.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// The run report. It reads back from its JSON (`serde_json::from_str`); a field missing
+/// there (a report of an older library) reads as empty.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct RunReport {
     /// SoC name.
     pub chip: String,
@@ -470,6 +505,23 @@ pub struct RunReport {
     pub host_calls_dropped: u64,
     /// Per host thread: its calls, and the host time in calls and in waits.
     pub host_threads: Vec<crate::host_track::HostThreadReport>,
+    /// The failures the program received from the API, by call and code: filled by the C
+    /// library (`libascendcl.so`), which sees every entry point return; absent elsewhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_errors: Option<Vec<ApiErrorCount>>,
+}
+
+/// How often one API call returned one error code.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApiErrorCount {
+    /// The call (`aclrtMalloc`).
+    pub call: String,
+    /// The code it returned.
+    pub code: i32,
+    /// How many times.
+    pub count: u64,
+    /// The first one's message.
+    pub first: String,
 }
 
 impl crate::engine::Engine {
@@ -551,6 +603,7 @@ impl crate::engine::Engine {
             host_calls: Vec::new(),
             host_calls_dropped: 0,
             host_threads: Vec::new(),
+            api_errors: None,
         }
     }
 }

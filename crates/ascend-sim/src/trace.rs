@@ -75,7 +75,7 @@ pub fn chrome_trace(report: &RunReport) -> String {
             at_ns,
             task,
             ..
-        }) = w.released_by.as_ref().map(|r| r.writer)
+        }) = w.released_by.as_ref().and_then(|r| r.writer())
         else {
             continue;
         };
@@ -129,7 +129,7 @@ pub fn chrome_trace(report: &RunReport) -> String {
     for j in &report.engine_jobs {
         let next = ENGINE_TRACK_BASE + engine_tracks.len() as u64;
         let tid = *engine_tracks
-            .entry((j.device, j.engine))
+            .entry((j.device, j.engine.clone()))
             .or_insert_with(|| {
                 events.push(json!({
                     "ph": "M", "name": "thread_name", "pid": j.device, "tid": next,

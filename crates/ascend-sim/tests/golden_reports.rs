@@ -15,14 +15,27 @@ use ascend_chips::ChipProfile;
 use ascend_sim::*;
 use common::*;
 
+/// The report's JSON read into a `RunReport` and written again is the same JSON.
+fn reads_back_as_it_was(name: &str, json: &str) {
+    let read: RunReport = serde_json::from_str(json)
+        .unwrap_or_else(|e| panic!("{name}: the report does not read back: {e}"));
+    let again = serde_json::to_string_pretty(&read).unwrap();
+    assert!(
+        again == json,
+        "{name}: the report read back differs from the one written"
+    );
+}
+
 fn golden_path(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/golden")
         .join(format!("{name}.json"))
 }
 
-/// Compares the report of `sim` with the committed one (or rewrites it when asked).
+/// Compares the report of `sim` with the committed one (or rewrites it when asked), after
+/// checking that the report reads back from its JSON as it was.
 fn check(name: &str, sim: &Sim) {
+    reads_back_as_it_was(name, &sim.report_json());
     let mut report: serde_json::Value = serde_json::from_str(&sim.report_json()).unwrap();
     report
         .as_object_mut()

@@ -171,7 +171,11 @@ fn a_force_destroy_runs_what_the_queue_can_run_and_lists_what_it_discards() {
         "the kernel ran before the destroy returned"
     );
     let report = sim.report();
-    let discarded: Vec<(u64, &str)> = report.discarded.iter().map(|d| (d.task, d.kind)).collect();
+    let discarded: Vec<(u64, &str)> = report
+        .discarded
+        .iter()
+        .map(|d| (d.task, &*d.kind))
+        .collect();
     assert_eq!(
         discarded,
         [(wait_task.0, "ValueWait"), (fill.0, "Memset")],

@@ -29,7 +29,7 @@ struct Way {
 }
 
 /// Counters of one L2.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct L2Stats {
     /// Line accesses that found the line resident.
     pub hits: u64,

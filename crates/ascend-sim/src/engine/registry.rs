@@ -185,7 +185,7 @@ impl Engine {
             let record = crate::report::DiscardedTask {
                 task: t.id,
                 stream: s,
-                kind: crate::stream::work_name(&t.work),
+                kind: crate::stream::work_name(&t.work).into(),
                 submit_ns: t.submit_ns,
                 at_ns: self.now,
             };

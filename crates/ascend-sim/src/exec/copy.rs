@@ -205,10 +205,10 @@ impl Engine {
         let device = st.device;
         let job = EngineJob {
             device,
-            engine: self.pools[device as usize][engine].name,
+            engine: self.pools[device as usize][engine].name.into(),
             task: id,
             stream: s,
-            kind: task_name(kind),
+            kind: task_name(kind).into(),
             start_ns: since,
             moving_ns: moving_since,
             end_ns: self.now,

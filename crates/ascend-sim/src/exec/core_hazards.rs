@@ -25,7 +25,7 @@ impl Engine {
             Writer::Core { task, .. } => self.kernel_runs.get(task).map(|r| r.kernel.shared_name()),
             _ => None,
         };
-        WriterName { writer: *w, kernel }
+        WriterName::Recorded { writer: *w, kernel }
     }
 
     /// A writer said with its kernel's name when it is a kernel block.

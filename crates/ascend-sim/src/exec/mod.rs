@@ -361,7 +361,7 @@ impl Engine {
         let span = Span {
             task: task.id,
             stream: s,
-            kind: work_name(&task.work),
+            kind: work_name(&task.work).into(),
             submit_ns: task.submit_ns,
             start_ns: st.head_start,
             end_ns: now,
@@ -370,7 +370,7 @@ impl Engine {
         tracing::trace!(
             stream = s,
             task = task.id,
-            kind = span.kind,
+            kind = &*span.kind,
             start_ns = span.start_ns,
             end_ns = now,
             "task complete"

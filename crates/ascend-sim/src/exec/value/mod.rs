@@ -116,7 +116,7 @@ impl Engine {
                         task: id,
                         stream: s,
                         addr,
-                        mode: compare::mode_name(mode),
+                        mode: compare::mode_name(mode).into(),
                         value,
                         start_ns: start,
                         end_ns: self.now,
