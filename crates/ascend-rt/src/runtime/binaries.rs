@@ -506,9 +506,7 @@ impl Runtime {
                 }
             }
             let kernel = factory(&packed);
-            let launched = self
-                .launch_task(rec.backend, Task::Kernel { kernel, blocks })
-                .map_err(AclError::from);
+            let launched = self.launch(&rec, Task::Kernel { kernel, blocks });
             if launched.is_err() {
                 self.free_placeholder_memory(rec.device, &copied);
             } else {

@@ -14,9 +14,9 @@
 use std::cell::Cell;
 use std::sync::Arc;
 
-use super::state::Subscription;
+use super::state::{StreamRec, Subscription};
 use super::Runtime;
-use crate::backend::{BResult, HostCallThread, HostFn, StreamId, Task};
+use crate::backend::{HostCallThread, HostFn};
 use crate::error::{fail, AclError, AclResult, ErrorCode, MsgCode};
 use crate::raw_types::RawStream;
 
@@ -88,9 +88,14 @@ thread_local! {
     static LAST_TASK: Cell<u32> = const { Cell::new(u32::MAX) };
 }
 
+/// Notes task `id` as the calling thread's last (`aclrtGetThreadLastTaskId`).
+pub(super) fn note_last_task(id: u64) {
+    LAST_TASK.with(|c| c.set(id as u32));
+}
+
 /// The operating-system id of the calling thread, from `/proc/thread-self` (Linux), if it can be
 /// read.
-fn os_thread_id() -> Option<u32> {
+pub(super) fn os_thread_id() -> Option<u32> {
     let link = std::fs::read_link("/proc/thread-self").ok()?;
     link.file_name()?.to_str()?.parse().ok()
 }
@@ -106,26 +111,7 @@ fn report_timeout(timeout: i32) -> Option<Option<u64>> {
 }
 
 impl Runtime {
-    /// Launches `task` on the backend's stream and notes its id as the calling thread's last
-    /// task (and, while an exception callback is registered, which thread launched on it).
-    pub(super) fn launch_task(&self, stream: StreamId, task: Task) -> BResult<()> {
-        if let Some(e) = self.ctx_failure_of_backend(stream) {
-            return Err(crate::backend::BackendError::Library(e));
-        }
-        let stream = self.capture_target(stream);
-        self.refuse_sealed("the task's launch", stream)
-            .map_err(crate::backend::BackendError::Library)?;
-        let id = self.backend.launch(stream, task)?;
-        LAST_TASK.with(|c| c.set(id as u32));
-        if self.exception_callback_set() {
-            if let Some(tid) = os_thread_id() {
-                self.lock().launchers.insert(stream, tid);
-            }
-        }
-        Ok(())
-    }
-
-    fn exception_callback_set(&self) -> bool {
+    pub(super) fn exception_callback_set(&self) -> bool {
         self.exception_cb.is_set()
     }
 
@@ -170,9 +156,9 @@ impl Runtime {
                         HostCallThread::Runtime
                     }
                 };
-                (rec.backend, thread)
+                (rec, thread)
             };
-            self.launch_host_call(backend, f.expect("checked above"), thread, true)
+            self.launch_host_call(&backend, f.expect("checked above"), thread, true)
         })
     }
 
@@ -181,23 +167,18 @@ impl Runtime {
     /// model stream; the function is made coherent with registered memory.
     fn launch_host_call(
         &self,
-        stream: StreamId,
+        rec: &StreamRec,
         f: HostFn,
         thread: HostCallThread,
         blocking: bool,
     ) -> AclResult<()> {
-        if let Some(e) = self.ctx_failure_of_backend(stream) {
-            return Err(e);
+        let target = self.launch_target(rec, "the host call's launch")?;
+        if let (HostCallThread::Reports(t), true) = (thread, target != rec.backend) {
+            self.subscribe_capture_stream(rec.backend, t)?;
         }
-        let target = self.capture_target(stream);
-        if let (HostCallThread::Reports(t), true) = (thread, target != stream) {
-            self.subscribe_capture_stream(stream, t)?;
-        }
-        let stream = target;
-        self.refuse_sealed("the host call's launch", stream)?;
         let f = self.coherent_host_fn(f);
         self.backend
-            .launch_host_call(stream, f, thread, blocking)
+            .launch_host_call(target, f, thread, blocking)
             .map_err(AclError::from)
     }
 
@@ -300,10 +281,10 @@ impl Runtime {
                         format!("{api} failed: stream {handle:#x} is not bound to any thread; call aclrtSubscribeReport first"),
                     ));
                 };
-                (rec.backend, HostCallThread::Reports(*t))
+                (rec, HostCallThread::Reports(*t))
             };
             let blocking = block_type == callback_block::BLOCK;
-            self.launch_host_call(backend, f.expect("checked above"), thread, blocking)
+            self.launch_host_call(&backend, f.expect("checked above"), thread, blocking)
         })
     }
 

@@ -11,6 +11,7 @@
 use ascend_chips::ChipType;
 use ascend_types::Task;
 
+use super::state::State;
 use super::Runtime;
 use crate::backend::StreamId;
 use crate::error::{fail, AclError, AclResult, ErrorCode, MsgCode};
@@ -287,8 +288,12 @@ impl Runtime {
         if !self.any_capture.load(std::sync::atomic::Ordering::Acquire) {
             return stream;
         }
-        self.lock()
-            .captures
+        Self::capture_target_in(&self.lock(), stream)
+    }
+
+    /// [`Runtime::capture_target`], under the caller's lock.
+    pub(super) fn capture_target_in(st: &State, stream: StreamId) -> StreamId {
+        st.captures
             .values()
             .find(|c| c.from == stream)
             .map_or(stream, |c| c.to)
@@ -394,7 +399,7 @@ impl Runtime {
                 format!("{api} failed: the stream is not in the capture stage"),
             ));
         }
-        self.launch_task(rec.backend, task).map_err(AclError::from)
+        self.launch(&rec, task)
     }
 
     /// `aclrtRecordEventWithFlag(event, stream, flag)`: flag 0 is `aclrtRecordEvent`; flag 1

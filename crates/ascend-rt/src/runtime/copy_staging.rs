@@ -7,8 +7,9 @@
 use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
+use super::state::StreamRec;
 use super::Runtime;
-use crate::backend::{HostBuf, Loc, StreamId, SyncDst, SyncSrc, Task};
+use crate::backend::{HostBuf, Loc, SyncDst, SyncSrc, Task};
 use crate::error::{fail, AclResult};
 
 /// A resolved, range-checked end of a copy.
@@ -160,7 +161,7 @@ impl Runtime {
     /// each, so that no temporary grows with the count.
     pub(super) fn launch_copy(
         &self,
-        stream: StreamId,
+        rec: &StreamRec,
         mut ends: AsyncEnds<'_>,
         len: usize,
     ) -> AclResult<()> {
@@ -171,14 +172,14 @@ impl Runtime {
         };
         match ends {
             AsyncEnds::Locs { dst, src } => {
-                return Ok(self.launch_task(stream, copy(dst, src, len))?);
+                return self.launch(rec, copy(dst, src, len));
             }
             AsyncEnds::FromPageable { dst, src } => {
                 let staged = Loc::Host {
                     buf: staged_copy(src)?,
                     offset: 0,
                 };
-                return Ok(self.launch_task(stream, copy(dst, staged, len))?);
+                return self.launch(rec, copy(dst, staged, len));
             }
             _ => {}
         }
@@ -213,8 +214,8 @@ impl Runtime {
                     unreachable!("launched above")
                 }
             };
-            self.launch_task(stream, copy(into_staging, src, n))?;
-            self.backend.synchronize_stream(stream, None)?;
+            self.launch(rec, copy(into_staging, src, n))?;
+            self.backend.synchronize_stream(rec.backend, None)?;
             out.copy_from_slice(&locked(&staging)[..n]);
         }
         Ok(())

@@ -113,7 +113,7 @@ impl Runtime {
             ));
         }
         let records = matches!(task, Task::EventRecord(_));
-        self.launch_task(rec.backend, task)?;
+        self.launch(&rec, task)?;
         if records {
             let handle = self.handle_of(rec.backend);
             if let Some(e) = self.lock().events.get_mut(&event.0) {

@@ -5,7 +5,7 @@
 
 use super::Runtime;
 use crate::backend::Task;
-use crate::error::{fail, AclError, AclResult};
+use crate::error::{fail, AclResult};
 use crate::raw_types::RawStream;
 use ascend_types::Kernel;
 
@@ -66,8 +66,7 @@ impl Runtime {
                 let st = self.lock();
                 Self::impl_stream(&st, api, stream)?.1
             };
-            self.launch_task(rec.backend, Task::Kernel { kernel, blocks })
-                .map_err(AclError::from)
+            self.launch(&rec, Task::Kernel { kernel, blocks })
         })
     }
 }

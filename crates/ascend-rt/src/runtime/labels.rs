@@ -189,7 +189,7 @@ impl Runtime {
             if stream.0 == 0 {
                 return Err(fail::acl_null(api, "stream"));
             }
-            let backend = {
+            let srec = {
                 let mut st = self.lock();
                 let rec = st.labels.get(&label).cloned().ok_or_else(|| fail::invalid_handle(api, "label", label))?;
                 Self::check_stream_handle(&st, api, stream)?;
@@ -229,9 +229,9 @@ impl Runtime {
                 if let Some(r) = st.labels.get_mut(&label) {
                     r.set_on = Some(stream.0);
                 }
-                srec.backend
+                srec
             };
-            self.launch_task(backend, Task::LabelSet { label }).map_err(AclError::from)
+            self.launch(&srec, Task::LabelSet { label })
         })
     }
 
@@ -258,7 +258,7 @@ impl Runtime {
             if stream.0 == 0 {
                 return Err(fail::acl_null(api, "stream"));
             }
-            let (backend, labels) = {
+            let (srec, labels) = {
                 let st = self.lock();
                 Self::check_stream_handle(&st, api, stream)?;
                 let (_, srec) = Self::impl_stream(&st, api, stream)?;
@@ -277,17 +277,16 @@ impl Runtime {
                     .get(&list)
                     .cloned()
                     .ok_or_else(|| fail::invalid_handle(api, "labelList", list))?;
-                (srec.backend, labels)
+                (srec, labels)
             };
-            self.launch_task(
-                backend,
+            self.launch(
+                &srec,
                 Task::LabelSwitch {
                     index: index.0,
                     max,
                     labels,
                 },
             )
-            .map_err(AclError::from)
         })
     }
 }

@@ -572,7 +572,7 @@ impl Runtime {
                 },
             };
             Self::no_pageable_on_persistent(api, &rec, &ends)?;
-            self.launch_copy(rec.backend, ends, count)
+            self.launch_copy(&rec, ends, count)
         })
     }
 
@@ -600,7 +600,7 @@ impl Runtime {
             Self::within_buffer(api, "dst", dst, count, buf.len())?;
             let ends = AsyncEnds::Within { buf, dst, src };
             Self::no_pageable_on_persistent(api, &rec, &ends)?;
-            self.launch_copy(rec.backend, ends, count)
+            self.launch_copy(&rec, ends, count)
         })
     }
 
@@ -669,7 +669,7 @@ impl Runtime {
             // arguments.
             self.require_stream_handle(api, stream)?;
             count_within(api, count, max_count, "maxCount")?;
-            let backend_stream = self.task_stream(api, stream)?.backend;
+            let srec = self.task_stream(api, stream)?;
             let byte = value as u32 as u8;
             match self.dst_side(api, dst, count as u64)? {
                 DSide::Device(a) => {
@@ -678,8 +678,7 @@ impl Runtime {
                         value: byte,
                         len: count as u64,
                     };
-                    self.launch_task(backend_stream, task)
-                        .map_err(crate::AclError::from)
+                    self.launch(&srec, task)
                 }
                 DSide::Pinned(b, o) => {
                     host_fill_bound(api, max_count)?;

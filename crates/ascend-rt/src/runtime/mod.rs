@@ -23,6 +23,7 @@ mod event_flags;
 mod host_register;
 mod kernels;
 mod labels;
+mod launch;
 mod memory;
 mod model;
 mod notify;

@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use super::backend_errors::WaitOf;
-use super::state::{HandleKind, ModelRec};
+use super::state::{HandleKind, ModelRec, State};
 use super::Runtime;
 use crate::backend::StreamId;
 use crate::error::{fail, AclError, AclResult, ErrorCode, MsgCode};
@@ -328,9 +328,20 @@ impl Runtime {
     /// 107000 (EE1016) for a task given, on 950, to a stream of a model whose build ended
     /// (the runtime's last check before a task is sent).
     pub(super) fn refuse_sealed(&self, api: &str, stream: StreamId) -> AclResult<()> {
-        if self.any_sealed.load(std::sync::atomic::Ordering::Acquire)
-            && self.lock().sealed.contains(&stream)
-        {
+        if !self.any_sealed.load(std::sync::atomic::Ordering::Acquire) {
+            return Ok(());
+        }
+        self.refuse_sealed_in(&self.lock(), api, stream)
+    }
+
+    /// [`Runtime::refuse_sealed`], under the caller's lock.
+    pub(super) fn refuse_sealed_in(
+        &self,
+        st: &State,
+        api: &str,
+        stream: StreamId,
+    ) -> AclResult<()> {
+        if st.sealed.contains(&stream) {
             return Err(AclError::new(
                 ErrorCode::RtParamInvalid,
                 Some(MsgCode::EE1016),

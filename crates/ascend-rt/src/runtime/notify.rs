@@ -116,8 +116,7 @@ impl Runtime {
             Self::check_stream_handle(&st, api, stream)?;
             Self::impl_stream(&st, api, stream)?.1
         };
-        self.launch_task(stream_rec.backend, task(rec.backend))
-            .map_err(crate::AclError::from)
+        self.launch(&stream_rec, task(rec.backend))
     }
 
     /// `aclrtRecordNotify(notify, stream)`: sets the notify when the stream (NULL: the default

@@ -192,15 +192,14 @@ impl Runtime {
             }
             let rec = self.task_stream(api, stream)?;
             self.require_device_range(api, "outputAddr", output, OVERFLOW_STATUS_BYTES as u64)?;
-            self.launch_task(
-                rec.backend,
+            self.launch(
+                &rec,
                 Task::Memset {
                     addr: output.0,
                     value: 0,
                     len: OVERFLOW_STATUS_BYTES as u64,
                 },
             )
-            .map_err(AclError::from)
         })
     }
 

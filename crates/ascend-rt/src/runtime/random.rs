@@ -180,8 +180,7 @@ impl Runtime {
                 num,
                 params: [p0, p1],
             };
-            self.launch_task(rec.backend, Task::RandomNum(Box::new(task)))
-                .map_err(AclError::from)
+            self.launch(&rec, Task::RandomNum(Box::new(task)))
         })
     }
 }

@@ -175,8 +175,7 @@ impl Runtime {
             self.require_device_range(api, "src", src, count)?;
             self.require_device_range(api, "dst", dst, count)?;
             self.check_peer_copy(api, dst.0, src.0)?;
-            self.launch_task(
-                rec.backend,
+            self.launch(&rec,
                 Task::Reduce {
                     dst: dst.0,
                     src: src.0,
@@ -185,7 +184,6 @@ impl Runtime {
                     ty,
                 },
             )
-            .map_err(AclError::from)
         })
     }
 }

@@ -237,10 +237,12 @@ pub(crate) struct State {
 }
 
 impl State {
-    /// Forgets what is kept per stream besides its record, for a stream that is gone: its
-    /// overflow switch, its subscription (and the report thread, if it served no other
-    /// stream), the thread that ran its host functions.
-    pub fn forget_stream_extras(&mut self, h: u64) {
+    /// Forgets what is kept per stream besides its record, for stream `h` (backend stream
+    /// `backend`) that is gone: its overflow switch, its subscription (and the report thread,
+    /// if it served no other stream), the thread that ran its host functions, the thread that
+    /// last launched on it.
+    pub fn forget_stream_extras(&mut self, h: u64, backend: StreamId) {
+        self.launchers.remove(&backend);
         self.overflow_switches.remove(&h);
         self.hostfunc_threads.remove(&h);
         if let Some(Subscription::Reports(thread)) = self.subscriptions.remove(&h) {
@@ -342,7 +344,7 @@ impl State {
         for h in streams {
             if let Some(rec) = self.streams.remove(&h) {
                 self.failure_modes.remove(&h);
-                self.forget_stream_extras(h);
+                self.forget_stream_extras(h, rec.backend);
                 if rec.is_default {
                     objs.default_stream = Some(rec.backend);
                 } else {

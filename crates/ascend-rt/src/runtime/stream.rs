@@ -202,7 +202,7 @@ impl Runtime {
         if result.is_ok() {
             let mut st = self.lock();
             st.streams_leaving.remove(&stream.0);
-            st.forget_stream_extras(stream.0);
+            st.forget_stream_extras(stream.0, rec.backend);
         } else {
             // The backend kept the stream (a wait that failed): it stays usable, as before the
             // call, unless its context or model went away meanwhile.

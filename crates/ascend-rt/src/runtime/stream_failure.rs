@@ -16,6 +16,7 @@ use std::sync::Arc;
 
 use ascend_chips::ChipType;
 
+use super::state::State;
 use super::Runtime;
 use crate::backend::StreamId;
 use crate::error::{fail, AclError, AclResult, ErrorCode, MsgCode};
@@ -164,7 +165,12 @@ impl Runtime {
         {
             return None;
         }
-        self.lock().ctx_failures.get(&ctx).map(|e| {
+        self.ctx_failure_in(&self.lock(), ctx)
+    }
+
+    /// [`Runtime::ctx_failure`], under the caller's lock.
+    pub(super) fn ctx_failure_in(&self, st: &State, ctx: u64) -> Option<AclError> {
+        st.ctx_failures.get(&ctx).map(|e| {
             AclError::new(
                 ErrorCode::from_number(e.code()).unwrap_or(ErrorCode::RtInternalError),
                 Some(MsgCode::EE9999),
@@ -183,23 +189,6 @@ impl Runtime {
             .iter()
             .find(|(_, r)| r.backend == stream)
             .map(|(h, _)| *h)
-    }
-
-    /// The failure of the context of backend stream `stream`, if it stopped on one.
-    pub(super) fn ctx_failure_of_backend(&self, stream: StreamId) -> Option<AclError> {
-        if !self
-            .any_ctx_failed
-            .load(std::sync::atomic::Ordering::Acquire)
-        {
-            return None;
-        }
-        let ctx = self
-            .lock()
-            .streams
-            .values()
-            .find(|r| r.backend == stream)
-            .map(|r| r.ctx)?;
-        self.ctx_failure(ctx)
     }
 
     /// `aclrtStreamAbort(stream)`: the stream's running and queued tasks are dropped; it stays

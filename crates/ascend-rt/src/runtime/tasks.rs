@@ -80,7 +80,7 @@ impl Runtime {
             Self::impl_stream(&st, api, stream)?.1
         };
         // 9. core: submit.
-        self.launch_task(rec.backend, task).map_err(AclError::from)
+        self.launch(&rec, task)
     }
 
     /// `aclrtValueWrite(devAddr, value, flag, stream)`: stores the 64-bit `value` when the
@@ -180,15 +180,14 @@ impl Runtime {
                     "CMO tasks are not supported on a model-bound stream",
                 ));
             }
-            self.launch_task(
-                rec.backend,
+            self.launch(
+                &rec,
                 Task::Cmo {
                     op,
                     addr: src.0,
                     len: size as u64,
                 },
             )
-            .map_err(AclError::from)
         })
     }
 
@@ -259,8 +258,8 @@ impl Runtime {
             let Some(model) = rec.model else {
                 return Err(fail::not_in_model(api, stream.0));
             };
-            self.launch_task(
-                rec.backend,
+            self.launch(
+                &rec,
                 Task::CmoWithBarrier {
                     op,
                     addr: src.0,
@@ -329,7 +328,7 @@ impl Runtime {
                     ));
                 }
             }
-            self.launch_task(rec.backend, Task::CmoWaitBarrier { barrier_ids: ids }).map_err(AclError::from)
+            self.launch(&rec, Task::CmoWaitBarrier { barrier_ids: ids })
         })
     }
 
@@ -452,14 +451,13 @@ impl Runtime {
             }
             // 9. core: the descriptor head is written in device memory.
             self.require_desc_memory(api, cmo_desc)?;
-            self.launch_task(
-                rec.backend,
+            self.launch(
+                &rec,
                 Task::CmoWithDesc {
                     desc: cmo_desc.0,
                     op,
                 },
             )
-            .map_err(AclError::from)
         })
     }
 }
