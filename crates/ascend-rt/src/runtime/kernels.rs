@@ -18,7 +18,7 @@ pub const MAX_BLOCK_DIM: u32 = u16::MAX as u32;
 
 impl Runtime {
     /// Launches `kernel` on `blocks` blocks on `stream` (NULL: the current context's default
-    /// stream). Checks, in order: `blocks` at least 1 (100000); at most [`MAX_BLOCK_DIM`]
+    /// stream). Checks, in order: `blocks` at least 1 (100000); at most `MAX_BLOCK_DIM` (65535)
     /// (107000); a backend that runs kernels
     /// (207000 on `hw`); the stream handle (107000) and its context (107002, 107003).
     ///

@@ -3,6 +3,28 @@
 //!
 //! Validation is written once, here, and serves every backend. Each method's body reads as
 //! the validation table of its API: one early return per row, in the table's order.
+//!
+//! Where to find what:
+//!
+//! | calls or helpers | file |
+//! |---|---|
+//! | the eight target operations (`aclrtValueWrite`/`Wait`, the six `aclrtCmo*`) | `tasks.rs` |
+//! | init, finalize, devices; device queries and settings | `device.rs`, `device_info.rs` |
+//! | contexts and thread queries | `context.rs` |
+//! | memory: allocation, copies, fills; host registration; peer access | `memory.rs`, `copy_staging.rs`, `host_register.rs`, `peer.rs`, `addresses.rs`, `allocator.rs` |
+//! | streams: create, destroy, synchronize, query; configs; queries and settings; failure modes, abort, stop | `stream.rs`, `stream_config.rs`, `stream_info.rs`, `stream_failure.rs` |
+//! | events, event flags; notifies | `event.rs`, `event_flags.rs`, `notify.rs` |
+//! | model running instances; capture; labels | `model.rs`, `capture.rs`, `labels.rs` |
+//! | host functions, callbacks, exception information | `callbacks.rs` |
+//! | kernels from binaries; simulator kernels | `binaries.rs`, `kernels.rs` |
+//! | random numbers, reduce-copies, overflow detection | `random.rs`, `reduce.rs`, `overflow.rs` |
+//! | error queries; version and compatibility queries | `errors.rs`, `errmsg.rs`, `version.rs`, `compat.rs` |
+//! | the one launch path of every task (`Runtime::launch`) | `launch.rs` |
+//! | shared checks: a stream argument (`check_stream_handle`, `impl_stream`, `task_stream`), a current context, the zero timeout | `checks.rs` |
+//! | the call wrapper (`call`: recent errors, registered-memory coherence), the lock, the backends' constructors | this file |
+//! | a backend's errors as CANN's codes | `backend_errors.rs` |
+//! | the bookkeeping behind the lock (handles, records) | `state.rs` |
+//! | which of CANN's two descriptions to follow; chip capabilities; the simulator's view | `options.rs`, `chip_caps.rs`, `sim_view.rs` |
 
 mod addresses;
 mod allocator;
@@ -10,6 +32,7 @@ mod backend_errors;
 mod binaries;
 mod callbacks;
 mod capture;
+mod checks;
 mod chip_caps;
 mod compat;
 mod context;
@@ -49,7 +72,6 @@ use ascend_chips::ChipProfile;
 
 use crate::backend::{Backend, NotifyId};
 use crate::error::{fail, AclError, AclResult};
-use crate::raw_types::RawStream;
 
 pub use addresses::AddressClass;
 pub use allocator::{AllocatorField, AllocatorFields};
@@ -270,50 +292,6 @@ impl Runtime {
         result
     }
 
-    /// RT handle validation of a stream argument: NULL passes, anything else must be a live
-    /// stream (107017).
-    fn check_stream_handle(st: &State, api: &str, stream: RawStream) -> AclResult<()> {
-        if stream.0 != 0 && !st.streams.contains_key(&stream.0) {
-            return Err(fail::invalid_handle(api, "stream", stream.0));
-        }
-        Ok(())
-    }
-
-    /// [`Self::check_stream_handle`] under the lock.
-    fn require_stream_handle(&self, api: &str, stream: RawStream) -> AclResult<()> {
-        Self::check_stream_handle(&self.lock(), api, stream)
-    }
-
-    /// The impl step of a task API: a current context (107002), NULL resolved to its default
-    /// stream, and the stream in that context (107003).
-    fn impl_stream(st: &State, api: &str, stream: RawStream) -> AclResult<(u64, StreamRec)> {
-        let ctx = st
-            .current_ctx(Self::thread())
-            .ok_or_else(|| fail::no_context(api))?;
-        let handle = if stream.0 == 0 {
-            st.contexts[&ctx].default_stream
-        } else {
-            stream.0
-        };
-        let rec = st
-            .streams
-            .get(&handle)
-            .cloned()
-            .ok_or_else(|| fail::invalid_handle(api, "stream", handle))?;
-        if rec.ctx != ctx {
-            return Err(fail::stream_context(api, handle, rec.ctx, ctx));
-        }
-        Ok((handle, rec))
-    }
-
-    /// The stream argument of a task or stream call: RT handle validation (107017), then the
-    /// impl step (107002, NULL to the default stream, 107003).
-    fn task_stream(&self, api: &str, stream: RawStream) -> AclResult<StreamRec> {
-        let st = self.lock();
-        Self::check_stream_handle(&st, api, stream)?;
-        Ok(Self::impl_stream(&st, api, stream)?.1)
-    }
-
     /// Releases a context's objects in the backend in the documented order (models, events,
     /// then streams; the default stream goes with the context). Failures are logged: the
     /// objects are gone from the bookkeeping either way.
@@ -347,38 +325,6 @@ impl Runtime {
                 tracing::warn!("releasing notify {n:#x}: {e}");
             }
         }
-    }
-
-    /// The parameter-check decorator's row of the two timed synchronizes: a timeout of 0 is
-    /// 107000; under [`RuntimeOptions::documented_rules`] it means "check once" instead
-    /// (`Ok(true)`). `Ok(false)`: any other timeout, checked by the caller.
-    fn zero_timeout(&self, api: &str, timeout: i32) -> AclResult<bool> {
-        if timeout != 0 {
-            return Ok(false);
-        }
-        if self.options.documented_rules {
-            return Ok(true);
-        }
-        Err(fail::rt_value(
-            api,
-            "timeout",
-            0,
-            "-1 (wait forever) or a positive number of milliseconds",
-        ))
-    }
-
-    /// The runtime's impl step of a call that needs a current context: 107002 (EE1018)
-    /// without one.
-    fn require_context(&self, api: &str) -> AclResult<()> {
-        Self::current_device(&self.lock(), api).map(|_| ())
-    }
-
-    /// The current context's device, or 107002.
-    fn current_device(st: &State, api: &str) -> AclResult<(u64, u32)> {
-        let ctx = st
-            .current_ctx(Self::thread())
-            .ok_or_else(|| fail::no_context(api))?;
-        Ok((ctx, st.contexts[&ctx].device))
     }
 
     /// The recent error messages of the calling thread, newest first, and clears them
