@@ -102,7 +102,7 @@ impl Summary {
                 })
             })
             .collect();
-        out["discarded"] = json!(r.discarded.len() as u64 + r.discarded_dropped);
+        out["discarded"] = json!(r.discarded.total());
         out["value_waits"] = r
             .value_waits
             .iter()
@@ -161,7 +161,7 @@ impl Summary {
                 json!({"kind": kind, "count": n, "first_at_ns": first.at_ns, "first": first.detail})
             })
             .collect();
-        out["hazards_dropped"] = json!(r.hazards_dropped);
+        out["hazards_dropped"] = json!(r.hazards.dropped);
         out["faults"] = json!(r.faults);
         out["api_errors"] = json!(r.api_errors.unwrap_or_default());
         out["report"] = json!(true);

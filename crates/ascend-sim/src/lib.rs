@@ -19,6 +19,7 @@
 //! Perfetto), [`cache`] (the L2 in the data path, and the writes around it), `sync` (the host-thread primitives: `std::sync`, or
 //! `loom::sync` under `--cfg loom`, with the watchdog's timed wait modelled for loom).
 
+mod bounded;
 pub mod cache;
 pub mod compare;
 mod copy_pool;

@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::bounded::{keys, Bounded, BoundedKeys};
+
 /// A name in a report record: a static string when the simulator makes the record (no
 /// allocation), an owned one when a report is read back (`RunReport` is `Deserialize`).
 pub type Name = std::borrow::Cow<'static, str>;
@@ -443,66 +445,55 @@ pub struct RunReport {
     pub now_ns: u64,
     /// Latest task completion.
     pub end_ns: u64,
-    /// Streams, live and destroyed (marked), by stream number.
-    pub streams: Vec<StreamReport>,
-    /// Destroyed streams left out of `streams` (beyond `SimConfig::max_timeline_entries`).
-    pub streams_dropped: u64,
+    /// Streams, live and destroyed (marked), by stream number. (with how many were left out)
+    #[serde(flatten)]
+    pub streams: Bounded<StreamReport, keys::Streams>,
     /// Engines with any work.
     pub engines: Vec<EngineReport>,
-    /// Completed value waits (bounded by `SimConfig::max_timeline_entries`).
-    pub value_waits: Vec<ValueWaitRecord>,
-    /// Value waits left out of `value_waits`.
-    pub value_waits_dropped: u64,
+    /// Completed value waits (bounded by `SimConfig::max_timeline_entries`). (with how many were left out)
+    #[serde(flatten)]
+    pub value_waits: Bounded<ValueWaitRecord, keys::ValueWaits>,
     /// Reads of never-written device memory (count).
     pub never_written_reads: u64,
     /// The first of them, with details.
     pub never_written: Vec<NeverWrittenRead>,
-    /// Task faults (bounded by `SimConfig::max_timeline_entries`).
-    pub faults: Vec<String>,
-    /// Faults left out of `faults`.
-    pub faults_dropped: u64,
-    /// Completed tasks in completion order (bounded by `SimConfig::max_timeline_entries`).
-    pub timeline: Vec<Span>,
-    /// Spans left out of the timeline.
-    pub timeline_dropped: u64,
+    /// Task faults (bounded by `SimConfig::max_timeline_entries`). (with how many were left out)
+    #[serde(flatten)]
+    pub faults: Bounded<String, keys::Faults>,
+    /// Completed tasks in completion order (bounded by `SimConfig::max_timeline_entries`). (with how many were left out)
+    #[serde(flatten)]
+    pub timeline: Bounded<Span, keys::Timeline>,
     /// Bytes of backing store the simulated device memory holds.
     pub backing_bytes: u64,
     /// Each device's L2 figures.
     pub caches: Vec<CacheReport>,
-    /// Memory-side hazards (bounded).
-    pub hazards: Vec<Hazard>,
-    /// Hazards left out of `hazards`.
-    pub hazards_dropped: u64,
-    /// What each CMO task did (bounded).
-    pub cmos: Vec<CmoRecord>,
-    /// CMO records left out of `cmos`.
-    pub cmos_dropped: u64,
-    /// Every change of a barrier counter (bounded by `SimConfig::max_timeline_entries`).
-    pub barriers: Vec<BarrierSample>,
-    /// Barrier samples left out of `barriers`.
-    pub barriers_dropped: u64,
-    /// Every kernel block that ended (bounded by `SimConfig::max_timeline_entries`).
-    pub kernel_blocks: Vec<KernelBlockRecord>,
-    /// Kernel block records left out of `kernel_blocks`.
-    pub kernel_blocks_dropped: u64,
+    /// Memory-side hazards (bounded). (with how many were left out)
+    #[serde(flatten)]
+    pub hazards: Bounded<Hazard, keys::Hazards>,
+    /// What each CMO task did (bounded). (with how many were left out)
+    #[serde(flatten)]
+    pub cmos: Bounded<CmoRecord, keys::Cmos>,
+    /// Every change of a barrier counter (bounded by `SimConfig::max_timeline_entries`). (with how many were left out)
+    #[serde(flatten)]
+    pub barriers: Bounded<BarrierSample, keys::Barriers>,
+    /// Every kernel block that ended (bounded by `SimConfig::max_timeline_entries`). (with how many were left out)
+    #[serde(flatten)]
+    pub kernel_blocks: Bounded<KernelBlockRecord, keys::KernelBlocks>,
     /// Every copy-engine and CMO-engine job that ended (bounded by
-    /// `SimConfig::max_timeline_entries`).
-    pub engine_jobs: Vec<EngineJob>,
-    /// Engine jobs left out of `engine_jobs`.
-    pub engine_jobs_dropped: u64,
-    /// Tasks discarded without running (bounded by `SimConfig::max_timeline_entries`).
-    pub discarded: Vec<DiscardedTask>,
-    /// Discarded tasks left out of `discarded`.
-    pub discarded_dropped: u64,
+    /// `SimConfig::max_timeline_entries`). (with how many were left out)
+    #[serde(flatten)]
+    pub engine_jobs: Bounded<EngineJob, keys::EngineJobs>,
+    /// Tasks discarded without running (bounded by `SimConfig::max_timeline_entries`). (with how many were left out)
+    #[serde(flatten)]
+    pub discarded: Bounded<DiscardedTask, keys::Discarded>,
     /// Simulated time skipped while only kernels spun without effect, in ns.
     pub fast_forwarded_ns: u64,
     /// The host clock when the report was made.
     pub host_ns: u64,
     /// The host threads' API calls, as the library brackets them (bounded by
-    /// `SimConfig::max_timeline_entries`).
-    pub host_calls: Vec<crate::host_track::HostCallSpan>,
-    /// Host calls left out of `host_calls`.
-    pub host_calls_dropped: u64,
+    /// `SimConfig::max_timeline_entries`). (with how many were left out)
+    #[serde(flatten)]
+    pub host_calls: Bounded<crate::host_track::HostCallSpan, keys::HostCalls>,
     /// Per host thread: its calls, and the host time in calls and in waits.
     pub host_threads: Vec<crate::host_track::HostThreadReport>,
     /// The failures the program received from the API, by call and code: filled by the C
@@ -564,17 +555,13 @@ impl crate::engine::Engine {
             end_ns: r
                 .latest_end_ns
                 .max(streams.iter().map(|s| s.end_ns).max().unwrap_or(0)),
-            streams,
-            streams_dropped: r.destroyed_streams.dropped(),
+            streams: Bounded::new(streams, r.destroyed_streams.dropped()),
             engines,
-            value_waits: r.value_waits.to_vec(),
-            value_waits_dropped: r.value_waits.dropped(),
+            value_waits: Bounded::new(r.value_waits.to_vec(), r.value_waits.dropped()),
             never_written_reads: r.never_written_reads,
             never_written: r.never_written.clone(),
-            faults: r.faults.to_vec(),
-            faults_dropped: r.faults.dropped(),
-            timeline: r.timeline.to_vec(),
-            timeline_dropped: r.timeline.dropped(),
+            faults: Bounded::new(r.faults.to_vec(), r.faults.dropped()),
+            timeline: Bounded::new(r.timeline.to_vec(), r.timeline.dropped()),
             backing_bytes: self.mem.backing_bytes(),
             caches: self
                 .l2
@@ -586,22 +573,15 @@ impl crate::engine::Engine {
                     resident_lines: l2.resident_lines(),
                 })
                 .collect(),
-            hazards: r.hazards.to_vec(),
-            hazards_dropped: r.hazards.dropped(),
-            cmos: r.cmos.to_vec(),
-            cmos_dropped: r.cmos.dropped(),
-            barriers: r.barriers.to_vec(),
-            barriers_dropped: r.barriers.dropped(),
-            kernel_blocks: r.kernel_blocks.to_vec(),
-            kernel_blocks_dropped: r.kernel_blocks.dropped(),
-            engine_jobs: r.engine_jobs.to_vec(),
-            engine_jobs_dropped: r.engine_jobs.dropped(),
-            discarded: r.discarded.to_vec(),
-            discarded_dropped: r.discarded.dropped(),
+            hazards: Bounded::new(r.hazards.to_vec(), r.hazards.dropped()),
+            cmos: Bounded::new(r.cmos.to_vec(), r.cmos.dropped()),
+            barriers: Bounded::new(r.barriers.to_vec(), r.barriers.dropped()),
+            kernel_blocks: Bounded::new(r.kernel_blocks.to_vec(), r.kernel_blocks.dropped()),
+            engine_jobs: Bounded::new(r.engine_jobs.to_vec(), r.engine_jobs.dropped()),
+            discarded: Bounded::new(r.discarded.to_vec(), r.discarded.dropped()),
             fast_forwarded_ns: r.fast_forwarded_ns,
             host_ns: self.host_time(),
-            host_calls: Vec::new(),
-            host_calls_dropped: 0,
+            host_calls: Bounded::default(),
             host_threads: Vec::new(),
             api_errors: None,
         }

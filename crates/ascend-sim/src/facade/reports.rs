@@ -15,7 +15,8 @@ impl Sim {
     pub fn report(&self) -> RunReport {
         let mut report = self.lock().build_report();
         let log = self.host_log().lock().unwrap_or_else(|p| p.into_inner());
-        (report.host_calls, report.host_calls_dropped) = log.calls();
+        let (calls, dropped) = log.calls();
+        report.host_calls = crate::report::Bounded::new(calls, dropped);
         report.host_threads = log.threads();
         report
     }
