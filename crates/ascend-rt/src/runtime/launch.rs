@@ -46,3 +46,37 @@ impl Runtime {
         Ok(target)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use crate::raw_types::RawStream;
+    use crate::Runtime;
+
+    #[test]
+    fn the_thread_that_launched_on_a_stream_is_forgotten_with_the_stream() {
+        let rt = Runtime::sim("Ascend910B1").unwrap();
+        rt.init(None).unwrap();
+        rt.set_device(0).unwrap();
+        rt.set_exception_info_callback(Some(Arc::new(|_| {})))
+            .unwrap();
+        let buf = {
+            let mut p = crate::raw_types::Addr::default();
+            rt.malloc(Some(&mut p), 64, 0).unwrap();
+            p
+        };
+        for _ in 0..3 {
+            let mut s = RawStream::default();
+            rt.create_stream(Some(&mut s)).unwrap();
+            rt.value_write(buf, 1, 0, s).unwrap();
+            assert_eq!(rt.lock().launchers.len(), 1, "the launch is noted");
+            rt.synchronize_stream(s).unwrap();
+            rt.destroy_stream(s).unwrap();
+            assert!(
+                rt.lock().launchers.is_empty(),
+                "and forgotten with its stream"
+            );
+        }
+    }
+}
