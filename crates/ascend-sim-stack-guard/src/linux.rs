@@ -244,12 +244,12 @@ unsafe fn divert(info: *mut libc::siginfo_t, ctx: *mut c_void) -> bool {
         say_fatal(running.bytes, why);
         return false;
     }
-    // SAFETY: the interrupted stack pointer lies in the coroutine this thread is resuming
-    // (checked just above), which is alive: `Guarded::resume` borrows it for the whole run
-    // and clears `RUNNING` when it returns. The coroutine's frames are abandoned and its
-    // stack is never reused (see the crate's doc); the hand-off writes only into the top
-    // `RESERVED_TOP` bytes, which belong to the guarded wrapper's frame. The registers it
-    // names are written into the interrupted context just below, as required.
+    // Why the hand-off below is sound: the coroutine is alive (`Guarded::resume` borrows it
+    // for the whole run and clears `RUNNING` when it returns); its frames are abandoned and
+    // its stack never reused (the crate's doc); the hand-off writes only into the top
+    // `RESERVED_TOP` bytes, the guarded wrapper's own frame.
+    // SAFETY: the interrupted stack pointer lies in that coroutine (checked above), and the
+    // registers the hand-off names are written into the interrupted context just below.
     let regs = unsafe { running.trap.setup_trap_handler(overflowed) };
     set_registers(uc, regs);
     true

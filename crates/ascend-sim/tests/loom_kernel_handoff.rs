@@ -19,9 +19,16 @@
 
 mod loom_common;
 
-use ascend_sim::{Kernel, KernelOps, OnStall, Task, UNBOUNDED_WAIT};
+use ascend_sim::{Kernel, KernelOps, OnStall, Sim, SimError, StreamId, Task, UNBOUNDED_WAIT};
+use loom::sync::Arc;
 use loom::thread;
 use loom_common::*;
+
+/// A host thread synchronizing stream `s`.
+fn synchronizing(sim: &Arc<Sim>, s: StreamId) -> thread::JoinHandle<Result<(), SimError>> {
+    let sim = sim.clone();
+    thread::spawn(move || sim.synchronize_stream(s, None))
+}
 
 /// A one-block kernel that stores `value` at `addr` and writes its line back (`dcci`).
 fn store_kernel(addr: u64, value: u64) -> Task {
@@ -59,10 +66,7 @@ fn kernel_synchronized_while_another_thread_submits() {
             let a = buffer(&sim);
             let (s1, s2) = (stream(&sim), stream(&sim));
             sim.submit(s1, store_kernel(a, 5)).unwrap();
-            let waiter = {
-                let sim = sim.clone();
-                thread::spawn(move || sim.synchronize_stream(s1, None))
-            };
+            let waiter = synchronizing(&sim, s1);
             sim.submit(s2, write(a + 8, 9)).unwrap();
             sim.synchronize_stream(s2, None)
                 .expect("the value write's stream completes");
@@ -86,10 +90,7 @@ fn two_host_threads_wait_for_one_kernel() {
         let a = buffer(&sim);
         let s = stream(&sim);
         sim.submit(s, store_kernel(a, 3)).unwrap();
-        let other = {
-            let sim = sim.clone();
-            thread::spawn(move || sim.synchronize_stream(s, None))
-        };
+        let other = synchronizing(&sim, s);
         sim.synchronize_stream(s, None).expect("the first waiter");
         assert_eq!(read_u64(&sim, a), 3);
         other.join().unwrap().expect("the second waiter");
@@ -107,14 +108,9 @@ fn abort_while_a_kernel_runs_releases_its_waiter() {
         let a = buffer(&sim);
         let s = stream(&sim);
         sim.submit(s, load_kernel(a, 2)).unwrap();
-        let waiter = {
-            let sim = sim.clone();
-            thread::spawn(move || {
-                let _ = sim.synchronize_stream(s, None);
-            })
-        };
+        let waiter = synchronizing(&sim, s);
         sim.abort_stream(s).expect("the abort");
-        waiter.join().unwrap();
+        let _ = waiter.join().unwrap();
         sim.submit(s, write(a, 4)).unwrap();
         sim.synchronize_stream(s, None)
             .expect("the stream works after the abort");
@@ -134,14 +130,9 @@ fn force_destroy_while_a_kernel_runs_releases_its_waiter() {
             let a = buffer(&sim);
             let s = stream(&sim);
             sim.submit(s, load_kernel(a, 2)).unwrap();
-            let waiter = {
-                let sim = sim.clone();
-                thread::spawn(move || {
-                    let _ = sim.synchronize_stream(s, None);
-                })
-            };
+            let waiter = synchronizing(&sim, s);
             sim.destroy_stream(s, true).expect("the force destroy");
-            waiter.join().unwrap();
+            let _ = waiter.join().unwrap();
             assert!(sim.submit(s, write(a, 1)).is_err(), "the stream is gone");
         },
     );

@@ -2,8 +2,8 @@
 //! `aclrtSubscribeReport` / `aclrtLaunchCallback` / `aclrtProcessReport` /
 //! `aclrtUnSubscribeReport`, `aclrtSubscribeHostFunc` / `aclrtProcessHostFunc` /
 //! `aclrtUnSubscribeHostFunc`, `aclrtSetExceptionInfoCallback` and
-//! `aclrtGetThreadLastTaskId`; and the one place every task is launched from
-//! ([`Runtime::launch_task`]), which notes the calling thread's last task.
+//! `aclrtGetThreadLastTaskId` (the launch path, `launch.rs`, notes the calling thread's last
+//! task here).
 //!
 //! Rows and semantics from the vendor's runtime (docs/validation/host-calls.md). A host
 //! function runs on the runtime's own host thread when its stream reaches it, and the stream
@@ -111,6 +111,7 @@ fn report_timeout(timeout: i32) -> Option<Option<u64>> {
 }
 
 impl Runtime {
+    /// True while an exception callback is registered (no lock taken).
     pub(super) fn exception_callback_set(&self) -> bool {
         self.exception_cb.is_set()
     }
@@ -135,7 +136,7 @@ impl Runtime {
     pub fn launch_host_func(&self, stream: RawStream, f: Option<HostFn>) -> AclResult<()> {
         self.call(|| {
             let api = "aclrtLaunchHostFunc";
-            let (backend, thread) = {
+            let (rec, thread) = {
                 let mut st = self.lock();
                 Self::check_stream_handle(&st, api, stream)?;
                 let f_missing = f.is_none();
@@ -158,7 +159,7 @@ impl Runtime {
                 };
                 (rec, thread)
             };
-            self.launch_host_call(&backend, f.expect("checked above"), thread, true)
+            self.launch_host_call(&rec, f.expect("checked above"), thread, true)
         })
     }
 
@@ -263,7 +264,7 @@ impl Runtime {
             if block_type > callback_block::BLOCK {
                 return Err(fail::acl_range(api, "blockType", block_type, "0 or 1"));
             }
-            let (backend, thread) = {
+            let (rec, thread) = {
                 let st = self.lock();
                 Self::check_stream_handle(&st, api, stream)?;
                 if f.is_none() {
@@ -284,7 +285,7 @@ impl Runtime {
                 (rec, HostCallThread::Reports(*t))
             };
             let blocking = block_type == callback_block::BLOCK;
-            self.launch_host_call(&backend, f.expect("checked above"), thread, blocking)
+            self.launch_host_call(&rec, f.expect("checked above"), thread, blocking)
         })
     }
 

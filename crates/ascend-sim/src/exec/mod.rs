@@ -159,7 +159,8 @@ impl Engine {
             Work::User(k) => k,
         };
         if let Some(ns) = fixed_duration(&kind, &t) {
-            // Normally started as one event by `start_head`.
+            // Not reached today: `start_head` starts these as one event, their end. Kept so that
+            // a head dispatched by any other path still completes.
             self.run_for(s, ns);
             return;
         }
