@@ -6,7 +6,10 @@ use std::sync::Arc;
 
 use ascend_chips::ChipType;
 use ascend_rt::raw_types::*;
-use ascend_rt::{capture_mode, capture_status, Kernel, KernelOps, Runtime, SimKernelFactory};
+use ascend_rt::{
+    raw_types::capture_mode, raw_types::capture_status, Kernel, KernelOps, Runtime,
+    SimKernelFactory,
+};
 
 use crate::helpers::*;
 use crate::CaseResult;

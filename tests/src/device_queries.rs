@@ -2,7 +2,7 @@
 //! peer access between two devices, architecture compatibility, and the overflow status.
 
 use ascend_rt::raw_types::*;
-use ascend_rt::{dev_attr, Runtime};
+use ascend_rt::{raw_types::dev_attr, Runtime};
 
 use crate::helpers::*;
 use crate::CaseResult;

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
 use ascend_rt::raw_types::*;
-use ascend_rt::{callback_block, HostFn, Runtime};
+use ascend_rt::{raw_types::callback_block, HostFn, Runtime};
 
 use crate::helpers::*;
 use crate::CaseResult;

@@ -3,7 +3,9 @@
 //! next call; and managed memory, which no simulated chip has.
 
 use ascend_rt::raw_types::*;
-use ascend_rt::{host_reg_flag, MemDst, MemSrc, Runtime, SharedBytes, MEM_ATTACH_GLOBAL};
+use ascend_rt::{
+    raw_types::host_reg_flag, MemDst, MemSrc, Runtime, SharedBytes, MEM_ATTACH_GLOBAL,
+};
 
 use crate::helpers::*;
 use crate::CaseResult;

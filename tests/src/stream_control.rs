@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 
 use ascend_chips::ChipType;
 use ascend_rt::raw_types::*;
-use ascend_rt::{stream_state, Runtime};
+use ascend_rt::{raw_types::stream_state, Runtime};
 
 use crate::helpers::*;
 use crate::CaseResult;

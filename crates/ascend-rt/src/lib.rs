@@ -37,17 +37,15 @@ pub use backend::hw::HwError;
 pub use backend::HostFn;
 pub use error::{AclError, AclResult, ErrorCode, MsgCode};
 pub use raw_types::RawStream;
+pub use runtime::SimKernelFactory;
 #[cfg(feature = "sim")]
 pub use runtime::SimView;
 pub use runtime::MAX_KERNEL_ARGS_BYTES;
-pub use runtime::{callback_block, ExceptionCallback, ExceptionInfo};
-pub use runtime::{
-    cann_attr, dev_attr, dev_feature, npu_arch, DEVICE_STATUS_NORMAL, RES_LIMIT_TYPES,
-};
-pub use runtime::{capture_mode, capture_status, SimKernelFactory};
-pub use runtime::{host_reg_flag, host_register_type, HostMemory, SharedBytes, MEM_ATTACH_GLOBAL};
-pub use runtime::{overflow_mode, OVERFLOW_STATUS_BYTES};
+pub use runtime::OVERFLOW_STATUS_BYTES;
+pub use runtime::{npu_arch, DEVICE_STATUS_NORMAL, RES_LIMIT_TYPES};
 pub use runtime::{random_rt_type, RawRandomParam, RawRandomTaskInfo, MAX_LABELS};
-pub use runtime::{stream_state, AllocatorField, AllocatorFields, StreamStateCallback};
 pub use runtime::{AddressClass, HostBuffer, MemDst, MemSrc, RecentError, Runtime, RuntimeOptions};
+pub use runtime::{AllocatorField, AllocatorFields, StreamStateCallback};
 pub use runtime::{CannPackageVersion, ACL_VERSION, SIM_PACKAGE_VERSION};
+pub use runtime::{ExceptionCallback, ExceptionInfo};
+pub use runtime::{HostMemory, SharedBytes, MEM_ATTACH_GLOBAL};

@@ -331,3 +331,139 @@ pub struct RawUtilization {
     /// `memoryUtilization` (always -1: the runtime does not query it).
     pub memory: i32,
 }
+
+/// `aclrtStreamState` values.
+pub mod stream_state {
+    /// `ACL_RT_STREAM_STATE_CREATE_POST`: after a stream is created.
+    pub const CREATE_POST: u32 = 1;
+    /// `ACL_RT_STREAM_STATE_DESTROY_PRE`: before a stream is destroyed.
+    pub const DESTROY_PRE: u32 = 2;
+}
+
+/// `aclCannAttr` values.
+pub mod cann_attr {
+    /// `ACL_CANN_ATTR_INF_NAN`: the float computation units follow IEEE infinities and NaNs.
+    pub const INF_NAN: i32 = 0;
+    /// `ACL_CANN_ATTR_BF16`: bfloat16 is supported.
+    pub const BF16: i32 = 1;
+    /// `ACL_CANN_ATTR_JIT_COMPILE`: operators can be compiled just in time.
+    pub const JIT_COMPILE: i32 = 2;
+}
+
+/// `aclrtDevFeatureType` values the runtime accepts.
+pub mod dev_feature {
+    /// `ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV`.
+    pub const TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV: i32 = 1;
+    /// `ACL_FEATURE_SYSTEM_MEMQ_EVENT_CROSS_DEV`.
+    pub const SYSTEM_MEMQ_EVENT_CROSS_DEV: i32 = 21;
+    /// The runtime's AI CPU schedule type query (not in the public enum).
+    pub const AICPU_SCHEDULE_TYPE: i32 = 10001;
+    /// The runtime's task-id width query (not in the public enum).
+    pub const SYSTEM_TASKID_BIT_WIDTH: i32 = 20001;
+    /// One past the largest value the runtime's range check accepts.
+    pub const MAX: i32 = 20002;
+}
+
+/// `aclrtFloatOverflowMode` values.
+pub mod overflow_mode {
+    /// `ACL_RT_OVERFLOW_MODE_SATURATION`: results saturate.
+    pub const SATURATION: u32 = 0;
+    /// `ACL_RT_OVERFLOW_MODE_INFNAN`: results follow IEEE infinities and NaNs.
+    pub const INFNAN: u32 = 1;
+    /// `ACL_RT_OVERFLOW_MODE_UNDEF`.
+    pub const UNDEF: u32 = 2;
+}
+
+/// `aclmdlRICaptureMode` values.
+pub mod capture_mode {
+    /// `ACL_MODEL_RI_CAPTURE_MODE_GLOBAL`: unsafe calls are refused on every thread.
+    pub const GLOBAL: u32 = 0;
+    /// `ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL`: unsafe calls are refused on the capturing
+    /// thread.
+    pub const THREAD_LOCAL: u32 = 1;
+    /// `ACL_MODEL_RI_CAPTURE_MODE_RELAXED`: nothing is refused.
+    pub const RELAXED: u32 = 2;
+}
+
+/// `aclmdlRICaptureStatus` values.
+pub mod capture_status {
+    /// Not capturing.
+    pub const NONE: u32 = 0;
+    /// Capturing.
+    pub const ACTIVE: u32 = 1;
+}
+
+/// `aclrtCallbackBlockType`: the stream goes on without waiting for the callback (0), or waits
+/// for it to return (1).
+pub mod callback_block {
+    /// `ACL_CALLBACK_NO_BLOCK`.
+    pub const NO_BLOCK: u32 = 0;
+    /// `ACL_CALLBACK_BLOCK`.
+    pub const BLOCK: u32 = 1;
+}
+
+/// `aclrtHostRegisterV2` flags (`ACL_HOST_REG_*`).
+pub mod host_reg_flag {
+    /// `ACL_HOST_REG_MAPPED`: the device gets a pointer to the memory.
+    pub const MAPPED: u32 = 0x2;
+    /// `ACL_HOST_REG_IOMEMORY`: I/O memory (mapped too).
+    pub const IOMEMORY: u32 = 0x4;
+    /// `ACL_HOST_REG_READONLY`: the device only reads it (mapped too).
+    pub const READONLY: u32 = 0x8;
+    /// `ACL_HOST_REG_PINNED`: pinned against swapping; no device pointer by itself.
+    pub const PINNED: u32 = 0x1000_0000;
+    /// Every flag the runtime accepts.
+    pub const ALL: u32 = MAPPED | IOMEMORY | READONLY | PINNED;
+}
+
+/// `aclrtHostRegisterType` values of `aclrtHostRegister`.
+pub mod host_register_type {
+    /// `ACL_HOST_REGISTER_MAPPED`.
+    pub const MAPPED: u32 = 0;
+    /// `ACL_HOST_REGISTER_IOMEMORY`.
+    pub const IOMEMORY: u32 = 0x4;
+    /// `ACL_HOST_REGISTER_READONLY`.
+    pub const READONLY: u32 = 0x8;
+}
+
+/// `aclrtDevAttr` values.
+pub mod dev_attr {
+    /// `ACL_DEV_ATTR_AICPU_CORE_NUM`.
+    pub const AICPU_CORE_NUM: i32 = 1;
+    /// `ACL_DEV_ATTR_AICORE_CORE_NUM`.
+    pub const AICORE_CORE_NUM: i32 = 101;
+    /// `ACL_DEV_ATTR_CUBE_CORE_NUM`.
+    pub const CUBE_CORE_NUM: i32 = 102;
+    /// `ACL_DEV_ATTR_VECTOR_CORE_NUM`.
+    pub const VECTOR_CORE_NUM: i32 = 201;
+    /// `ACL_DEV_ATTR_WARP_SIZE`.
+    pub const WARP_SIZE: i32 = 202;
+    /// `ACL_DEV_ATTR_MAX_THREAD_PER_VECTOR_CORE`.
+    pub const MAX_THREAD_PER_VECTOR_CORE: i32 = 203;
+    /// `ACL_DEV_ATTR_UBUF_PER_VECTOR_CORE`.
+    pub const UBUF_PER_VECTOR_CORE: i32 = 204;
+    /// `ACL_DEV_ATTR_MAX_GRID_DIM_X` (206, 207: Y, Z).
+    pub const MAX_GRID_DIM_X: i32 = 205;
+    /// `ACL_DEV_ATTR_MAX_BLOCK_PER_GRID`.
+    pub const MAX_BLOCK_PER_GRID: i32 = 208;
+    /// `ACL_DEV_ATTR_MAX_THREADS_PER_BLOCK`.
+    pub const MAX_THREADS_PER_BLOCK: i32 = 209;
+    /// `ACL_DEV_ATTR_MAX_BLOCK_DIM_X` (211, 212: Y, Z).
+    pub const MAX_BLOCK_DIM_X: i32 = 210;
+    /// `ACL_DEV_ATTR_MAX_BLOCK_DIM_Z`.
+    pub const MAX_BLOCK_DIM_Z: i32 = 212;
+    /// `ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE`.
+    pub const TOTAL_GLOBAL_MEM_SIZE: i32 = 301;
+    /// `ACL_DEV_ATTR_L2_CACHE_SIZE`.
+    pub const L2_CACHE_SIZE: i32 = 302;
+    /// `ACL_DEV_ATTR_SMP_ID` (401) … `ACL_DEV_ATTR_DEVICE_FORM_FACTOR` (409).
+    pub const SMP_ID: i32 = 401;
+    /// `ACL_DEV_ATTR_PHY_CHIP_ID`.
+    pub const PHY_CHIP_ID: i32 = 402;
+    /// `ACL_DEV_ATTR_DEVICE_FORM_FACTOR`.
+    pub const DEVICE_FORM_FACTOR: i32 = 409;
+    /// `ACL_DEV_ATTR_IS_VIRTUAL`.
+    pub const IS_VIRTUAL: i32 = 501;
+    /// `ACL_DEV_ATTR_NPU_ARCH`.
+    pub const NPU_ARCH: i32 = 601;
+}

@@ -250,7 +250,7 @@ fn placeholder_memory_of_a_launch_into_a_model_lives_as_long_as_the_model_runs()
         let exec = stream(&r);
         let m = if captured {
             let s = stream(&r);
-            ok(r.mdl_ri_capture_begin(s, ascend_rt::capture_mode::RELAXED));
+            ok(r.mdl_ri_capture_begin(s, ascend_rt::raw_types::capture_mode::RELAXED));
             ok(r.launch_kernel_with_config(f, 1, s, args, true));
             let mut m = ascend_rt::raw_types::RawModel::default();
             ok(r.mdl_ri_capture_end(s, Some(&mut m)));

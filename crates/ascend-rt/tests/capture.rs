@@ -5,7 +5,9 @@
 mod common;
 
 use ascend_rt::raw_types::{event_flag, memcpy_kind, RawEvent, RawModel, RawStream};
-use ascend_rt::{capture_mode, capture_status, MemDst, MemSrc, MsgCode, Runtime};
+use ascend_rt::{
+    raw_types::capture_mode, raw_types::capture_status, MemDst, MemSrc, MsgCode, Runtime,
+};
 use common::*;
 
 fn read(r: &Runtime, a: ascend_rt::raw_types::Addr) -> u64 {

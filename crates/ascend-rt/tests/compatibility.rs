@@ -3,7 +3,7 @@
 
 mod common;
 
-use ascend_rt::{cann_attr, dev_feature, npu_arch, MsgCode};
+use ascend_rt::{npu_arch, raw_types::cann_attr, raw_types::dev_feature, MsgCode};
 use common::*;
 
 #[test]

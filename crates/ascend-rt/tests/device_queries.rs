@@ -4,7 +4,7 @@
 mod common;
 
 use ascend_rt::raw_types::{memcpy_kind, RawUtilization};
-use ascend_rt::{dev_attr, MemDst, MemSrc, MsgCode};
+use ascend_rt::{raw_types::dev_attr, MemDst, MemSrc, MsgCode};
 use common::*;
 
 #[test]

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use ascend_rt::raw_types::{memcpy_kind, RawStream};
 use ascend_rt::{
-    callback_block, ExceptionInfo, HostFn, Kernel, KernelOps, MemDst, MemSrc, MsgCode,
+    raw_types::callback_block, ExceptionInfo, HostFn, Kernel, KernelOps, MemDst, MemSrc, MsgCode,
 };
 use common::*;
 

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
 use ascend_rt::raw_types::RawModel;
-use ascend_rt::{capture_mode, HostFn, Runtime};
+use ascend_rt::{raw_types::capture_mode, HostFn, Runtime};
 use common::*;
 
 fn counting(n: &Arc<AtomicU32>) -> HostFn {

@@ -4,7 +4,7 @@
 mod common;
 
 use ascend_rt::raw_types::{Addr, RawStream};
-use ascend_rt::{overflow_mode, MsgCode};
+use ascend_rt::{raw_types::overflow_mode, MsgCode};
 use common::*;
 
 #[test]

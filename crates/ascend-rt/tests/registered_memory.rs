@@ -6,7 +6,7 @@ mod common;
 use std::sync::Arc;
 
 use ascend_rt::raw_types::{memcpy_kind, Addr};
-use ascend_rt::{host_reg_flag, MemDst, MemSrc, MsgCode, SharedBytes};
+use ascend_rt::{raw_types::host_reg_flag, MemDst, MemSrc, MsgCode, SharedBytes};
 use common::*;
 
 #[test]
@@ -312,7 +312,7 @@ fn calls_made_inside_a_callback_see_registered_memory_as_calls_inside_a_host_fun
         if use_callback {
             // A callback runs inside aclrtProcessReport: an API call around the calls it makes.
             ok(r.subscribe_report(5, s));
-            ok(r.launch_callback(Some(f), ascend_rt::callback_block::BLOCK, s));
+            ok(r.launch_callback(Some(f), ascend_rt::raw_types::callback_block::BLOCK, s));
             let r3 = r.clone();
             let sync = std::thread::spawn(move || {
                 r3.set_device(0).unwrap();

@@ -6,7 +6,7 @@ mod common;
 use std::sync::{Arc, Mutex};
 
 use ascend_rt::raw_types::{memcpy_kind, stream_failure_mode, RawStream};
-use ascend_rt::{stream_state, Kernel, KernelOps, MemDst, MemSrc, MsgCode, Runtime};
+use ascend_rt::{raw_types::stream_state, Kernel, KernelOps, MemDst, MemSrc, MsgCode, Runtime};
 use common::*;
 
 /// A vector kernel that traps: its synchronize returns 507035, the vector-core exception.

@@ -12,8 +12,9 @@ use std::sync::{Arc, Mutex};
 use ascend_chips::ChipProfile;
 
 use super::{
-    BResult, Backend, BackendError, EventId, HostBuf, HostCallThread, HostFn, ModelId, NotifyId,
-    StreamId, SyncDst, SyncSrc, Task, TaskFaultInfo,
+    BResult, BackendError, DeviceCall, Devices, EventId, Events, HostBuf, HostCallThread,
+    HostCalls, HostFn, Inspect, Memory, ModelId, Models, NotifyId, StreamId, Streams, SyncCopy,
+    Task, TaskFaultInfo,
 };
 
 /// Where the null backend's device addresses start (far from any host mapping).
@@ -50,7 +51,7 @@ impl NullBackend {
     }
 }
 
-impl Backend for NullBackend {
+impl Devices for NullBackend {
     fn name(&self) -> &'static str {
         "null"
     }
@@ -75,6 +76,24 @@ impl Backend for NullBackend {
         Ok(())
     }
 
+    fn device_call(&self, _call: DeviceCall) -> BResult<Option<i64>> {
+        Ok(None)
+    }
+
+    fn synchronize_device(&self, _device: u32, _timeout_ms: Option<u64>) -> BResult<()> {
+        Ok(())
+    }
+
+    fn create_context(&self, _device: u32) -> BResult<StreamId> {
+        Ok(StreamId(self.handle()))
+    }
+
+    fn destroy_context(&self, _device: u32, _default_stream: StreamId) -> BResult<()> {
+        Ok(())
+    }
+}
+
+impl Memory for NullBackend {
     fn malloc(&self, device: u32, bytes: u64, _policy: u32) -> BResult<u64> {
         let next = self
             .next_addr
@@ -104,7 +123,7 @@ impl Backend for NullBackend {
         Ok(())
     }
 
-    fn memcpy(&self, _dst: SyncDst<'_>, _src: SyncSrc<'_>, _count: u64) -> BResult<()> {
+    fn memcpy(&self, _copy: SyncCopy<'_>) -> BResult<()> {
         Ok(())
     }
 
@@ -112,6 +131,12 @@ impl Backend for NullBackend {
         Ok(())
     }
 
+    fn cmo_set_desc(&self, _desc: u64, _src: u64, _size: u64) -> BResult<()> {
+        Ok(())
+    }
+}
+
+impl Streams for NullBackend {
     fn create_stream(&self, _device: u32, _priority: u32, _flags: u32) -> BResult<StreamId> {
         Ok(StreamId(self.handle()))
     }
@@ -124,37 +149,8 @@ impl Backend for NullBackend {
         Ok(0)
     }
 
-    /// Nothing runs on this backend's streams, but a host function is the program's own
-    /// code: it runs at once, on the launching thread.
-    fn launch_host_call(
-        &self,
-        _stream: StreamId,
-        mut f: HostFn,
-        _thread: HostCallThread,
-        _blocking: bool,
-    ) -> BResult<()> {
-        f();
-        Ok(())
-    }
-
-    fn process_host_calls(
-        &self,
-        _thread: HostCallThread,
-        _timeout_ms: Option<u64>,
-    ) -> BResult<bool> {
-        Ok(false)
-    }
-
-    fn subscribe_reports(&self, _thread: u64, _stream: StreamId, _subscribe: bool) -> BResult<()> {
-        Ok(())
-    }
-
     fn take_task_faults(&self) -> Vec<TaskFaultInfo> {
         Vec::new()
-    }
-
-    fn device_call(&self, _call: super::DeviceCall) -> BResult<Option<i64>> {
-        Ok(None)
     }
 
     fn set_stop_on_failure(&self, _stream: StreamId, _named: bool) -> BResult<()> {
@@ -176,11 +172,9 @@ impl Backend for NullBackend {
     fn stream_idle(&self, _stream: StreamId) -> BResult<bool> {
         Ok(true)
     }
+}
 
-    fn synchronize_device(&self, _device: u32, _timeout_ms: Option<u64>) -> BResult<()> {
-        Ok(())
-    }
-
+impl Events for NullBackend {
     fn create_event(&self, _device: u32, _flags: u32) -> BResult<EventId> {
         Ok(EventId(self.handle()))
     }
@@ -205,6 +199,16 @@ impl Backend for NullBackend {
         Ok(Some(0))
     }
 
+    fn create_notify(&self, _device: u32, _flag: u64) -> BResult<NotifyId> {
+        Ok(NotifyId(self.handle()))
+    }
+
+    fn destroy_notify(&self, _notify: NotifyId) -> BResult<()> {
+        Ok(())
+    }
+}
+
+impl Models for NullBackend {
     fn create_model(&self, _device: u32) -> BResult<ModelId> {
         Ok(ModelId(self.handle()))
     }
@@ -236,27 +240,36 @@ impl Backend for NullBackend {
     fn destroy_model(&self, _model: ModelId) -> BResult<()> {
         Ok(())
     }
+}
 
-    fn cmo_set_desc(&self, _desc: u64, _src: u64, _size: u64) -> BResult<()> {
+impl HostCalls for NullBackend {
+    /// Nothing runs on this backend's streams, but a host function is the program's own
+    /// code: it runs at once, on the launching thread.
+    fn launch_host_call(
+        &self,
+        _stream: StreamId,
+        mut f: HostFn,
+        _thread: HostCallThread,
+        _blocking: bool,
+    ) -> BResult<()> {
+        f();
         Ok(())
     }
 
-    fn create_context(&self, _device: u32) -> BResult<StreamId> {
-        Ok(StreamId(self.handle()))
+    fn process_host_calls(
+        &self,
+        _thread: HostCallThread,
+        _timeout_ms: Option<u64>,
+    ) -> BResult<bool> {
+        Ok(false)
     }
 
-    fn destroy_context(&self, _device: u32, _default_stream: StreamId) -> BResult<()> {
+    fn subscribe_reports(&self, _thread: u64, _stream: StreamId, _subscribe: bool) -> BResult<()> {
         Ok(())
     }
+}
 
-    fn create_notify(&self, _device: u32, _flag: u64) -> BResult<NotifyId> {
-        Ok(NotifyId(self.handle()))
-    }
-
-    fn destroy_notify(&self, _notify: NotifyId) -> BResult<()> {
-        Ok(())
-    }
-
+impl Inspect for NullBackend {
     fn device_window(&self) -> Option<Range<u64>> {
         let devices = self.next_addr.len() as u64;
         Some(WINDOW_BASE..WINDOW_BASE + devices * WINDOW_PER_DEVICE)
@@ -268,14 +281,6 @@ impl Backend for NullBackend {
 
     #[cfg(feature = "sim")]
     fn simulator(&self) -> Option<&ascend_sim::Sim> {
-        None
-    }
-
-    fn report_json(&self) -> Option<String> {
-        None
-    }
-
-    fn trace_json(&self) -> Option<String> {
         None
     }
 }

@@ -13,8 +13,9 @@ use ascend_chips::ChipProfile;
 use ascend_sim::{DueHostCall, Sim, SimConfig, SimError, SimErrorClass};
 
 use super::{
-    BResult, Backend, BackendError, EventId, HostBuf, HostCallThread, HostFn, ModelId, NotifyId,
-    StreamId, SyncDst, SyncSrc, Task, TaskFaultInfo,
+    BResult, BackendError, DeviceCall, Devices, EventId, Events, HostBuf, HostCallThread,
+    HostCalls, HostFn, Inspect, Memory, ModelId, Models, NotifyId, StreamId, Streams, SyncCopy,
+    Task, TaskFaultInfo,
 };
 
 /// The simulator backend.
@@ -119,7 +120,7 @@ fn run_host_call(sim: &Sim, table: &HostCallTable, due: &DueHostCall) {
 /// Runs the function of the due host call, without telling the simulator.
 fn run_host_fn(table: &HostCallTable, due: &DueHostCall) {
     if let Some(f) = table.get(due.call, !due.repeats) {
-        match super::run_kept_host_fn(&f) {
+        match super::host_calls::run_kept_host_fn(&f) {
             Some(true) => {}
             Some(false) => tracing::error!("host call {} panicked; its stream goes on", due.call),
             None => tracing::error!(
@@ -287,7 +288,7 @@ fn m(err: SimError) -> BackendError {
     }
 }
 
-impl Backend for SimBackend {
+impl Devices for SimBackend {
     fn name(&self) -> &'static str {
         "sim"
     }
@@ -328,6 +329,27 @@ impl Backend for SimBackend {
         }
     }
 
+    fn device_call(&self, _call: DeviceCall) -> BResult<Option<i64>> {
+        Ok(None)
+    }
+
+    fn synchronize_device(&self, device: u32, timeout_ms: Option<u64>) -> BResult<()> {
+        let r = self.sim.synchronize_device(device, timeout_ms).map_err(m);
+        self.release_dropped_host_calls();
+        r
+    }
+
+    fn create_context(&self, device: u32) -> BResult<StreamId> {
+        // An explicit context's default stream is a plain stream of the device.
+        self.create_stream(device, 0, 0)
+    }
+
+    fn destroy_context(&self, _device: u32, default_stream: StreamId) -> BResult<()> {
+        self.destroy_stream(default_stream, false)
+    }
+}
+
+impl Memory for SimBackend {
     fn malloc(&self, device: u32, bytes: u64, _policy: u32) -> BResult<u64> {
         self.sim.malloc(device, bytes).map_err(m)
     }
@@ -352,15 +374,11 @@ impl Backend for SimBackend {
         Ok(())
     }
 
-    fn memcpy(&self, dst: SyncDst<'_>, src: SyncSrc<'_>, count: u64) -> BResult<()> {
-        match (dst, src) {
-            (SyncDst::Host(d), SyncSrc::Host(s)) => {
-                d.copy_from_slice(s);
-                Ok(())
-            }
-            (SyncDst::Device(d), SyncSrc::Host(s)) => self.sim.write(d, s).map_err(m),
-            (SyncDst::Host(d), SyncSrc::Device(s)) => self.sim.read(s, d).map_err(m),
-            (SyncDst::Device(d), SyncSrc::Device(s)) => self.sim.copy(d, s, count).map_err(m),
+    fn memcpy(&self, copy: SyncCopy<'_>) -> BResult<()> {
+        match copy {
+            SyncCopy::HostToDevice { dst, src } => self.sim.write(dst, src).map_err(m),
+            SyncCopy::DeviceToHost { dst, src } => self.sim.read(src, dst).map_err(m),
+            SyncCopy::DeviceToDevice { dst, src, len } => self.sim.copy(dst, src, len).map_err(m),
         }
     }
 
@@ -368,6 +386,14 @@ impl Backend for SimBackend {
         self.sim.fill(addr, value, count).map_err(m)
     }
 
+    fn cmo_set_desc(&self, desc: u64, src: u64, size: u64) -> BResult<()> {
+        let bytes = ascend_types::CmoDescLayout::for_size(self.chip.cmo.desc_size)
+            .set_desc_bytes(src, size);
+        self.sim.write(desc, &bytes).map_err(m)
+    }
+}
+
+impl Streams for SimBackend {
     fn create_stream(&self, device: u32, priority: u32, flags: u32) -> BResult<StreamId> {
         let persistent = flags & crate::raw_types::stream_flag::PERSISTENT != 0;
         self.sim
@@ -380,54 +406,6 @@ impl Backend for SimBackend {
         self.host_calls.forget_stream(stream);
         self.release_dropped_host_calls();
         Ok(())
-    }
-
-    fn launch_host_call(
-        &self,
-        stream: StreamId,
-        f: HostFn,
-        thread: HostCallThread,
-        blocking: bool,
-    ) -> BResult<()> {
-        self.release_dropped_host_calls();
-        if thread == HostCallThread::Runtime {
-            self.ensure_host_thread()?;
-        }
-        let call = self.host_calls.next.fetch_add(1, Ordering::Relaxed) + 1;
-        self.host_calls.insert(call, stream, f);
-        let task = Task::HostCall {
-            call,
-            channel: self.channel(thread),
-            blocking,
-        };
-        if let Err(e) = self.launch(stream, task) {
-            self.host_calls.forget_calls(&[call]);
-            return Err(e);
-        }
-        Ok(())
-    }
-
-    fn process_host_calls(&self, thread: HostCallThread, timeout_ms: Option<u64>) -> BResult<bool> {
-        let ch = self.channel(thread);
-        let Some(first) = self.sim.next_host_call(ch, timeout_ms).map_err(m)? else {
-            return Ok(false);
-        };
-        run_host_call(&self.sim, &self.host_calls, &first);
-        // Then every other call already due for this thread, without waiting.
-        while let Some(c) = self.sim.next_host_call(ch, Some(0)).map_err(m)? {
-            run_host_call(&self.sim, &self.host_calls, &c);
-        }
-        Ok(true)
-    }
-
-    fn subscribe_reports(&self, thread: u64, stream: StreamId, subscribe: bool) -> BResult<()> {
-        let ch = self.channel(HostCallThread::Reports(thread));
-        self.sim.set_host_channel_serves(ch, stream, subscribe);
-        Ok(())
-    }
-
-    fn device_call(&self, _call: super::DeviceCall) -> BResult<Option<i64>> {
-        Ok(None)
     }
 
     fn set_stop_on_failure(&self, stream: StreamId, _named: bool) -> BResult<()> {
@@ -481,13 +459,9 @@ impl Backend for SimBackend {
     fn stream_idle(&self, stream: StreamId) -> BResult<bool> {
         self.sim.stream_idle(stream).map_err(m)
     }
+}
 
-    fn synchronize_device(&self, device: u32, timeout_ms: Option<u64>) -> BResult<()> {
-        let r = self.sim.synchronize_device(device, timeout_ms).map_err(m);
-        self.release_dropped_host_calls();
-        r
-    }
-
+impl Events for SimBackend {
     fn create_event(&self, device: u32, _flags: u32) -> BResult<EventId> {
         self.sim.create_event(device).map_err(m)
     }
@@ -533,6 +507,16 @@ impl Backend for SimBackend {
         Ok(Some((ticks / per_us) as u64))
     }
 
+    fn create_notify(&self, device: u32, _flag: u64) -> BResult<NotifyId> {
+        self.sim.create_notify(device).map_err(m)
+    }
+
+    fn destroy_notify(&self, notify: NotifyId) -> BResult<()> {
+        self.sim.destroy_notify(notify).map_err(m)
+    }
+}
+
+impl Models for SimBackend {
     fn create_model(&self, device: u32) -> BResult<ModelId> {
         self.sim.create_model(device).map_err(m)
     }
@@ -572,30 +556,55 @@ impl Backend for SimBackend {
         self.release_dropped_host_calls();
         r
     }
+}
 
-    fn cmo_set_desc(&self, desc: u64, src: u64, size: u64) -> BResult<()> {
-        let bytes = ascend_types::CmoDescLayout::for_size(self.chip.cmo.desc_size)
-            .set_desc_bytes(src, size);
-        self.sim.write(desc, &bytes).map_err(m)
+impl HostCalls for SimBackend {
+    fn launch_host_call(
+        &self,
+        stream: StreamId,
+        f: HostFn,
+        thread: HostCallThread,
+        blocking: bool,
+    ) -> BResult<()> {
+        self.release_dropped_host_calls();
+        if thread == HostCallThread::Runtime {
+            self.ensure_host_thread()?;
+        }
+        let call = self.host_calls.next.fetch_add(1, Ordering::Relaxed) + 1;
+        self.host_calls.insert(call, stream, f);
+        let task = Task::HostCall {
+            call,
+            channel: self.channel(thread),
+            blocking,
+        };
+        if let Err(e) = self.launch(stream, task) {
+            self.host_calls.forget_calls(&[call]);
+            return Err(e);
+        }
+        Ok(())
     }
 
-    fn create_context(&self, device: u32) -> BResult<StreamId> {
-        // An explicit context's default stream is a plain stream of the device.
-        self.create_stream(device, 0, 0)
+    fn process_host_calls(&self, thread: HostCallThread, timeout_ms: Option<u64>) -> BResult<bool> {
+        let ch = self.channel(thread);
+        let Some(first) = self.sim.next_host_call(ch, timeout_ms).map_err(m)? else {
+            return Ok(false);
+        };
+        run_host_call(&self.sim, &self.host_calls, &first);
+        // Then every other call already due for this thread, without waiting.
+        while let Some(c) = self.sim.next_host_call(ch, Some(0)).map_err(m)? {
+            run_host_call(&self.sim, &self.host_calls, &c);
+        }
+        Ok(true)
     }
 
-    fn destroy_context(&self, _device: u32, default_stream: StreamId) -> BResult<()> {
-        self.destroy_stream(default_stream, false)
+    fn subscribe_reports(&self, thread: u64, stream: StreamId, subscribe: bool) -> BResult<()> {
+        let ch = self.channel(HostCallThread::Reports(thread));
+        self.sim.set_host_channel_serves(ch, stream, subscribe);
+        Ok(())
     }
+}
 
-    fn create_notify(&self, device: u32, _flag: u64) -> BResult<NotifyId> {
-        self.sim.create_notify(device).map_err(m)
-    }
-
-    fn destroy_notify(&self, notify: NotifyId) -> BResult<()> {
-        self.sim.destroy_notify(notify).map_err(m)
-    }
-
+impl Inspect for SimBackend {
     fn device_window(&self) -> Option<Range<u64>> {
         Some(self.sim.device_window())
     }
@@ -606,13 +615,5 @@ impl Backend for SimBackend {
 
     fn simulator(&self) -> Option<&Sim> {
         Some(&self.sim)
-    }
-
-    fn report_json(&self) -> Option<String> {
-        Some(self.sim.report_json())
-    }
-
-    fn trace_json(&self) -> Option<String> {
-        Some(self.sim.trace_json())
     }
 }

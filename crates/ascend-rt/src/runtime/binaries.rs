@@ -611,11 +611,10 @@ impl Runtime {
         );
         if !data.is_empty() {
             self.backend
-                .memcpy(
-                    crate::backend::SyncDst::Device(addr),
-                    crate::backend::SyncSrc::Host(data),
-                    data.len() as u64,
-                )
+                .memcpy(crate::backend::SyncCopy::HostToDevice {
+                    dst: addr,
+                    src: data,
+                })
                 .map_err(AclError::from)?;
         }
         Ok(addr)

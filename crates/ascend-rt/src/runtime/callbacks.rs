@@ -18,6 +18,7 @@ use super::state::{StreamRec, Subscription};
 use super::Runtime;
 use crate::backend::{HostCallThread, HostFn};
 use crate::error::{fail, AclError, AclResult, ErrorCode, MsgCode};
+use crate::raw_types::callback_block;
 use crate::raw_types::RawStream;
 
 /// What the exception callback is told about a failed task (`aclrtExceptionInfo`).
@@ -72,15 +73,6 @@ impl ExceptionSlot {
             .store(cb.is_some(), std::sync::atomic::Ordering::Release);
         *slot = cb;
     }
-}
-
-/// `aclrtCallbackBlockType`: the stream goes on without waiting for the callback (0), or waits
-/// for it to return (1).
-pub mod callback_block {
-    /// `ACL_CALLBACK_NO_BLOCK`.
-    pub const NO_BLOCK: u32 = 0;
-    /// `ACL_CALLBACK_BLOCK`.
-    pub const BLOCK: u32 = 1;
 }
 
 thread_local! {

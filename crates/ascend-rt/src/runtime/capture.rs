@@ -15,26 +15,8 @@ use super::state::State;
 use super::Runtime;
 use crate::backend::StreamId;
 use crate::error::{fail, AclError, AclResult, ErrorCode, MsgCode};
+use crate::raw_types::{capture_mode, capture_status};
 use crate::raw_types::{event_flag, stream_flag, RawEvent, RawModel, RawStream};
-
-/// `aclmdlRICaptureMode` values.
-pub mod capture_mode {
-    /// `ACL_MODEL_RI_CAPTURE_MODE_GLOBAL`: unsafe calls are refused on every thread.
-    pub const GLOBAL: u32 = 0;
-    /// `ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL`: unsafe calls are refused on the capturing
-    /// thread.
-    pub const THREAD_LOCAL: u32 = 1;
-    /// `ACL_MODEL_RI_CAPTURE_MODE_RELAXED`: nothing is refused.
-    pub const RELAXED: u32 = 2;
-}
-
-/// `aclmdlRICaptureStatus` values.
-pub mod capture_status {
-    /// Not capturing.
-    pub const NONE: u32 = 0;
-    /// Capturing.
-    pub const ACTIVE: u32 = 1;
-}
 
 /// A stream's capture.
 #[derive(Debug, Clone)]

@@ -10,30 +10,7 @@ use ascend_chips::ChipType;
 
 use super::Runtime;
 use crate::error::{fail, AclResult, ErrorCode};
-
-/// `aclCannAttr` values.
-pub mod cann_attr {
-    /// `ACL_CANN_ATTR_INF_NAN`: the float computation units follow IEEE infinities and NaNs.
-    pub const INF_NAN: i32 = 0;
-    /// `ACL_CANN_ATTR_BF16`: bfloat16 is supported.
-    pub const BF16: i32 = 1;
-    /// `ACL_CANN_ATTR_JIT_COMPILE`: operators can be compiled just in time.
-    pub const JIT_COMPILE: i32 = 2;
-}
-
-/// `aclrtDevFeatureType` values the runtime accepts.
-pub mod dev_feature {
-    /// `ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV`.
-    pub const TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV: i32 = 1;
-    /// `ACL_FEATURE_SYSTEM_MEMQ_EVENT_CROSS_DEV`.
-    pub const SYSTEM_MEMQ_EVENT_CROSS_DEV: i32 = 21;
-    /// The runtime's AI CPU schedule type query (not in the public enum).
-    pub const AICPU_SCHEDULE_TYPE: i32 = 10001;
-    /// The runtime's task-id width query (not in the public enum).
-    pub const SYSTEM_TASKID_BIT_WIDTH: i32 = 20001;
-    /// One past the largest value the runtime's range check accepts.
-    pub const MAX: i32 = 20002;
-}
+use crate::raw_types::{cann_attr, dev_feature};
 
 /// The NPU architecture number of each SoC the vendor's platform files name (their
 /// `NpuArch`), grouped by number.

@@ -8,6 +8,7 @@
 
 use super::Runtime;
 use crate::error::{fail, AclError, AclResult, ErrorCode, MsgCode};
+use crate::raw_types::stream_state;
 use crate::raw_types::{dev_res_limit_type, run_mode, RawContext, RawStream};
 
 impl Runtime {
@@ -27,7 +28,7 @@ impl Runtime {
             *out = RawContext(ctx);
             let default = st.contexts[&ctx].default_stream;
             drop(st);
-            self.notify_stream_state(default, super::stream_failure::stream_state::CREATE_POST);
+            self.notify_stream_state(default, stream_state::CREATE_POST);
             Ok(())
         })
     }
@@ -65,10 +66,7 @@ impl Runtime {
             };
             if !st.stream_state_cbs.0.is_empty() {
                 drop(st);
-                self.notify_stream_state(
-                    rec.default_stream,
-                    super::stream_failure::stream_state::DESTROY_PRE,
-                );
+                self.notify_stream_state(rec.default_stream, stream_state::DESTROY_PRE);
                 st = self.lock();
                 if !st.contexts.contains_key(&context.0) {
                     return Err(AclError::new(

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use super::state::StreamRec;
 use super::Runtime;
-use crate::backend::{HostBuf, Loc, SyncDst, SyncSrc, Task};
+use crate::backend::{HostBuf, Loc, SyncCopy, Task};
 use crate::error::{fail, AclResult};
 
 /// A resolved, range-checked end of a copy.
@@ -89,23 +89,34 @@ impl Runtime {
         match (dst, src) {
             (DSide::Device(d), Side::Device(s)) => self
                 .backend
-                .memcpy(SyncDst::Device(d), SyncSrc::Device(s), n)
+                .memcpy(SyncCopy::DeviceToDevice {
+                    dst: d,
+                    src: s,
+                    len: n,
+                })
                 .map_err(crate::AclError::from),
             (DSide::Device(d), Side::Slice(s)) => self
                 .backend
-                .memcpy(SyncDst::Device(d), SyncSrc::Host(&s[..c]), n)
+                .memcpy(SyncCopy::HostToDevice {
+                    dst: d,
+                    src: &s[..c],
+                })
                 .map_err(crate::AclError::from),
             (DSide::Slice(d), Side::Device(s)) => self
                 .backend
-                .memcpy(SyncDst::Host(&mut d[..c]), SyncSrc::Device(s), n)
+                .memcpy(SyncCopy::DeviceToHost {
+                    dst: &mut d[..c],
+                    src: s,
+                })
                 .map_err(crate::AclError::from),
             (DSide::Device(d), Side::Pinned(b, o)) => {
                 let mut tmp = chunk();
                 for r in staging_ranges(c, false) {
                     let t = &mut tmp[..r.len()];
                     t.copy_from_slice(&locked(&b)[o + r.start..o + r.end]);
-                    let to = SyncDst::Device(d + r.start as u64);
-                    self.backend.memcpy(to, SyncSrc::Host(t), r.len() as u64)?;
+                    let dst = d + r.start as u64;
+                    self.backend
+                        .memcpy(SyncCopy::HostToDevice { dst, src: t })?;
                 }
                 Ok(())
             }
@@ -113,9 +124,9 @@ impl Runtime {
                 let mut tmp = chunk();
                 for r in staging_ranges(c, false) {
                     let t = &mut tmp[..r.len()];
-                    let from = SyncSrc::Device(s + r.start as u64);
+                    let src = s + r.start as u64;
                     self.backend
-                        .memcpy(SyncDst::Host(t), from, r.len() as u64)?;
+                        .memcpy(SyncCopy::DeviceToHost { dst: t, src })?;
                     locked(&b)[o + r.start..o + r.end].copy_from_slice(t);
                 }
                 Ok(())

@@ -5,6 +5,7 @@
 use super::state::DeviceRec;
 use super::Runtime;
 use crate::error::{fail, AclError, AclResult, ErrorCode, MsgCode};
+use crate::raw_types::stream_state;
 use crate::raw_types::RawContext;
 
 impl Runtime {
@@ -139,7 +140,7 @@ impl Runtime {
             st.current.insert(Self::thread(), ctx);
             drop(st);
             if let Some(s) = opened {
-                self.notify_stream_state(s, super::stream_failure::stream_state::CREATE_POST);
+                self.notify_stream_state(s, stream_state::CREATE_POST);
             }
             Ok(())
         })

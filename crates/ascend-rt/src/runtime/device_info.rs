@@ -12,49 +12,8 @@ use super::compat::npu_arch;
 use super::Runtime;
 use crate::backend::DeviceCall;
 use crate::error::{fail, AclError, AclResult, ErrorCode, MsgCode};
+use crate::raw_types::dev_attr;
 use crate::raw_types::RawUtilization;
-
-/// `aclrtDevAttr` values.
-pub mod dev_attr {
-    /// `ACL_DEV_ATTR_AICPU_CORE_NUM`.
-    pub const AICPU_CORE_NUM: i32 = 1;
-    /// `ACL_DEV_ATTR_AICORE_CORE_NUM`.
-    pub const AICORE_CORE_NUM: i32 = 101;
-    /// `ACL_DEV_ATTR_CUBE_CORE_NUM`.
-    pub const CUBE_CORE_NUM: i32 = 102;
-    /// `ACL_DEV_ATTR_VECTOR_CORE_NUM`.
-    pub const VECTOR_CORE_NUM: i32 = 201;
-    /// `ACL_DEV_ATTR_WARP_SIZE`.
-    pub const WARP_SIZE: i32 = 202;
-    /// `ACL_DEV_ATTR_MAX_THREAD_PER_VECTOR_CORE`.
-    pub const MAX_THREAD_PER_VECTOR_CORE: i32 = 203;
-    /// `ACL_DEV_ATTR_UBUF_PER_VECTOR_CORE`.
-    pub const UBUF_PER_VECTOR_CORE: i32 = 204;
-    /// `ACL_DEV_ATTR_MAX_GRID_DIM_X` (206, 207: Y, Z).
-    pub const MAX_GRID_DIM_X: i32 = 205;
-    /// `ACL_DEV_ATTR_MAX_BLOCK_PER_GRID`.
-    pub const MAX_BLOCK_PER_GRID: i32 = 208;
-    /// `ACL_DEV_ATTR_MAX_THREADS_PER_BLOCK`.
-    pub const MAX_THREADS_PER_BLOCK: i32 = 209;
-    /// `ACL_DEV_ATTR_MAX_BLOCK_DIM_X` (211, 212: Y, Z).
-    pub const MAX_BLOCK_DIM_X: i32 = 210;
-    /// `ACL_DEV_ATTR_MAX_BLOCK_DIM_Z`.
-    pub const MAX_BLOCK_DIM_Z: i32 = 212;
-    /// `ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE`.
-    pub const TOTAL_GLOBAL_MEM_SIZE: i32 = 301;
-    /// `ACL_DEV_ATTR_L2_CACHE_SIZE`.
-    pub const L2_CACHE_SIZE: i32 = 302;
-    /// `ACL_DEV_ATTR_SMP_ID` (401) … `ACL_DEV_ATTR_DEVICE_FORM_FACTOR` (409).
-    pub const SMP_ID: i32 = 401;
-    /// `ACL_DEV_ATTR_PHY_CHIP_ID`.
-    pub const PHY_CHIP_ID: i32 = 402;
-    /// `ACL_DEV_ATTR_DEVICE_FORM_FACTOR`.
-    pub const DEVICE_FORM_FACTOR: i32 = 409;
-    /// `ACL_DEV_ATTR_IS_VIRTUAL`.
-    pub const IS_VIRTUAL: i32 = 501;
-    /// `ACL_DEV_ATTR_NPU_ARCH`.
-    pub const NPU_ARCH: i32 = 601;
-}
 
 /// `aclrtDevResLimitType`: cube cores (0) and vector cores (1).
 pub const RES_LIMIT_TYPES: u32 = 2;

@@ -23,33 +23,9 @@ use std::sync::Arc;
 
 use super::state::{Alloc, AllocKind, Location};
 use super::Runtime;
-use crate::backend::{HostFn, SyncDst, SyncSrc};
+use crate::backend::{HostFn, SyncCopy};
 use crate::error::{fail, AclError, AclResult, ErrorCode, MsgCode};
-use crate::raw_types::{malloc_policy, Addr};
-
-/// `aclrtHostRegisterV2` flags (`ACL_HOST_REG_*`).
-pub mod host_reg_flag {
-    /// `ACL_HOST_REG_MAPPED`: the device gets a pointer to the memory.
-    pub const MAPPED: u32 = 0x2;
-    /// `ACL_HOST_REG_IOMEMORY`: I/O memory (mapped too).
-    pub const IOMEMORY: u32 = 0x4;
-    /// `ACL_HOST_REG_READONLY`: the device only reads it (mapped too).
-    pub const READONLY: u32 = 0x8;
-    /// `ACL_HOST_REG_PINNED`: pinned against swapping; no device pointer by itself.
-    pub const PINNED: u32 = 0x1000_0000;
-    /// Every flag the runtime accepts.
-    pub const ALL: u32 = MAPPED | IOMEMORY | READONLY | PINNED;
-}
-
-/// `aclrtHostRegisterType` values of `aclrtHostRegister`.
-pub mod host_register_type {
-    /// `ACL_HOST_REGISTER_MAPPED`.
-    pub const MAPPED: u32 = 0;
-    /// `ACL_HOST_REGISTER_IOMEMORY`.
-    pub const IOMEMORY: u32 = 0x4;
-    /// `ACL_HOST_REGISTER_READONLY`.
-    pub const READONLY: u32 = 0x8;
-}
+use crate::raw_types::{host_reg_flag, host_register_type, malloc_policy, Addr};
 
 /// `ACL_RT_MEM_ATTACH_GLOBAL`, the one flag of `aclrtMemAllocManaged`.
 pub const MEM_ATTACH_GLOBAL: u32 = 0x1;
@@ -74,7 +50,7 @@ pub trait HostMemory: Send + Sync {
 /// touch at any time, each one atomic, so neither side ever races the other.
 ///
 /// ```
-/// use ascend_rt::{Runtime, SharedBytes, host_reg_flag, raw_types::*};
+/// use ascend_rt::{Runtime, SharedBytes, raw_types::host_reg_flag, raw_types::*};
 /// let rt = Runtime::sim("Ascend910B1").unwrap();
 /// rt.set_device(0).unwrap();
 /// let mine = SharedBytes::new(64);
@@ -185,7 +161,10 @@ impl Registrations {
             if to_device {
                 host.read(0, &mut now);
             } else if backend
-                .memcpy(SyncDst::Host(&mut now), SyncSrc::Device(dev), reg.len)
+                .memcpy(SyncCopy::DeviceToHost {
+                    dst: &mut now,
+                    src: dev,
+                })
                 .is_err()
             {
                 continue;
@@ -195,11 +174,10 @@ impl Registrations {
                 if to_device {
                     let at = dev + start as u64;
                     if backend
-                        .memcpy(
-                            SyncDst::Device(at),
-                            SyncSrc::Host(bytes),
-                            bytes.len() as u64,
-                        )
+                        .memcpy(SyncCopy::HostToDevice {
+                            dst: at,
+                            src: bytes,
+                        })
                         .is_err()
                     {
                         continue;
@@ -276,7 +254,7 @@ impl Runtime {
     /// READONLY give the range a device pointer ([`Runtime::host_get_device_pointer`]).
     ///
     /// ```
-    /// use ascend_rt::{Runtime, host_reg_flag, raw_types::Addr};
+    /// use ascend_rt::{Runtime, raw_types::host_reg_flag, raw_types::Addr};
     /// let rt = Runtime::sim("Ascend910B1").unwrap();
     /// rt.set_device(0).unwrap();
     /// let mut host = Addr::NULL;
@@ -423,10 +401,10 @@ impl Runtime {
                 );
                 a
             };
-            if let Err(e) =
-                self.backend
-                    .memcpy(SyncDst::Device(dev_addr), SyncSrc::Host(&agreed), size)
-            {
+            if let Err(e) = self.backend.memcpy(SyncCopy::HostToDevice {
+                dst: dev_addr,
+                src: &agreed,
+            }) {
                 let mut st = self.lock();
                 let _ = self.backend.free(device, dev_addr);
                 st.allocs.remove(&dev_addr);

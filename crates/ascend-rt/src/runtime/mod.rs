@@ -76,24 +76,21 @@ use crate::error::{fail, AclError, AclResult};
 pub use addresses::AddressClass;
 pub use allocator::{AllocatorField, AllocatorFields};
 pub use binaries::SimKernelFactory;
-pub use callbacks::{callback_block, ExceptionCallback, ExceptionInfo};
-pub use capture::{capture_mode, capture_status};
-pub use compat::{cann_attr, dev_feature, npu_arch};
-pub use device_info::{dev_attr, DEVICE_STATUS_NORMAL, RES_LIMIT_TYPES};
+pub use callbacks::{ExceptionCallback, ExceptionInfo};
+pub use compat::npu_arch;
+pub use device_info::{DEVICE_STATUS_NORMAL, RES_LIMIT_TYPES};
 pub use errmsg::RecentError;
-pub use host_register::{
-    host_reg_flag, host_register_type, HostMemory, SharedBytes, MEM_ATTACH_GLOBAL,
-};
+pub use host_register::{HostMemory, SharedBytes, MEM_ATTACH_GLOBAL};
 pub use kernels::MAX_KERNEL_ARGS_BYTES;
 pub use labels::MAX_LABELS;
 pub use memory::{HostBuffer, MemDst, MemSrc};
 pub use options::RuntimeOptions;
-pub use overflow::{overflow_mode, OVERFLOW_STATUS_BYTES};
+pub use overflow::OVERFLOW_STATUS_BYTES;
 pub use random::{random_rt_type, RawRandomParam, RawRandomTaskInfo};
 #[cfg(feature = "sim")]
 pub use sim_view::SimView;
 pub(crate) use state::{State, StreamRec};
-pub use stream_failure::{stream_state, StreamStateCallback};
+pub use stream_failure::StreamStateCallback;
 pub use version::{CannPackageVersion, ACL_VERSION, SIM_PACKAGE_VERSION};
 
 /// The ACL runtime of one process (in Rust, of one `Runtime` value): per-thread contexts,
@@ -348,12 +345,20 @@ impl Runtime {
 
     /// The backend's run report as JSON, if it has one.
     pub fn report_json(&self) -> Option<String> {
-        self.backend.report_json()
+        #[cfg(feature = "sim")]
+        let json = self.backend.simulator().map(ascend_sim::Sim::report_json);
+        #[cfg(not(feature = "sim"))]
+        let json = None;
+        json
     }
 
     /// The backend's timeline as a Chrome trace (JSON; open it in Perfetto), if it has one.
     pub fn trace_json(&self) -> Option<String> {
-        self.backend.trace_json()
+        #[cfg(feature = "sim")]
+        let json = self.backend.simulator().map(ascend_sim::Sim::trace_json);
+        #[cfg(not(feature = "sim"))]
+        let json = None;
+        json
     }
 }
 

@@ -12,17 +12,8 @@ use ascend_types::Task;
 
 use super::Runtime;
 use crate::error::{fail, AclError, AclResult, ErrorCode, MsgCode};
+use crate::raw_types::overflow_mode;
 use crate::raw_types::{Addr, RawStream};
-
-/// `aclrtFloatOverflowMode` values.
-pub mod overflow_mode {
-    /// `ACL_RT_OVERFLOW_MODE_SATURATION`: results saturate.
-    pub const SATURATION: u32 = 0;
-    /// `ACL_RT_OVERFLOW_MODE_INFNAN`: results follow IEEE infinities and NaNs.
-    pub const INFNAN: u32 = 1;
-    /// `ACL_RT_OVERFLOW_MODE_UNDEF`.
-    pub const UNDEF: u32 = 2;
-}
 
 /// The bytes of overflow status `aclrtGetOverflowStatus` copies out.
 pub const OVERFLOW_STATUS_BYTES: usize = 64;

@@ -164,11 +164,10 @@ impl Runtime {
                     }
                 }
                 self.backend
-                    .memcpy(
-                        crate::backend::SyncDst::Device(info.para_addr),
-                        crate::backend::SyncSrc::Host(&block),
-                        16,
-                    )
+                    .memcpy(crate::backend::SyncCopy::HostToDevice {
+                        dst: info.para_addr,
+                        src: &block,
+                    })
                     .map_err(AclError::from)?;
             }
             let task = RandomTask {

@@ -4,6 +4,7 @@
 use super::state::{HandleKind, StreamRec};
 use super::Runtime;
 use crate::error::{fail, AclError, AclResult, ErrorCode, MsgCode};
+use crate::raw_types::stream_state;
 use crate::raw_types::{stream_flag, stream_status, RawStream};
 
 impl Runtime {
@@ -120,7 +121,7 @@ impl Runtime {
         );
         drop(st);
         self.inherit_failure_mode(backend, ctx)?;
-        self.notify_stream_state(handle, super::stream_failure::stream_state::CREATE_POST);
+        self.notify_stream_state(handle, stream_state::CREATE_POST);
         Ok(RawStream(handle))
     }
 
@@ -168,7 +169,7 @@ impl Runtime {
                 ));
             }
             drop(st);
-            self.notify_stream_state(stream.0, super::stream_failure::stream_state::DESTROY_PRE);
+            self.notify_stream_state(stream.0, stream_state::DESTROY_PRE);
             // The callbacks ran without the lock: check again what another thread may have
             // changed meanwhile (destroyed the stream, bound it to a model).
             let mut st = self.lock();

@@ -26,14 +26,6 @@ use crate::raw_types::{stream_failure_mode, stream_flag, RawStream};
 /// `ACL_RT_STREAM_STATE_DESTROY_PRE` 2).
 pub type StreamStateCallback = Arc<dyn Fn(RawStream, u32) + Send + Sync>;
 
-/// `aclrtStreamState` values.
-pub mod stream_state {
-    /// `ACL_RT_STREAM_STATE_CREATE_POST`: after a stream is created.
-    pub const CREATE_POST: u32 = 1;
-    /// `ACL_RT_STREAM_STATE_DESTROY_PRE`: before a stream is destroyed.
-    pub const DESTROY_PRE: u32 = 2;
-}
-
 /// The registered stream state callbacks, by name.
 #[derive(Default, Clone)]
 pub(crate) struct StreamStateCallbacks(pub BTreeMap<String, StreamStateCallback>);

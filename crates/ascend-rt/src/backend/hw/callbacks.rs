@@ -7,8 +7,8 @@ use std::sync::{Arc, Mutex};
 
 use super::handles::raw_stream;
 use super::{HwBackend, RawHandle};
+use crate::backend::{BResult, HostCalls, StreamId};
 use crate::backend::{HostCallThread, HostFn};
-use crate::error::AclResult;
 
 /// The calling thread's `pthread_t`, the id the library's report calls use.
 pub(super) fn pthread_id() -> u64 {
@@ -32,7 +32,7 @@ extern "C" fn trampoline_once(args: *mut c_void) {
     // SAFETY: `args` is the pointer `Box::into_raw` gave at launch for a stream that runs each
     // task once, so the library passes it back once.
     let mut f = unsafe { Box::from_raw(args.cast::<HostFn>()) };
-    if !crate::backend::run_host_fn(&mut f) {
+    if !crate::backend::host_calls::run_host_fn(&mut f) {
         tracing::error!("{PANICKED}");
     }
 }
@@ -52,7 +52,7 @@ extern "C" fn trampoline_kept(args: *mut c_void) {
     unsafe { Arc::increment_strong_count(ptr) };
     // SAFETY: the reference counted just above, taken back as an owned `Arc`.
     let f = unsafe { Arc::from_raw(ptr) };
-    match crate::backend::run_kept_host_fn(&f) {
+    match crate::backend::host_calls::run_kept_host_fn(&f) {
         Some(true) => {}
         Some(false) => tracing::error!("{PANICKED}"),
         None => tracing::error!(
@@ -72,14 +72,30 @@ impl std::fmt::Debug for KeptHostFn {
 }
 
 impl HwBackend {
+    /// Frees the kept host functions of streams that are gone (after the library destroyed
+    /// them), outside the lock: a function may own what calls back into the backend.
+    pub(super) fn release_kept_host_fns(&self, streams: &[RawHandle]) {
+        let kept: Vec<_> = {
+            let mut st = self.state();
+            streams
+                .iter()
+                .filter_map(|h| st.kept_host_fns.remove(h))
+                .collect()
+        };
+        drop(kept);
+    }
+}
+
+impl HostCalls for HwBackend {
     /// Launches `f` on the stream through the library.
-    pub(super) fn launch_host_call(
+    fn launch_host_call(
         &self,
-        stream: RawHandle,
+        stream: StreamId,
         f: HostFn,
         thread: HostCallThread,
         blocking: bool,
-    ) -> AclResult<()> {
+    ) -> BResult<()> {
+        let stream: RawHandle = stream.0;
         let info = self.enter_stream(stream)?;
         let s = raw_stream(stream);
         let (args, tramp, kept): (*mut c_void, extern "C" fn(*mut c_void), _) = if info.persistent {
@@ -120,75 +136,39 @@ impl HwBackend {
                 .push(kept),
             (false, None) => {}
         }
-        rc
-    }
-
-    /// Frees the kept host functions of streams that are gone (after the library destroyed
-    /// them), outside the lock: a function may own what calls back into the backend.
-    pub(super) fn release_kept_host_fns(&self, streams: &[RawHandle]) {
-        let kept: Vec<_> = {
-            let mut st = self.state();
-            streams
-                .iter()
-                .filter_map(|h| st.kept_host_fns.remove(h))
-                .collect()
-        };
-        drop(kept);
+        Ok(rc?)
     }
 
     /// `aclrtProcessReport(timeout)` on the calling thread; false on the library's report
     /// timeout.
-    pub(super) fn process_host_calls(&self, timeout_ms: Option<u64>) -> AclResult<bool> {
+    fn process_host_calls(
+        &self,
+        _thread: HostCallThread,
+        timeout_ms: Option<u64>,
+    ) -> BResult<bool> {
         let t = timeout_ms.map_or(-1, |ms| ms.min(i32::MAX as u64) as i32);
         match acl!(self, aclrtProcessReport(t)) {
             Ok(()) => Ok(true),
             Err(e) if e.code() == crate::error::ErrorCode::RtReportTimeout.number() => Ok(false),
-            Err(e) => Err(e),
+            Err(e) => Err(e.into()),
         }
     }
 
     /// `aclrtSubscribeReport` / `aclrtUnSubscribeReport`.
-    pub(super) fn subscribe_reports(
-        &self,
-        thread: u64,
-        stream: RawHandle,
-        subscribe: bool,
-    ) -> AclResult<()> {
+    fn subscribe_reports(&self, thread: u64, stream: StreamId, subscribe: bool) -> BResult<()> {
+        let stream: RawHandle = stream.0;
         self.enter_stream(stream)?;
         let s = raw_stream(stream);
         if subscribe {
             // SAFETY: a live stream handle (or NULL); the thread id is a plain number.
-            acl!(self, aclrtSubscribeReport(thread, s))
+            Ok(acl!(self, aclrtSubscribeReport(thread, s))?)
         } else {
             // SAFETY: as above.
-            acl!(self, aclrtUnSubscribeReport(thread, s))
+            Ok(acl!(self, aclrtUnSubscribeReport(thread, s))?)
         }
     }
-}
 
-/// A control call on a stream.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum StreamControl {
-    /// `aclrtSetStreamFailureMode(stream, ACL_STOP_ON_FAILURE)`.
-    StopOnFailure,
-    /// `aclrtStreamAbort(stream)`.
-    Abort,
-    /// `aclrtStreamStop(stream)`.
-    Stop,
-}
-
-impl HwBackend {
-    /// Passes a stream control call to the library.
-    pub(super) fn stream_control(&self, stream: RawHandle, what: StreamControl) -> AclResult<()> {
-        self.enter_stream(stream)?;
-        let s = raw_stream(stream);
-        match what {
-            // SAFETY: a live stream handle of the library, or NULL for the default stream.
-            StreamControl::StopOnFailure => acl!(self, aclrtSetStreamFailureMode(s, 1)),
-            // SAFETY: as above.
-            StreamControl::Abort => acl!(self, aclrtStreamAbort(s)),
-            // SAFETY: as above.
-            StreamControl::Stop => acl!(self, aclrtStreamStop(s)),
-        }
+    fn caller_thread_id(&self) -> u64 {
+        pthread_id()
     }
 }

@@ -9,7 +9,7 @@ use crate::error::AclResult;
 
 impl HwBackend {
     /// Runs `call` on the library; a query's answer, 0 for a setting.
-    pub(super) fn device_call(&self, call: DeviceCall) -> AclResult<i64> {
+    pub(super) fn run_device_call(&self, call: DeviceCall) -> AclResult<i64> {
         let d = |x: u32| x as i32;
         match call {
             DeviceCall::Info { device, attr } => {

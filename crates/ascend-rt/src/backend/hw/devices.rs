@@ -8,11 +8,26 @@ use super::handles::{default_stream, CONTEXT_STREAM_TAG, TAG_MASK};
 use super::state::{ExplicitCtx, StreamInfo};
 use super::HwBackend;
 use super::RawHandle;
-use crate::error::{AclError, AclResult, ErrorCode};
+use crate::error::{AclError, ErrorCode};
+use ascend_chips::ChipProfile;
 
-impl HwBackend {
+use crate::backend::{BResult, DeviceCall, Devices, StreamId};
+
+impl Devices for HwBackend {
+    fn name(&self) -> &'static str {
+        "hw"
+    }
+
+    fn chip(&self) -> &ChipProfile {
+        &self.chip
+    }
+
+    fn soc_name(&self) -> BResult<String> {
+        Ok(self.soc.clone())
+    }
+
     /// `aclrtGetDeviceCount`.
-    pub(super) fn device_count(&self) -> AclResult<u32> {
+    fn device_count(&self) -> BResult<u32> {
         let mut n = 0u32;
         // SAFETY: the out-pointer is a live local.
         acl!(self, aclrtGetDeviceCount(&mut n))?;
@@ -21,7 +36,7 @@ impl HwBackend {
 
     /// `aclrtSetDevice` (a device's first), remembering the default context it created;
     /// returns the handle of the device's default stream.
-    pub(super) fn open_device(&self, device: u32) -> AclResult<RawHandle> {
+    fn open_device(&self, device: u32) -> BResult<StreamId> {
         acl!(self, aclrtSetDevice(device as i32))?;
         let mut ctx: sys::aclrtContext = std::ptr::null_mut();
         // SAFETY: the out-pointer is a live local.
@@ -37,13 +52,13 @@ impl HwBackend {
                 persistent: false,
             },
         );
-        Ok(h)
+        Ok(StreamId(h))
     }
 
     /// `aclrtResetDevice` (or `aclrtResetDeviceForce`); forgets what the reset released with
     /// the default context, finishes its streams' pending host copies and frees the pinned
     /// memory of dropped host buffers.
-    pub(super) fn close_device(&self, device: u32, force: bool) -> AclResult<()> {
+    fn close_device(&self, device: u32, force: bool) -> BResult<()> {
         let rc = if force {
             acl!(self, aclrtResetDeviceForce(device as i32))
         } else {
@@ -72,12 +87,12 @@ impl HwBackend {
         }
         self.finish(|p| streams.contains(&p.stream), true);
         self.sweep_pinned();
-        rc
+        Ok(rc?)
     }
 
     /// `aclrtCreateContext`, which also makes the new context current on the calling thread
     /// (as the front end does); its default stream is the NULL stream in it.
-    pub(super) fn create_context(&self, device: u32) -> AclResult<RawHandle> {
+    fn create_context(&self, device: u32) -> BResult<StreamId> {
         let mut ctx: sys::aclrtContext = std::ptr::null_mut();
         // SAFETY: the out-pointer is a live local.
         acl!(self, aclrtCreateContext(&mut ctx, device as i32))?;
@@ -95,12 +110,13 @@ impl HwBackend {
                 persistent: false,
             },
         );
-        Ok(h)
+        Ok(StreamId(h))
     }
 
     /// Waits for the context's default stream, finishes its pending host copies, then
     /// `aclrtDestroyContext`; forgets what the library released with the context.
-    pub(super) fn destroy_context(&self, _device: u32, default_stream: RawHandle) -> AclResult<()> {
+    fn destroy_context(&self, _device: u32, default_stream: StreamId) -> BResult<()> {
+        let default_stream: RawHandle = default_stream.0;
         let info = self.enter_stream(default_stream)?;
         let ctx = info.ctx;
         if !self.state().explicit.contains_key(&ctx) {
@@ -108,7 +124,8 @@ impl HwBackend {
                 ErrorCode::RtContextNull,
                 None,
                 format!("hw backend: {default_stream:#x} is not the stream of an explicit context"),
-            ));
+            )
+            .into());
         }
         // SAFETY: NULL is the current (explicit) context's default stream.
         let synced = acl!(self, aclrtSynchronizeStream(std::ptr::null_mut()));
@@ -137,6 +154,25 @@ impl HwBackend {
         st.events.retain(|_, e| e.ctx != ctx);
         st.models.retain(|_, m| m.ctx != ctx);
         st.notifies.retain(|_, n| n.ctx != ctx);
-        rc
+        Ok(rc?)
+    }
+
+    /// `aclrtSynchronizeDevice`; then finishes the pending host work of the device's streams.
+    fn synchronize_device(&self, device: u32, _timeout_ms: Option<u64>) -> BResult<()> {
+        self.enter(device)?;
+        acl!(self, aclrtSynchronizeDevice())?;
+        let streams: Vec<RawHandle> = self
+            .state()
+            .streams
+            .iter()
+            .filter(|(_, s)| s.device == device)
+            .map(|(h, _)| *h)
+            .collect();
+        self.finish(|p| streams.contains(&p.stream), false);
+        Ok(())
+    }
+
+    fn device_call(&self, call: DeviceCall) -> BResult<Option<i64>> {
+        Ok(Some(self.run_device_call(call)?))
     }
 }

@@ -7,9 +7,11 @@ use ascend_rt_sys::{self as sys, acl_fn};
 use super::errors::missing;
 use super::handles::timeout_arg;
 use super::state::EventInfo;
+use super::state::NotifyInfo;
 use super::HwBackend;
 use super::RawHandle;
-use crate::error::{AclResult, ErrorCode};
+use crate::backend::{BResult, EventId, Events, NotifyId};
+use crate::error::ErrorCode;
 
 /// `aclrtEventGetTimestamp`'s code for a record that has not executed.
 const TIMESTAMP_NOT_READY: i32 = ErrorCode::RtEventTimestampInvalid as i32;
@@ -18,12 +20,12 @@ const EVENT_RT_DEFAULT: u32 = crate::raw_types::event_flag::RT_DEFAULT;
 /// The flags only `aclrtCreateEventExWithFlag` accepts (`ACL_EVENT_IPC`).
 const EVENT_EX_ONLY: u32 = !crate::raw_types::event_flag::RT_FLAG_MAX;
 
-impl HwBackend {
+impl Events for HwBackend {
     /// `flags` is the runtime flag word: `RT_EVENT_DEFAULT` is `aclrtCreateEvent`, a flag
     /// only Ex mode has (`ACL_EVENT_IPC`) is `aclrtCreateEventExWithFlag`, any other is
     /// `aclrtCreateEventWithFlag` (the trait does not say whether the front end's event is in
     /// Ex mode; the front end enforces Ex mode's rules itself).
-    pub(super) fn create_event(&self, device: u32, flags: u32) -> AclResult<RawHandle> {
+    fn create_event(&self, device: u32, flags: u32) -> BResult<EventId> {
         let ctx = self.enter(device)?;
         let mut e: sys::aclrtEvent = std::ptr::null_mut();
         // SAFETY (all three): the out-pointer is a live local.
@@ -42,11 +44,12 @@ impl HwBackend {
                 last_record: None,
             },
         );
-        Ok(h)
+        Ok(EventId(h))
     }
 
     /// `aclrtDestroyEvent` in the event's context.
-    pub(super) fn destroy_event(&self, event: RawHandle) -> AclResult<()> {
+    fn destroy_event(&self, event: EventId) -> BResult<()> {
+        let event: RawHandle = event.0;
         self.enter_event(event)?;
         // SAFETY: a live event handle of the library.
         acl!(self, aclrtDestroyEvent(event as usize as sys::aclrtEvent))?;
@@ -55,7 +58,8 @@ impl HwBackend {
     }
 
     /// `aclrtQueryEventStatus`; a complete event finishes the work before its latest record.
-    pub(super) fn event_complete(&self, event: RawHandle) -> AclResult<bool> {
+    fn event_complete(&self, event: EventId) -> BResult<bool> {
+        let event: RawHandle = event.0;
         self.enter_event(event)?;
         let mut status: sys::aclrtEventRecordedStatus = 0 as _;
         // SAFETY: a live event handle and a live out-pointer.
@@ -73,11 +77,8 @@ impl HwBackend {
 
     /// `aclrtSynchronizeEvent` (or its timeout form); then finishes the work before the
     /// event's latest record.
-    pub(super) fn synchronize_event(
-        &self,
-        event: RawHandle,
-        timeout_ms: Option<u64>,
-    ) -> AclResult<()> {
+    fn synchronize_event(&self, event: EventId, timeout_ms: Option<u64>) -> BResult<()> {
+        let event: RawHandle = event.0;
         self.enter_event(event)?;
         let e = event as usize as sys::aclrtEvent;
         // SAFETY: a live event handle of the library.
@@ -93,7 +94,9 @@ impl HwBackend {
     }
 
     /// `aclrtEventElapsedTime`, in the start event's context.
-    pub(super) fn event_elapsed_ms(&self, start: RawHandle, end: RawHandle) -> AclResult<f32> {
+    fn event_elapsed_ms(&self, start: EventId, end: EventId) -> BResult<f32> {
+        let start: RawHandle = start.0;
+        let end: RawHandle = end.0;
         self.enter_event(start)?;
         let mut ms = 0f32;
         // SAFETY: live event handles and a live out-pointer.
@@ -110,7 +113,8 @@ impl HwBackend {
 
     /// `aclrtEventGetTimestamp`; its "not executed yet" code (107006) is `None`. A timestamp
     /// means the record executed, so the work before it is finished on the host too.
-    pub(super) fn event_timestamp_us(&self, event: RawHandle) -> AclResult<Option<u64>> {
+    fn event_timestamp_us(&self, event: EventId) -> BResult<Option<u64>> {
+        let event: RawHandle = event.0;
         self.enter_event(event)?;
         let f = acl_fn!(self.lib, aclrtEventGetTimestamp).map_err(missing)?;
         let mut ts = 0u64;
@@ -123,5 +127,29 @@ impl HwBackend {
         self.check("aclrtEventGetTimestamp", rc)?;
         self.finish_event(event);
         Ok(Some(ts))
+    }
+
+    /// `aclrtCreateNotify` in the context of the device's new objects.
+    fn create_notify(&self, device: u32, flag: u64) -> BResult<NotifyId> {
+        let ctx = self.enter(device)?;
+        let mut n: sys::aclrtNotify = std::ptr::null_mut();
+        // SAFETY: the out-pointer is a live local.
+        acl!(self, aclrtCreateNotify(&mut n, flag))?;
+        let h = n as usize as RawHandle;
+        self.state().notifies.insert(h, NotifyInfo { ctx });
+        Ok(NotifyId(h))
+    }
+
+    /// `aclrtDestroyNotify` in the notify's context.
+    fn destroy_notify(&self, notify: NotifyId) -> BResult<()> {
+        let notify: RawHandle = notify.0;
+        self.enter_notify(notify)?;
+        // SAFETY: a live notify handle of the library (front-end validated).
+        acl!(
+            self,
+            aclrtDestroyNotify(notify as usize as sys::aclrtNotify)
+        )?;
+        self.state().notifies.remove(&notify);
+        Ok(())
     }
 }

@@ -16,9 +16,9 @@ use crate::error::AclResult;
 #[derive(Debug)]
 pub(super) struct Pinned {
     /// The host buffer (the front end's view).
-    buf: Weak<Mutex<Vec<u8>>>,
+    pub(super) buf: Weak<Mutex<Vec<u8>>>,
     /// The pinned memory (`aclrtMallocHost`).
-    ptr: usize,
+    pub(super) ptr: usize,
 }
 
 /// Work whose completion the host must observe before finishing it.
@@ -60,44 +60,6 @@ impl HwState {
 }
 
 impl HwBackend {
-    /// A page-locked host buffer: the front end's `Vec` and real pinned memory
-    /// (`aclrtMallocHost`) behind it, in some context if any exists. Frees first the pinned
-    /// memory of buffers the front end has dropped.
-    pub(super) fn malloc_host(&self, bytes: usize) -> AclResult<HostBuf> {
-        self.sweep_pinned();
-        // Page-locked memory needs a context on some runtimes: use any open device's, else
-        // any explicit context.
-        let any = {
-            let st = self.state();
-            let default = st.contexts.values().next().copied();
-            default.or_else(|| st.explicit.keys().next().copied())
-        };
-        if let Some(ctx) = any {
-            self.enter_ctx(ctx)?;
-        }
-        let p = self.alloc_pinned(bytes)?;
-        let buf: HostBuf = Arc::new(Mutex::new(vec![0u8; bytes]));
-        self.state().pinned.insert(
-            Arc::as_ptr(&buf) as usize,
-            Pinned {
-                buf: Arc::downgrade(&buf),
-                ptr: p,
-            },
-        );
-        Ok(buf)
-    }
-
-    /// `aclrtFreeHost` of the pinned memory behind a host buffer, now.
-    pub(super) fn free_host(&self, buf: &HostBuf) -> AclResult<()> {
-        let p = self.state().pinned.remove(&(Arc::as_ptr(buf) as usize));
-        if let Some(p) = p {
-            // SAFETY: `p.ptr` came from aclrtMallocHost and just left the table, so it is
-            // freed once.
-            acl!(self, aclrtFreeHost(p.ptr as *mut c_void))?;
-        }
-        Ok(())
-    }
-
     /// `aclrtMallocHost` of `bytes` bytes.
     pub(super) fn alloc_pinned(&self, bytes: usize) -> AclResult<usize> {
         let mut p: *mut c_void = std::ptr::null_mut();

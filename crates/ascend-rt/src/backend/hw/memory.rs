@@ -8,12 +8,14 @@ use ascend_rt_sys as sys;
 
 use super::handles::ptr;
 use super::HwBackend;
-use crate::backend::{SyncDst, SyncSrc};
-use crate::error::AclResult;
+use std::sync::{Arc, Mutex};
 
-impl HwBackend {
+use super::host_staging::Pinned;
+use crate::backend::{BResult, HostBuf, Memory, SyncCopy};
+
+impl Memory for HwBackend {
     /// `aclrtMalloc` in the device's context; the allocation is remembered.
-    pub(super) fn malloc(&self, device: u32, bytes: u64, policy: u32) -> AclResult<u64> {
+    fn malloc(&self, device: u32, bytes: u64, policy: u32) -> BResult<u64> {
         self.enter(device)?;
         let mut p: *mut c_void = std::ptr::null_mut();
         // SAFETY: the out-pointer is a live local.
@@ -24,7 +26,7 @@ impl HwBackend {
     }
 
     /// `aclrtFree` in the device's context.
-    pub(super) fn free(&self, device: u32, addr: u64) -> AclResult<()> {
+    fn free(&self, device: u32, addr: u64) -> BResult<()> {
         self.enter(device)?;
         // SAFETY: a base address aclrtMalloc returned (front-end validated).
         acl!(self, aclrtFree(ptr(addr)))?;
@@ -33,74 +35,90 @@ impl HwBackend {
     }
 
     /// A synchronous copy: `aclrtMemcpy` in the context of the device owning the device end
-    /// (the destination's when both are); host to host is a plain copy.
-    pub(super) fn memcpy(&self, dst: SyncDst<'_>, src: SyncSrc<'_>, count: u64) -> AclResult<()> {
-        let n = count as usize;
-        match (dst, src) {
-            (SyncDst::Host(d), SyncSrc::Host(s)) => {
-                d[..n].copy_from_slice(&s[..n]);
-                Ok(())
+    /// (the destination's when both are).
+    fn memcpy(&self, copy: SyncCopy<'_>) -> BResult<()> {
+        let (dst, src, n, kind) = match copy {
+            SyncCopy::HostToDevice { dst, src } => {
+                self.enter_addr(dst)?;
+                let kind = sys::aclrtMemcpyKind_ACL_MEMCPY_HOST_TO_DEVICE;
+                (ptr(dst), src.as_ptr() as *const c_void, src.len(), kind)
             }
-            (SyncDst::Device(d), SyncSrc::Host(s)) => {
-                self.enter_addr(d)?;
-                // SAFETY: `s` is a live host slice of at least `n` bytes for the whole
-                // (synchronous) call; `d` is a validated device range.
-                acl!(
-                    self,
-                    aclrtMemcpy(
-                        ptr(d),
-                        n,
-                        s.as_ptr() as *const c_void,
-                        n,
-                        sys::aclrtMemcpyKind_ACL_MEMCPY_HOST_TO_DEVICE as _
-                    )
+            SyncCopy::DeviceToHost { dst, src } => {
+                self.enter_addr(src)?;
+                let kind = sys::aclrtMemcpyKind_ACL_MEMCPY_DEVICE_TO_HOST;
+                (
+                    dst.as_mut_ptr() as *mut c_void,
+                    ptr(src) as *const c_void,
+                    dst.len(),
+                    kind,
                 )
             }
-            (SyncDst::Host(d), SyncSrc::Device(s)) => {
-                self.enter_addr(s)?;
-                // SAFETY: `d` is a live, exclusively borrowed host slice of at least `n`
-                // bytes for the whole (synchronous) call; `s` is a validated device range.
-                acl!(
-                    self,
-                    aclrtMemcpy(
-                        d.as_mut_ptr() as *mut c_void,
-                        n,
-                        ptr(s) as *const c_void,
-                        n,
-                        sys::aclrtMemcpyKind_ACL_MEMCPY_DEVICE_TO_HOST as _
-                    )
-                )
+            SyncCopy::DeviceToDevice { dst, src, len } => {
+                self.enter_addr(dst)?;
+                let kind = sys::aclrtMemcpyKind_ACL_MEMCPY_DEVICE_TO_DEVICE;
+                (ptr(dst), ptr(src) as *const c_void, len as usize, kind)
             }
-            (SyncDst::Device(d), SyncSrc::Device(s)) => {
-                self.enter_addr(d)?;
-                // SAFETY: both are validated device ranges.
-                acl!(
-                    self,
-                    aclrtMemcpy(
-                        ptr(d),
-                        n,
-                        ptr(s) as *const c_void,
-                        n,
-                        sys::aclrtMemcpyKind_ACL_MEMCPY_DEVICE_TO_DEVICE as _
-                    )
-                )
-            }
-        }
+        };
+        // SAFETY: a host end is a live slice of exactly `n` bytes, exclusively borrowed when
+        // it is written, for the whole (synchronous) call; a device end is a range the front
+        // end validated against a live allocation.
+        Ok(acl!(self, aclrtMemcpy(dst, n, src, n, kind as _))?)
     }
 
     /// `aclrtMemset` in the context of the device owning `addr`.
-    pub(super) fn memset(&self, addr: u64, value: u8, count: u64) -> AclResult<()> {
+    fn memset(&self, addr: u64, value: u8, count: u64) -> BResult<()> {
         self.enter_addr(addr)?;
         let n = count as usize;
         // SAFETY: a validated device range.
-        acl!(self, aclrtMemset(ptr(addr), n, value as i32, n))
+        Ok(acl!(self, aclrtMemset(ptr(addr), n, value as i32, n))?)
     }
 
     /// `aclrtCmoSetDesc` in the context of the device owning the descriptor.
-    pub(super) fn cmo_set_desc(&self, desc: u64, src: u64, size: u64) -> AclResult<()> {
+    fn cmo_set_desc(&self, desc: u64, src: u64, size: u64) -> BResult<()> {
         self.enter_addr(desc)?;
         // SAFETY: `desc` is validated device memory with room for a descriptor; `src` is only
         // recorded in the descriptor, never dereferenced on the host.
-        acl!(self, aclrtCmoSetDesc(ptr(desc), ptr(src), size as usize))
+        Ok(acl!(
+            self,
+            aclrtCmoSetDesc(ptr(desc), ptr(src), size as usize)
+        )?)
+    }
+
+    /// A page-locked host buffer: the front end's `Vec` and real pinned memory
+    /// (`aclrtMallocHost`) behind it, in some context if any exists. Frees first the pinned
+    /// memory of buffers the front end has dropped.
+    fn malloc_host(&self, bytes: usize) -> BResult<HostBuf> {
+        self.sweep_pinned();
+        // Page-locked memory needs a context on some runtimes: use any open device's, else
+        // any explicit context.
+        let any = {
+            let st = self.state();
+            let default = st.contexts.values().next().copied();
+            default.or_else(|| st.explicit.keys().next().copied())
+        };
+        if let Some(ctx) = any {
+            self.enter_ctx(ctx)?;
+        }
+        let p = self.alloc_pinned(bytes)?;
+        let buf: HostBuf = Arc::new(Mutex::new(vec![0u8; bytes]));
+        self.state().pinned.insert(
+            Arc::as_ptr(&buf) as usize,
+            Pinned {
+                buf: Arc::downgrade(&buf),
+                ptr: p,
+            },
+        );
+        Ok(buf)
+    }
+
+    /// `aclrtFreeHost` of the pinned memory behind a host buffer, now.
+    fn free_host(&self, buf: &HostBuf) -> BResult<()> {
+        let p = self.state().pinned.remove(&(Arc::as_ptr(buf) as usize));
+        if let Some(p) = p {
+            // SAFETY: `p.ptr` came from aclrtMallocHost and just left the table, so it is
+            // freed once.
+            acl!(self, aclrtFreeHost(p.ptr as *mut c_void))?;
+        }
+        Ok(())
     }
 }

@@ -8,11 +8,11 @@ use super::host_staging::Finish;
 use super::state::ModelInfo;
 use super::HwBackend;
 use super::RawHandle;
-use crate::error::AclResult;
+use crate::backend::{BResult, ModelId, Models, StreamId};
 
-impl HwBackend {
+impl Models for HwBackend {
     /// `aclmdlRIBuildBegin` in the context of the device's new objects.
-    pub(super) fn create_model(&self, device: u32) -> AclResult<RawHandle> {
+    fn create_model(&self, device: u32) -> BResult<ModelId> {
         let ctx = self.enter(device)?;
         let mut m: sys::aclmdlRI = std::ptr::null_mut();
         // SAFETY: the out-pointer is a live local.
@@ -25,16 +25,13 @@ impl HwBackend {
                 streams: Vec::new(),
             },
         );
-        Ok(h)
+        Ok(ModelId(h))
     }
 
     /// `aclmdlRIBindStream`; the model remembers the stream.
-    pub(super) fn bind_stream(
-        &self,
-        model: RawHandle,
-        stream: RawHandle,
-        flag: u32,
-    ) -> AclResult<()> {
+    fn bind_stream(&self, model: ModelId, stream: StreamId, flag: u32) -> BResult<()> {
+        let stream: RawHandle = stream.0;
+        let model: RawHandle = model.0;
         self.enter_model(model)?;
         // SAFETY: live model and stream handles of the library.
         acl!(
@@ -48,7 +45,9 @@ impl HwBackend {
     }
 
     /// `aclmdlRIUnbindStream`; the model forgets the stream.
-    pub(super) fn unbind_stream(&self, model: RawHandle, stream: RawHandle) -> AclResult<()> {
+    fn unbind_stream(&self, model: ModelId, stream: StreamId) -> BResult<()> {
+        let stream: RawHandle = stream.0;
+        let model: RawHandle = model.0;
         self.enter_model(model)?;
         // SAFETY: live model and stream handles of the library.
         acl!(
@@ -62,27 +61,31 @@ impl HwBackend {
     }
 
     /// `aclmdlRIEndTask`.
-    pub(super) fn end_task(&self, model: RawHandle, stream: RawHandle) -> AclResult<()> {
+    fn end_task(&self, model: ModelId, stream: StreamId) -> BResult<()> {
+        let stream: RawHandle = stream.0;
+        let model: RawHandle = model.0;
         self.enter_model(model)?;
         // SAFETY: live model and stream handles of the library.
-        acl!(
+        Ok(acl!(
             self,
             aclmdlRIEndTask(model as usize as sys::aclmdlRI, raw_stream(stream))
-        )
+        )?)
     }
 
     /// `aclmdlRIBuildEnd`.
-    pub(super) fn build_end(&self, model: RawHandle) -> AclResult<()> {
+    fn build_end(&self, model: ModelId) -> BResult<()> {
+        let model: RawHandle = model.0;
         self.enter_model(model)?;
         // SAFETY: a live model handle; `reserve` must be NULL.
-        acl!(
+        Ok(acl!(
             self,
             aclmdlRIBuildEnd(model as usize as sys::aclmdlRI, std::ptr::null_mut())
-        )
+        )?)
     }
 
     /// `aclmdlRIExecute`; then refreshes the host destinations of the model's copies.
-    pub(super) fn execute_model(&self, model: RawHandle, timeout_ms: Option<u64>) -> AclResult<()> {
+    fn execute_model(&self, model: ModelId, timeout_ms: Option<u64>) -> BResult<()> {
+        let model: RawHandle = model.0;
         self.enter_model(model)?;
         // SAFETY: a live model handle of the library.
         acl!(
@@ -95,9 +98,11 @@ impl HwBackend {
 
     /// `aclmdlRIExecuteAsync` on `stream`; the model's copies are refreshed when the stream
     /// is observed complete.
-    pub(super) fn execute_model_async(&self, model: RawHandle, stream: RawHandle) -> AclResult<()> {
+    fn execute_model_async(&self, model: ModelId, stream: StreamId) -> BResult<()> {
+        let stream: RawHandle = stream.0;
+        let model: RawHandle = model.0;
         if !self.state().models.contains_key(&model) {
-            return Err(Self::unknown("model", model));
+            return Err(Self::unknown("model", model).into());
         }
         // The stream's context: a default stream is NULL in its own context.
         self.enter_stream(stream)?;
@@ -111,7 +116,8 @@ impl HwBackend {
     }
 
     /// `aclmdlRIDestroy`; finishes and drops the pending host work of its streams.
-    pub(super) fn destroy_model(&self, model: RawHandle) -> AclResult<()> {
+    fn destroy_model(&self, model: ModelId) -> BResult<()> {
+        let model: RawHandle = model.0;
         self.enter_model(model)?;
         // SAFETY: a live model handle of the library.
         acl!(self, aclmdlRIDestroy(model as usize as sys::aclmdlRI))?;

@@ -9,16 +9,12 @@ use super::state::StreamInfo;
 use super::HwBackend;
 use super::RawHandle;
 use crate::backend::Task;
+use crate::backend::{BResult, StreamId, Streams, TaskFaultInfo};
 use crate::error::AclResult;
 
-impl HwBackend {
+impl Streams for HwBackend {
     /// `aclrtCreateStreamWithConfig` in the context of the device's new objects.
-    pub(super) fn create_stream(
-        &self,
-        device: u32,
-        priority: u32,
-        flags: u32,
-    ) -> AclResult<RawHandle> {
+    fn create_stream(&self, device: u32, priority: u32, flags: u32) -> BResult<StreamId> {
         let ctx = self.enter(device)?;
         let mut s: sys::aclrtStream = std::ptr::null_mut();
         // SAFETY: the out-pointer is a live local.
@@ -32,12 +28,13 @@ impl HwBackend {
                 persistent: flags & sys::ACL_STREAM_PERSISTENT as u32 != 0,
             },
         );
-        Ok(h)
+        Ok(StreamId(h))
     }
 
     /// `aclrtDestroyStream` (or `aclrtDestroyStreamForce`); finishes and drops the stream's
     /// pending host work.
-    pub(super) fn destroy_stream(&self, stream: RawHandle, force: bool) -> AclResult<()> {
+    fn destroy_stream(&self, stream: StreamId, force: bool) -> BResult<()> {
+        let stream: RawHandle = stream.0;
         self.enter_stream(stream)?;
         let s = raw_stream(stream);
         // SAFETY: a live stream handle of the library (front-end validated).
@@ -52,19 +49,18 @@ impl HwBackend {
         Ok(())
     }
 
-    /// Enqueues `task` on `stream` in the stream's context (see `tasks`).
-    pub(super) fn launch(&self, stream: RawHandle, task: Task) -> AclResult<()> {
-        let info = self.enter_stream(stream)?;
-        self.launch_inner(stream, info, task)
+    /// Enqueues `task` on `stream` in the stream's context (see `tasks`); the library keeps
+    /// its own task ids (`aclrtGetThreadLastTaskId`), so the answer is 0.
+    fn launch(&self, stream: StreamId, task: Task) -> BResult<u64> {
+        let info = self.enter_stream(stream.0)?;
+        self.launch_inner(stream.0, info, task)?;
+        Ok(0)
     }
 
     /// `aclrtSynchronizeStream` (or its timeout form); then finishes the stream's pending
     /// host work.
-    pub(super) fn synchronize_stream(
-        &self,
-        stream: RawHandle,
-        timeout_ms: Option<u64>,
-    ) -> AclResult<()> {
+    fn synchronize_stream(&self, stream: StreamId, timeout_ms: Option<u64>) -> BResult<()> {
+        let stream: RawHandle = stream.0;
         self.enter_stream(stream)?;
         let s = raw_stream(stream);
         // SAFETY: a live stream handle of the library, or NULL for the default stream.
@@ -80,7 +76,8 @@ impl HwBackend {
     }
 
     /// `aclrtStreamQuery`; a complete stream's pending host work is finished.
-    pub(super) fn stream_idle(&self, stream: RawHandle) -> AclResult<bool> {
+    fn stream_idle(&self, stream: StreamId) -> BResult<bool> {
+        let stream: RawHandle = stream.0;
         self.enter_stream(stream)?;
         let mut status: sys::aclrtStreamStatus = 0 as _;
         // SAFETY: a live stream handle (or NULL) and a live out-pointer.
@@ -92,22 +89,53 @@ impl HwBackend {
         Ok(idle)
     }
 
-    /// `aclrtSynchronizeDevice`; then finishes the pending host work of the device's streams.
-    pub(super) fn synchronize_device(
-        &self,
-        device: u32,
-        _timeout_ms: Option<u64>,
-    ) -> AclResult<()> {
-        self.enter(device)?;
-        acl!(self, aclrtSynchronizeDevice())?;
-        let streams: Vec<RawHandle> = self
-            .state()
-            .streams
-            .iter()
-            .filter(|(_, s)| s.device == device)
-            .map(|(h, _)| *h)
-            .collect();
-        self.finish(|p| streams.contains(&p.stream), false);
-        Ok(())
+    fn set_stop_on_failure(&self, stream: StreamId, named: bool) -> BResult<()> {
+        // The library spreads the mode over the context itself: telling it about the other
+        // streams would also name the default stream as NULL, which a chip without a control
+        // queue refuses.
+        if !named {
+            return Ok(());
+        }
+        Ok(self.stream_control(stream.0, StreamControl::StopOnFailure)?)
+    }
+
+    fn abort_stream(&self, stream: StreamId) -> BResult<()> {
+        Ok(self.stream_control(stream.0, StreamControl::Abort)?)
+    }
+
+    fn stop_stream(&self, stream: StreamId) -> BResult<()> {
+        Ok(self.stream_control(stream.0, StreamControl::Stop)?)
+    }
+
+    fn take_task_faults(&self) -> Vec<TaskFaultInfo> {
+        // The library calls the program's exception callback itself.
+        Vec::new()
+    }
+}
+
+/// A control call on a stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum StreamControl {
+    /// `aclrtSetStreamFailureMode(stream, ACL_STOP_ON_FAILURE)`.
+    StopOnFailure,
+    /// `aclrtStreamAbort(stream)`.
+    Abort,
+    /// `aclrtStreamStop(stream)`.
+    Stop,
+}
+
+impl HwBackend {
+    /// Passes a stream control call to the library.
+    pub(super) fn stream_control(&self, stream: RawHandle, what: StreamControl) -> AclResult<()> {
+        self.enter_stream(stream)?;
+        let s = raw_stream(stream);
+        match what {
+            // SAFETY: a live stream handle of the library, or NULL for the default stream.
+            StreamControl::StopOnFailure => acl!(self, aclrtSetStreamFailureMode(s, 1)),
+            // SAFETY: as above.
+            StreamControl::Abort => acl!(self, aclrtStreamAbort(s)),
+            // SAFETY: as above.
+            StreamControl::Stop => acl!(self, aclrtStreamStop(s)),
+        }
     }
 }

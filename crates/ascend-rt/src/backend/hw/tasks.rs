@@ -22,7 +22,7 @@ const _: () = {
     assert!(WaitMode::Eq as u32 == sys::ACL_STREAM_WAIT_VALUE_EQ as u32);
     assert!(WaitMode::And as u32 == sys::ACL_STREAM_WAIT_VALUE_AND as u32);
     assert!(WaitMode::Nor as u32 == sys::ACL_STREAM_WAIT_VALUE_NOR as u32);
-    use crate::runtime::host_reg_flag as reg;
+    use crate::raw_types::host_reg_flag as reg;
     assert!(reg::MAPPED == sys::ACL_HOST_REG_MAPPED);
     assert!(reg::IOMEMORY == sys::ACL_HOST_REG_IOMEMORY);
     assert!(reg::READONLY == sys::ACL_HOST_REG_READONLY);

@@ -1,0 +1,73 @@
+//! [`Memory`]: the backend's role for device and page-locked host memory and the calls that
+//! move or fill it at once (not on a stream).
+
+use super::{BResult, HostBuf};
+
+/// A synchronous copy, its two ends resolved by the front end: each variant carries its
+/// length once (a host slice's own, or `len` between two device ranges).
+#[derive(Debug)]
+pub enum SyncCopy<'a> {
+    /// From host memory into device memory at `dst`.
+    HostToDevice {
+        /// The first device byte written.
+        dst: u64,
+        /// The bytes copied.
+        src: &'a [u8],
+    },
+    /// From device memory at `src` into host memory.
+    DeviceToHost {
+        /// The host bytes written, all of them.
+        dst: &'a mut [u8],
+        /// The first device byte read.
+        src: u64,
+    },
+    /// `len` bytes from device memory at `src` to device memory at `dst`.
+    DeviceToDevice {
+        /// The first device byte written.
+        dst: u64,
+        /// The first device byte read.
+        src: u64,
+        /// Bytes copied.
+        len: u64,
+    },
+}
+
+/// Device memory, page-locked host memory, and the synchronous copy, fill and CMO descriptor
+/// write.
+///
+/// Every device address or range passed here lies inside one live allocation of the front
+/// end's table (checked against its size), on an open device.
+pub trait Memory {
+    /// Allocates device memory of exactly `bytes` on `device`.
+    ///
+    /// - the device is open; `bytes` is non-zero and already rounded by the front end;
+    ///   `policy` is a valid `aclrtMemMallocPolicy`.
+    fn malloc(&self, device: u32, bytes: u64, policy: u32) -> BResult<u64>;
+
+    /// Frees device memory by base address.
+    ///
+    /// - `addr` is the base of a live allocation of `device`, freed once.
+    fn free(&self, device: u32, addr: u64) -> BResult<()>;
+
+    /// Allocates page-locked host memory of `bytes` (non-zero).
+    fn malloc_host(&self, bytes: usize) -> BResult<HostBuf>;
+
+    /// Frees page-locked host memory from [`Memory::malloc_host`] at once.
+    ///
+    /// - the front end has already forgotten `buf`; clones of it may still be alive (a copy
+    ///   queued on a stream).
+    fn free_host(&self, buf: &HostBuf) -> BResult<()>;
+
+    /// A synchronous copy; it returns when the data has arrived.
+    ///
+    /// - no lock of a host buffer is held by the caller (a queued copy may need it).
+    fn memcpy(&self, copy: SyncCopy<'_>) -> BResult<()>;
+
+    /// Fills `count` bytes of device memory at `addr` with `value`, synchronously.
+    fn memset(&self, addr: u64, value: u8, count: u64) -> BResult<()>;
+
+    /// Writes a CMO descriptor (`aclrtCmoSetDesc`) for `src`/`size` at `desc`.
+    ///
+    /// - `desc` has room for the chip's descriptor; `src` is only recorded, never read here.
+    fn cmo_set_desc(&self, desc: u64, src: u64, size: u64) -> BResult<()>;
+}
