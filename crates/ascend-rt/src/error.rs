@@ -4,6 +4,9 @@
 //! The numbers live here and only here.
 
 use std::fmt;
+use std::sync::Arc;
+
+use ascend_types::Diagnosis;
 
 use thiserror::Error;
 
@@ -229,6 +232,9 @@ pub struct AclError {
     pub(crate) skips_last_error: bool,
     /// The number, when `kind` is [`ErrorCode::Other`] (a code this crate does not know).
     pub number: Option<i32>,
+    /// The simulator watchdog's diagnosis, when the call waited on a device that could not
+    /// progress (see [`AclError::diagnosis`]).
+    pub(crate) diagnosis: Option<Arc<Diagnosis>>,
 }
 
 impl AclError {
@@ -240,6 +246,7 @@ impl AclError {
             message: message.into(),
             skips_last_error: false,
             number: None,
+            diagnosis: None,
         }
     }
 
@@ -253,6 +260,37 @@ impl AclError {
                 ..AclError::new(ErrorCode::Other, None, message)
             },
         }
+    }
+
+    /// The same failure, carrying the watchdog's diagnosis of why the device could not progress.
+    pub(crate) fn with_diagnosis(mut self, diagnosis: Arc<Diagnosis>) -> Self {
+        self.diagnosis = Some(diagnosis);
+        self
+    }
+
+    /// Why the device could not progress, as data, when this is the failure of a call that
+    /// waited on a stalled simulated device (a synchronize that timed out or that the watchdog
+    /// ended): the blocked streams with their head tasks and what each waits for, and the
+    /// host threads' waits. The message holds the same explanation as text. `None` for any
+    /// other failure, and always on a real device.
+    ///
+    /// ```
+    /// use ascend_rt::raw_types::{wait_flag, Addr, RawStream};
+    /// use ascend_rt::Runtime;
+    ///
+    /// let rt = Runtime::sim("Ascend910B1").unwrap();
+    /// rt.set_device(0).unwrap();
+    /// let mut flag = Addr::NULL;
+    /// rt.malloc(Some(&mut flag), 8, 0).unwrap();
+    /// // Wait for a value nothing will ever write.
+    /// rt.value_wait(flag, 1, wait_flag::GEQ, RawStream::default()).unwrap();
+    /// let err = rt.synchronize_stream_with_timeout(RawStream::default(), 50).unwrap_err();
+    /// let why = err.diagnosis().expect("the watchdog explains the stall");
+    /// assert_eq!(why.blocked.len(), 1);
+    /// assert!(err.message.contains(&why.text));
+    /// ```
+    pub fn diagnosis(&self) -> Option<&Diagnosis> {
+        self.diagnosis.as_deref()
     }
 
     /// The same failure, returned on one of the few RT paths that bypass the last-error store

@@ -31,6 +31,7 @@ pub mod raw_types;
 mod runtime;
 pub mod safe;
 
+pub use ascend_types::{BlockedStream, Diagnosis};
 pub use ascend_types::{CmoDescFields, CmoDescLayout, CoreType, Kernel, KernelOps};
 #[cfg(feature = "hw")]
 pub use backend::hw::HwError;

@@ -196,6 +196,33 @@ fn the_watchdog_explains_a_wait_that_can_never_be_satisfied() {
 }
 
 #[test]
+fn the_error_of_a_stalled_wait_carries_the_watchdogs_diagnosis_as_data() {
+    let (rt, word) = stalls_fail_with_a_zeroed_word();
+    let mut other = RawStream::NULL;
+    rt.create_stream(Some(&mut other)).unwrap();
+    rt.value_wait(word, 0x64, wait_flag::EQ, other).unwrap();
+    // A synchronize that the watchdog ends, and one whose own timeout expires first.
+    let stalled = rt.synchronize_stream(other).unwrap_err();
+    let timed = rt.synchronize_stream_with_timeout(other, 50).unwrap_err();
+    for err in [&stalled, &timed] {
+        let why = err.diagnosis().unwrap_or_else(|| panic!("no diagnosis in {err}"));
+        assert_eq!(why.blocked.len(), 1, "{why:?}");
+        let head = &why.blocked[0];
+        assert!(head.waiting_for.contains("EQ"), "{head:?}");
+        assert!(
+            head.waiting_for.contains(&format!("{:#x}", word.0)),
+            "{head:?}"
+        );
+        assert!(err.message.contains(&why.text), "{err}");
+    }
+    assert_eq!(stalled.code(), 507046);
+    assert_eq!(timed.code(), 507046);
+    // A failure that is not a stall has none.
+    let bad = rt.synchronize_stream(RawStream(0xdead)).unwrap_err();
+    assert!(bad.diagnosis().is_none(), "{bad}");
+}
+
+#[test]
 fn a_model_bound_stream_reports_a_full_queue() {
     let rt = runtime("Ascend910B1");
     let dev = Device::open(&rt, 0).unwrap();

@@ -5,9 +5,9 @@ use std::time::Duration;
 use thiserror::Error;
 
 pub use ascend_types::{
-    CmoType, CoreType, DevAddr, EventId, HostBuf, Kernel, KernelOps, Loc, ModelId, NotifyId,
-    RandomFunc, RandomParam, RandomTask, RandomType, ReduceOp, ReduceType, StreamId, Task, TaskId,
-    WaitMode,
+    BlockedStream, CmoType, CoreType, DevAddr, Diagnosis, EventId, HostBuf, Kernel, KernelOps, Loc,
+    ModelId, NotifyId, RandomFunc, RandomParam, RandomTask, RandomType, ReduceOp, ReduceType,
+    StreamId, Task, TaskId, WaitMode,
 };
 
 /// How GEQ compares: the hardware program's signed compare, or the documented cyclic one.
@@ -253,20 +253,6 @@ impl Default for SimConfig {
     }
 }
 
-/// Why the device can make no progress, as the watchdog explains it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Diagnosis {
-    /// Simulated time of the diagnosis, in ns.
-    pub at_ns: u64,
-    /// One entry per blocked stream.
-    pub blocked: Vec<BlockedStream>,
-    /// What each host thread stuck on the stalled device is waiting in (for example a
-    /// destroy of a stream whose tasks cannot complete).
-    pub host_waits: Vec<String>,
-    /// Human-readable explanation (several lines).
-    pub text: String,
-}
-
 /// What a host thread blocked on the device waits in: the watchdog names it, so a host call
 /// that can never return (a non-forced destroy of a stream blocked forever, say) is explained.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -338,17 +324,6 @@ impl std::fmt::Display for HostWait {
             ),
         }
     }
-}
-
-/// One stream that cannot progress.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct BlockedStream {
-    /// The stream.
-    pub stream: u64,
-    /// The task at its head.
-    pub task: u64,
-    /// What the head task waits for (a value-wait predicate, an event, a barrier).
-    pub waiting_for: String,
 }
 
 /// Errors of the simulator. `ascend-rt` maps them to CANN error codes.
@@ -464,6 +439,15 @@ impl SimError {
             SimError::KernelFault { core, .. } => SimErrorClass::KernelFault(*core),
             SimError::StreamDestroyed { .. } => SimErrorClass::StreamDestroyed,
             SimError::Unknown { .. } => SimErrorClass::UnknownHandle,
+        }
+    }
+
+    /// The watchdog's diagnosis this error carries ([`SimError::Stalled`],
+    /// [`SimError::TimeoutBlocked`]).
+    pub fn diagnosis(&self) -> Option<&Diagnosis> {
+        match self {
+            SimError::Stalled(d) | SimError::TimeoutBlocked(_, d) => Some(d),
+            _ => None,
         }
     }
 

@@ -10,13 +10,15 @@
 //!   backend's objects (64 bits: a simulator's serial number or a real library's pointer), never
 //!   a bare integer and never narrowed;
 //! - [`Task`], [`Loc`], [`HostBuf`]: what a stream executes, after validation;
-//! - [`Kernel`], [`KernelOps`]: simulator kernels and what their blocks can do.
+//! - [`Kernel`], [`KernelOps`]: simulator kernels and what their blocks can do;
+//! - [`Diagnosis`]: the simulator watchdog's explanation of a stalled device, as data.
 //!
 //! No logic beyond conversions lives here.
 
 #![forbid(unsafe_code)]
 
 mod cmo_desc;
+mod diagnosis;
 mod enums;
 mod ids;
 mod kernel;
@@ -25,6 +27,7 @@ mod reduce;
 mod task;
 
 pub use cmo_desc::{CmoDescFields, CmoDescLayout, CMO_OPCODE_OFFSET};
+pub use diagnosis::{BlockedStream, Diagnosis};
 pub use enums::{CmoType, MemcpyKind, WaitMode};
 pub use ids::{EventId, ModelId, NotifyId, StreamId, TaskId};
 pub use kernel::{CoreType, Kernel, KernelBody, KernelOps};

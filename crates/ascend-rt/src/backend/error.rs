@@ -2,6 +2,10 @@
 //! code it is. The front end picks the code, per call, in one place
 //! (`runtime/backend_errors.rs`).
 
+use std::sync::Arc;
+
+use ascend_types::Diagnosis;
+
 use crate::error::AclError;
 
 /// What went wrong in a backend.
@@ -20,13 +24,24 @@ pub enum BackendError {
     /// A stream's queue has no room for the task.
     #[error("{0}")]
     QueueFull(String),
-    /// A bounded wait expired.
-    #[error("{0}")]
-    Timeout(String),
+    /// A bounded wait expired; `stall` is the watchdog's diagnosis when the device could not
+    /// progress during it.
+    #[error("{message}")]
+    Timeout {
+        /// What happened.
+        message: String,
+        /// Why the device could not progress, where it could not.
+        stall: Option<Arc<Diagnosis>>,
+    },
     /// The device cannot progress and nothing the host does can change that (the simulator's
-    /// watchdog, with its explanation).
-    #[error("{0}")]
-    Stalled(String),
+    /// watchdog, with its diagnosis).
+    #[error("{message}")]
+    Stalled {
+        /// What happened.
+        message: String,
+        /// Why the device cannot progress.
+        stall: Arc<Diagnosis>,
+    },
     /// A task failed on the device.
     #[error("{0}")]
     TaskFault(String),

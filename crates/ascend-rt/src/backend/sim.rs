@@ -275,8 +275,14 @@ fn m(err: SimError) -> BackendError {
         SimErrorClass::OutOfMemory => BackendError::OutOfMemory(text),
         SimErrorClass::BadAddress => BackendError::BadAddress(text),
         SimErrorClass::QueueFull => BackendError::QueueFull(text),
-        SimErrorClass::Timeout => BackendError::Timeout(text),
-        SimErrorClass::Stalled => BackendError::Stalled(text),
+        SimErrorClass::Timeout => BackendError::Timeout {
+            message: text,
+            stall: err.diagnosis().cloned().map(Arc::new),
+        },
+        SimErrorClass::Stalled => BackendError::Stalled {
+            message: text,
+            stall: Arc::new(err.diagnosis().cloned().unwrap_or_default()),
+        },
         SimErrorClass::TaskFault => BackendError::TaskFault(text),
         SimErrorClass::TaskTimeout => BackendError::TaskTimeout(text),
         SimErrorClass::KernelFault(core) => BackendError::KernelFault {

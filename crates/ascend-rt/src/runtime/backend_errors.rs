@@ -17,6 +17,17 @@ pub(crate) enum WaitOf {
     Model,
 }
 
+impl WaitOf {
+    /// The code of this wait's expiry (or stall).
+    fn timeout_code(self) -> ErrorCode {
+        match self {
+            WaitOf::Stream => ErrorCode::RtStreamSyncTimeout,
+            WaitOf::Event => ErrorCode::RtEventSyncTimeout,
+            WaitOf::Model => ErrorCode::RtModelExecute,
+        }
+    }
+}
+
 impl BackendError {
     /// CANN's error for this failure of a call that waits as `wait` says.
     pub(crate) fn into_acl(self, wait: WaitOf) -> AclError {
@@ -28,13 +39,15 @@ impl BackendError {
             BackendError::BadAddress(m) => fail::plain(ErrorCode::RtParamInvalid, m),
             BackendError::UnknownHandle(m) => fail::plain(ErrorCode::RtInvalidHandle, m),
             BackendError::QueueFull(m) => fail::plain(ErrorCode::RtStreamTaskFull, m),
-            BackendError::Timeout(m) | BackendError::Stalled(m) => {
-                let kind = match wait {
-                    WaitOf::Stream => ErrorCode::RtStreamSyncTimeout,
-                    WaitOf::Event => ErrorCode::RtEventSyncTimeout,
-                    WaitOf::Model => ErrorCode::RtModelExecute,
-                };
-                explained(kind, m)
+            BackendError::Timeout { message, stall } => {
+                let e = explained(wait.timeout_code(), message);
+                match stall {
+                    Some(d) => e.with_diagnosis(d),
+                    None => e,
+                }
+            }
+            BackendError::Stalled { message, stall } => {
+                explained(wait.timeout_code(), message).with_diagnosis(stall)
             }
             BackendError::TaskFault(m) => explained(ErrorCode::RtInternalError, m),
             BackendError::KernelFault { core, message } => {
