@@ -205,7 +205,9 @@ fn the_error_of_a_stalled_wait_carries_the_watchdogs_diagnosis_as_data() {
     let stalled = rt.synchronize_stream(other).unwrap_err();
     let timed = rt.synchronize_stream_with_timeout(other, 50).unwrap_err();
     for err in [&stalled, &timed] {
-        let why = err.diagnosis().unwrap_or_else(|| panic!("no diagnosis in {err}"));
+        let why = err
+            .diagnosis()
+            .unwrap_or_else(|| panic!("no diagnosis in {err}"));
         assert_eq!(why.blocked.len(), 1, "{why:?}");
         let head = &why.blocked[0];
         assert!(head.waiting_for.contains("EQ"), "{head:?}");

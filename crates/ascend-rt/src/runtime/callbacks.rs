@@ -137,17 +137,22 @@ impl Runtime {
                 }
                 let resolved = Self::resolve_null_stream(&st, stream);
                 if let Some(Subscription::Reports(_)) =
-                    resolved.and_then(|h| st.subscriptions.get(&h))
+                    resolved.and_then(|h| st.streams.get(&h)?.subscription)
                 {
                     return Err(subscribed_otherwise(api, "aclrtSubscribeReport"));
                 }
                 let (handle, rec) = Self::impl_stream(&st, api, stream)?;
-                let thread = match st.hostfunc_threads.get(&handle) {
-                    Some(&t) => HostCallThread::HostFuncs(t),
-                    None => {
-                        st.subscriptions.insert(handle, Subscription::Runtime);
+                let live = st.streams.get_mut(&handle);
+                let thread = match live {
+                    Some(StreamRec {
+                        hostfunc_thread: Some(t),
+                        ..
+                    }) => HostCallThread::HostFuncs(*t),
+                    Some(r) => {
+                        r.subscription = Some(Subscription::Runtime);
                         HostCallThread::Runtime
                     }
+                    None => HostCallThread::Runtime,
                 };
                 (rec, thread)
             };
@@ -204,12 +209,12 @@ impl Runtime {
                 let mut st = self.lock();
                 Self::check_stream_handle(&st, api, stream)?;
                 let resolved = Self::resolve_null_stream(&st, stream);
-                if let Some(Subscription::Runtime) = resolved.and_then(|h| st.subscriptions.get(&h)) {
+                if let Some(Subscription::Runtime) = resolved.and_then(|h| st.streams.get(&h)?.subscription) {
                     return Err(subscribed_otherwise(api, "aclrtLaunchHostFunc"));
                 }
                 let handle = resolved.ok_or_else(|| fail::no_context(api))?;
                 let rec = st.streams[&handle].clone();
-                if st.subscriptions.contains_key(&handle) {
+                if rec.subscription.is_some() {
                     return Err(AclError::new(
                         ErrorCode::RtStreamSubscribe,
                         Some(MsgCode::EE9999),
@@ -225,13 +230,17 @@ impl Runtime {
                         ));
                     }
                 }
-                st.subscriptions.insert(handle, Subscription::Reports(thread));
+                if let Some(r) = st.streams.get_mut(&handle) {
+                    r.subscription = Some(Subscription::Reports(thread));
+                }
                 st.report_threads.insert(thread, rec.device);
                 (rec.backend, handle)
             };
             if let Err(e) = self.backend.subscribe_reports(thread, backend, true) {
                 let mut st = self.lock();
-                st.subscriptions.remove(&handle);
+                if let Some(r) = st.stream_any_mut(handle) {
+                    r.subscription = None;
+                }
                 st.forget_idle_report_thread(thread);
                 return Err(e.into());
             }
@@ -263,18 +272,18 @@ impl Runtime {
                     return Err(fail::rt_null(api, "fn"));
                 }
                 let resolved = Self::resolve_null_stream(&st, stream);
-                if let Some(Subscription::Runtime) = resolved.and_then(|h| st.subscriptions.get(&h)) {
+                if let Some(Subscription::Runtime) = resolved.and_then(|h| st.streams.get(&h)?.subscription) {
                     return Err(subscribed_otherwise(api, "aclrtLaunchHostFunc"));
                 }
                 let (handle, rec) = Self::impl_stream(&st, api, stream)?;
-                let Some(Subscription::Reports(t)) = st.subscriptions.get(&handle) else {
+                let Some(Subscription::Reports(t)) = rec.subscription else {
                     return Err(AclError::new(
                         ErrorCode::RtStreamNoCbReg,
                         Some(MsgCode::EE1018),
                         format!("{api} failed: stream {handle:#x} is not bound to any thread; call aclrtSubscribeReport first"),
                     ));
                 };
-                (rec, HostCallThread::Reports(*t))
+                (rec, HostCallThread::Reports(t))
             };
             let blocking = block_type == callback_block::BLOCK;
             self.launch_host_call(&rec, f.expect("checked above"), thread, blocking)
@@ -336,12 +345,12 @@ impl Runtime {
                 let mut st = self.lock();
                 Self::check_stream_handle(&st, api, stream)?;
                 let resolved = Self::resolve_null_stream(&st, stream);
-                if let Some(Subscription::Runtime) = resolved.and_then(|h| st.subscriptions.get(&h)) {
+                if let Some(Subscription::Runtime) = resolved.and_then(|h| st.streams.get(&h)?.subscription) {
                     return Err(subscribed_otherwise(api, "aclrtLaunchHostFunc"));
                 }
                 let handle = resolved.ok_or_else(|| fail::no_context(api))?;
-                match st.subscriptions.get(&handle) {
-                    Some(Subscription::Reports(t)) if *t == thread => {}
+                match st.streams[&handle].subscription {
+                    Some(Subscription::Reports(t)) if t == thread => {}
                     Some(Subscription::Reports(t)) => {
                         return Err(AclError::new(
                             ErrorCode::RtThreadSubscribe,
@@ -357,9 +366,15 @@ impl Runtime {
                         ))
                     }
                 }
-                st.subscriptions.remove(&handle);
+                let backend = match st.streams.get_mut(&handle) {
+                    Some(r) => {
+                        r.subscription = None;
+                        r.backend
+                    }
+                    None => return Err(fail::invalid_handle(api, "stream", handle)),
+                };
                 st.forget_idle_report_thread(thread);
-                st.streams[&handle].backend
+                backend
             };
             self.backend
                 .subscribe_reports(thread, backend, false)
@@ -382,7 +397,10 @@ impl Runtime {
             }
             let mut st = self.lock();
             Self::check_stream_handle(&st, api, stream)?;
-            if st.hostfunc_threads.contains_key(&stream.0) {
+            if st
+                .stream_any(stream.0)
+                .is_some_and(|r| r.hostfunc_thread.is_some())
+            {
                 return Err(fail::plain(
                     ErrorCode::RtStreamSubscribe,
                     format!(
@@ -391,7 +409,9 @@ impl Runtime {
                     ),
                 ));
             }
-            st.hostfunc_threads.insert(stream.0, thread);
+            if let Some(r) = st.streams.get_mut(&stream.0) {
+                r.hostfunc_thread = Some(thread);
+            }
             Ok(())
         })
     }
@@ -408,7 +428,11 @@ impl Runtime {
                     format!("{api} failed: timeout {timeout} must be -1 or greater than 0"),
                 )
             })?;
-            if !self.lock().hostfunc_threads.values().any(|&t| t == thread) {
+            let serving = self
+                .lock()
+                .all_streams()
+                .any(|r| r.hostfunc_thread == Some(thread));
+            if !serving {
                 return Err(fail::plain(
                     ErrorCode::RtThreadSubscribe,
                     format!("{api}: thread {thread} is subscribed to no stream (aclrtSubscribeHostFunc)"),
@@ -430,7 +454,8 @@ impl Runtime {
                 ));
             }
             let mut st = self.lock();
-            if st.hostfunc_threads.get(&stream.0) != Some(&thread) {
+            let rec = st.stream_any_mut(stream.0);
+            let Some(rec) = rec.filter(|r| r.hostfunc_thread == Some(thread)) else {
                 return Err(fail::plain(
                     ErrorCode::RtStreamSubscribe,
                     format!(
@@ -438,8 +463,8 @@ impl Runtime {
                         stream.0
                     ),
                 ));
-            }
-            st.hostfunc_threads.remove(&stream.0);
+            };
+            rec.hostfunc_thread = None;
             Ok(())
         })
     }

@@ -121,7 +121,9 @@ impl Runtime {
                     stream: rec.backend,
                     flag,
                 })?;
-            st.overflow_switches.insert(handle, flag);
+            if let Some(r) = st.streams.get_mut(&handle) {
+                r.overflow_switch = Some(flag);
+            }
             Ok(())
         })
     }
@@ -148,7 +150,10 @@ impl Runtime {
                 return Ok(());
             }
             *out = if stars(self.chip()) {
-                st.overflow_switches.get(&handle).copied().unwrap_or(0)
+                st.streams
+                    .get(&handle)
+                    .and_then(|r| r.overflow_switch)
+                    .unwrap_or(0)
             } else {
                 1
             };

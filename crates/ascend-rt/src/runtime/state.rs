@@ -77,6 +77,40 @@ pub(crate) struct StreamRec {
     pub priority: u32,
     pub model: Option<u64>,
     pub is_default: bool,
+    /// Its failure mode (`aclrtSetStreamFailureMode`, or aborted by a failure), once set.
+    pub failure_mode: Option<u64>,
+    /// How its host calls run, once it was subscribed or given a host function.
+    pub subscription: Option<Subscription>,
+    /// The thread that runs its host functions (`aclrtSubscribeHostFunc`).
+    pub hostfunc_thread: Option<u64>,
+    /// Its overflow switch (`aclrtSetStreamOverflowSwitch`), once set.
+    pub overflow_switch: Option<u32>,
+}
+
+impl StreamRec {
+    /// A new stream's record: nothing set on it yet.
+    pub fn new(
+        ctx: u64,
+        device: u32,
+        backend: StreamId,
+        flags: u32,
+        priority: u32,
+        is_default: bool,
+    ) -> StreamRec {
+        StreamRec {
+            ctx,
+            device,
+            backend,
+            flags,
+            priority,
+            model: None,
+            is_default,
+            failure_mode: None,
+            subscription: None,
+            hostfunc_thread: None,
+            overflow_switch: None,
+        }
+    }
 }
 
 /// An event.
@@ -178,17 +212,17 @@ pub(crate) struct State {
     pub contexts: HashMap<u64, ContextRec>,
     pub current: HashMap<ThreadId, u64>,
     pub streams: HashMap<u64, StreamRec>,
-    /// Streams in a destroy that waits for their tasks: out of `streams`, but still holding
-    /// their device's stream slot (a failed destroy restores them), by handle, with device.
-    pub streams_leaving: HashMap<u64, u32>,
+    /// Streams in a destroy that waits for their tasks, by handle: out of `streams`, but
+    /// still holding their device's stream slot and what is set on them (their subscription
+    /// serves the host calls they still run; a failed destroy restores them).
+    pub streams_leaving: HashMap<u64, StreamRec>,
     pub events: HashMap<u64, EventRec>,
     pub notifies: HashMap<u64, NotifyRec>,
-    /// Failure mode per stream (`aclrtSetStreamFailureMode`), when set.
-    pub failure_modes: HashMap<u64, u64>,
     pub models: HashMap<u64, ModelRec>,
     pub allocs: BTreeMap<u64, Alloc>,
     /// On 950, the backend streams bound to a model when its build ended: they take no more
-    /// tasks until unbound.
+    /// tasks until unbound. Keyed by the backend's stream, as a launch's target is (a
+    /// capturing stream's tasks go to its capture's stream).
     pub sealed: std::collections::HashSet<StreamId>,
     /// Labels and label lists, by handle.
     pub labels: HashMap<u64, super::labels::LabelRec>,
@@ -208,7 +242,8 @@ pub(crate) struct State {
     /// Custom allocator descriptors, by handle.
     pub allocator_descs: HashMap<u64, super::allocator::AllocatorFields>,
     /// Allocators registered per stream handle value: the descriptor and its fields as they
-    /// were at registration.
+    /// were at registration. Not in the stream's record: CANN takes any non-NULL stream
+    /// value here, live or not.
     pub allocators: HashMap<u64, (u64, super::allocator::AllocatorFields)>,
     /// Contexts that stop on failure (`aclrtSetStreamFailureMode(ACL_STOP_ON_FAILURE)`).
     pub stop_ctxs: std::collections::HashSet<u64>,
@@ -216,19 +251,14 @@ pub(crate) struct State {
     pub ctx_failures: HashMap<u64, crate::error::AclError>,
     /// Stream state callbacks (`aclrtRegStreamStateCallback`).
     pub stream_state_cbs: super::stream_failure::StreamStateCallbacks,
-    /// Streams subscribed for host calls, by handle.
-    pub subscriptions: HashMap<u64, Subscription>,
     /// Threads that process reports (`aclrtSubscribeReport`), with the device they serve.
     pub report_threads: HashMap<u64, u32>,
-    /// Streams whose host functions a subscribed thread runs (`aclrtSubscribeHostFunc`).
-    pub hostfunc_threads: HashMap<u64, u64>,
     /// The operating-system thread that last launched on each backend stream, kept while an
-    /// exception callback is registered.
+    /// exception callback is registered. Keyed by the backend's stream, as the faults it
+    /// explains name it (the records of `streams` are keyed by handle).
     pub launchers: HashMap<StreamId, u32>,
     /// The process's float overflow mode, once set (`aclrtSetDeviceSatMode`).
     pub sat_mode: Option<u32>,
-    /// Per-stream overflow switches set (`aclrtSetStreamOverflowSwitch`).
-    pub overflow_switches: HashMap<u64, u32>,
     /// Resource limits set per device (cube, vector cores), until the device is released.
     pub res_limits: HashMap<u32, [u32; 2]>,
     /// Peer access enabled, as (device, peer): `device` may reach `peer`'s memory.
@@ -237,25 +267,41 @@ pub(crate) struct State {
 }
 
 impl State {
-    /// Forgets what is kept per stream besides its record, for stream `h` (backend stream
-    /// `backend`) that is gone: its overflow switch, its subscription (and the report thread,
-    /// if it served no other stream), the thread that ran its host functions, the thread that
-    /// last launched on it.
-    pub fn forget_stream_extras(&mut self, h: u64, backend: StreamId) {
-        self.launchers.remove(&backend);
-        self.overflow_switches.remove(&h);
-        self.hostfunc_threads.remove(&h);
-        if let Some(Subscription::Reports(thread)) = self.subscriptions.remove(&h) {
+    /// Forgets what is kept about stream `rec`, gone, outside its record (which the caller
+    /// has removed): the thread that last launched on it, and its report thread if it served
+    /// no other stream.
+    pub fn forget_stream_extras(&mut self, rec: &StreamRec) {
+        self.launchers.remove(&rec.backend);
+        if let Some(Subscription::Reports(thread)) = rec.subscription {
             self.forget_idle_report_thread(thread);
         }
+    }
+
+    /// The record of stream `h`, live or leaving (in a destroy that waits for its tasks).
+    pub fn stream_any_mut(&mut self, h: u64) -> Option<&mut StreamRec> {
+        match self.streams.get_mut(&h) {
+            Some(r) => Some(r),
+            None => self.streams_leaving.get_mut(&h),
+        }
+    }
+
+    /// The record of stream `h`, live or leaving.
+    pub fn stream_any(&self, h: u64) -> Option<&StreamRec> {
+        self.streams
+            .get(&h)
+            .or_else(|| self.streams_leaving.get(&h))
+    }
+
+    /// Every stream's record, live or leaving.
+    pub fn all_streams(&self) -> impl Iterator<Item = &StreamRec> {
+        self.streams.values().chain(self.streams_leaving.values())
     }
 
     /// Forgets `thread` as a report thread once no stream is subscribed to it.
     pub fn forget_idle_report_thread(&mut self, thread: u64) {
         let busy = self
-            .subscriptions
-            .values()
-            .any(|s| *s == Subscription::Reports(thread));
+            .all_streams()
+            .any(|s| s.subscription == Some(Subscription::Reports(thread)));
         if !busy {
             self.report_threads.remove(&thread);
         }
@@ -278,15 +324,7 @@ impl State {
         let stream = self.new_handle(HandleKind::Stream);
         self.streams.insert(
             stream,
-            StreamRec {
-                ctx,
-                device,
-                backend: default_stream,
-                flags: 0,
-                priority: 0,
-                model: None,
-                is_default: true,
-            },
+            StreamRec::new(ctx, device, default_stream, 0, 0, true),
         );
         self.contexts.insert(
             ctx,
@@ -343,8 +381,7 @@ impl State {
             .collect();
         for h in streams {
             if let Some(rec) = self.streams.remove(&h) {
-                self.failure_modes.remove(&h);
-                self.forget_stream_extras(h, rec.backend);
+                self.forget_stream_extras(&rec);
                 if rec.is_default {
                     objs.default_stream = Some(rec.backend);
                 } else {

@@ -94,7 +94,7 @@ impl Runtime {
         let on_device = st.streams.values().filter(|s| s.device == device).count()
             + st.streams_leaving
                 .values()
-                .filter(|&&d| d == device)
+                .filter(|s| s.device == device)
                 .count();
         if on_device >= self.chip.limits.max_streams as usize {
             return Err(fail::plain(
@@ -109,15 +109,7 @@ impl Runtime {
         let handle = st.new_handle(HandleKind::Stream);
         st.streams.insert(
             handle,
-            StreamRec {
-                ctx,
-                device,
-                backend,
-                flags,
-                priority,
-                model: None,
-                is_default: false,
-            },
+            StreamRec::new(ctx, device, backend, flags, priority, false),
         );
         drop(st);
         self.inherit_failure_mode(backend, ctx)?;
@@ -190,26 +182,27 @@ impl Runtime {
                 }
                 Some(_) => {}
             }
-            st.streams.remove(&stream.0);
-            st.streams_leaving.insert(stream.0, rec.device);
-            let failure_mode = st.failure_modes.remove(&stream.0);
-            (rec, failure_mode)
+            let leaving = st.streams.remove(&stream.0).expect("checked above");
+            st.streams_leaving.insert(stream.0, leaving);
+            rec
         };
-        let (rec, failure_mode) = rec;
         let result = self
             .backend
             .destroy_stream(rec.backend, force)
             .map_err(AclError::from);
+        let mut st = self.lock();
+        let left = st.streams_leaving.remove(&stream.0);
         if result.is_ok() {
-            let mut st = self.lock();
-            st.streams_leaving.remove(&stream.0);
-            st.forget_stream_extras(stream.0, rec.backend);
+            if let Some(left) = left {
+                st.forget_stream_extras(&left);
+            }
         } else {
             // The backend kept the stream (a wait that failed): it stays usable, as before the
             // call, unless its context or model went away meanwhile.
-            let mut st = self.lock();
-            st.streams_leaving.remove(&stream.0);
             if !st.contexts.contains_key(&rec.ctx) {
+                if let Some(left) = &left {
+                    st.forget_stream_extras(left);
+                }
                 drop(st);
                 if let Err(e) = self.backend.destroy_stream(rec.backend, true) {
                     tracing::warn!(
@@ -224,10 +217,8 @@ impl Runtime {
                         mdl.streams.insert(stream.0);
                     }
                 }
-                if let Some(fm) = failure_mode {
-                    st.failure_modes.insert(stream.0, fm);
-                }
-                st.streams.insert(stream.0, StreamRec { model, ..rec });
+                let kept = left.unwrap_or(rec);
+                st.streams.insert(stream.0, StreamRec { model, ..kept });
             }
         }
         result

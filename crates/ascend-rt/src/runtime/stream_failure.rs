@@ -84,9 +84,9 @@ impl Runtime {
             }
             let want = mode & stream_failure_mode::STOP_ON_FAILURE;
             let current = st
-                .failure_modes
+                .streams
                 .get(&handle)
-                .copied()
+                .and_then(|r| r.failure_mode)
                 .unwrap_or(stream_failure_mode::CONTINUE_ON_FAILURE);
             if current == want {
                 return Ok(());
@@ -108,7 +108,9 @@ impl Runtime {
             }
             // The stream's own mode is what a later call checks; stopping on failure is the whole
             // context's behaviour.
-            st.failure_modes.insert(handle, stream_failure_mode::STOP_ON_FAILURE);
+            if let Some(r) = st.streams.get_mut(&handle) {
+                r.failure_mode = Some(stream_failure_mode::STOP_ON_FAILURE);
+            }
             st.stop_ctxs.insert(rec.ctx);
             let others: Vec<StreamId> = st
                 .streams
@@ -142,8 +144,8 @@ impl Runtime {
             return;
         }
         st.ctx_failures.entry(ctx).or_insert_with(|| err.clone());
-        if let Some(h) = stream {
-            st.failure_modes.insert(h, ABORTED);
+        if let Some(r) = stream.and_then(|h| st.stream_any_mut(h)) {
+            r.failure_mode = Some(ABORTED);
         }
         self.any_ctx_failed
             .store(true, std::sync::atomic::Ordering::Release);
