@@ -5,13 +5,16 @@ use std::collections::VecDeque;
 
 use crate::copy_pool::Link;
 use crate::exec::PassClock;
-use crate::types::{FaultClass, ModelId, SimError, Task};
+use crate::types::{FaultClass, HostCall, ModelId, SimError, Task};
 
-/// What a queued task does: a user task, or the internal marker of an asynchronous model run.
+/// What a queued (or recorded) task does: a user task, a host call, or the internal marker
+/// of an asynchronous model run.
 #[derive(Debug, Clone)]
 pub enum Work {
     /// A task submitted through [`crate::Sim::submit`].
     User(Task),
+    /// A host call submitted through [`crate::Sim::submit_host_call`].
+    HostCall(HostCall),
     /// `execute_model_async`: runs one instance of the model and completes when it is done.
     ModelRun(ModelId),
 }
@@ -135,7 +138,7 @@ pub struct Stream {
     pub gen: u64,
     /// Tasks recorded while bound to a model, with their slot counts and task numbers (the
     /// host's submission order across all streams).
-    pub recorded: Vec<(Task, u32, u64)>,
+    pub recorded: Vec<(Work, u32, u64)>,
     /// Slots the recorded tasks take.
     pub recorded_slots: u32,
     /// A fault not yet reported by a synchronize.
@@ -202,6 +205,7 @@ impl Stream {
 pub fn work_name(w: &Work) -> &'static str {
     match w {
         Work::ModelRun(_) => "ModelRun",
+        Work::HostCall(_) => "HostCall",
         Work::User(k) => task_name(k),
     }
 }
@@ -227,6 +231,5 @@ pub fn task_name(k: &Task) -> &'static str {
         Task::NotifyRecord(_) => "NotifyRecord",
         Task::NotifyWait { .. } => "NotifyWait",
         Task::Kernel { .. } => "Kernel",
-        Task::HostCall { .. } => "HostCall",
     }
 }

@@ -326,6 +326,23 @@ impl std::fmt::Display for HostWait {
     }
 }
 
+/// A host function or callback on a stream (`aclrtLaunchHostFunc`, `aclrtLaunchCallback`),
+/// submitted with [`crate::Sim::submit_host_call`]: when the stream reaches it, the call
+/// becomes due and a host thread runs it (the front end owns the function; the simulator
+/// knows only its number). A blocking call holds the stream until the host reports it done;
+/// a non-blocking one lets the stream go on at once. Only the simulator has such a task: a
+/// real runtime takes the function itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HostCall {
+    /// The call's number, unique in the process.
+    pub call: u64,
+    /// Which host thread runs it: 0 for the runtime's own thread, else the channel of the
+    /// thread subscribed to the stream (`aclrtSubscribeReport` / `aclrtSubscribeHostFunc`).
+    pub channel: u64,
+    /// The stream waits for the call to return.
+    pub blocking: bool,
+}
+
 /// Errors of the simulator. `ascend-rt` maps them to CANN error codes.
 #[derive(Debug, Clone, Error, PartialEq)]
 #[non_exhaustive]

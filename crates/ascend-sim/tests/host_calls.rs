@@ -11,8 +11,8 @@ use std::time::Duration;
 use ascend_sim::*;
 use common::*;
 
-fn host_call(call: u64, channel: u64, blocking: bool) -> Task {
-    Task::HostCall {
+fn host_call(call: u64, channel: u64, blocking: bool) -> HostCall {
+    HostCall {
         call,
         channel,
         blocking,
@@ -29,7 +29,7 @@ fn run_with_delay(delay: Duration) -> (u64, u64, u64) {
     let ev = sim.create_event(0).unwrap();
     sim.submit(st, Task::ValueWrite { addr: a, value: 1 })
         .unwrap();
-    sim.submit(st, host_call(7, 0, true)).unwrap();
+    sim.submit_host_call(st, host_call(7, 0, true)).unwrap();
     sim.submit(st, Task::ValueWrite { addr: a, value: 2 })
         .unwrap();
     sim.submit(st, Task::EventRecord(ev)).unwrap();
@@ -68,7 +68,7 @@ fn a_non_blocking_host_call_lets_the_stream_go_on() {
     let sim = sim();
     let a = sim.malloc(0, 64).unwrap();
     let st = sim.create_stream(0, 0, false).unwrap();
-    sim.submit(st, host_call(9, 5, false)).unwrap();
+    sim.submit_host_call(st, host_call(9, 5, false)).unwrap();
     sim.submit(st, Task::ValueWrite { addr: a, value: 3 })
         .unwrap();
     sim.synchronize_stream(st, None).unwrap();
@@ -87,7 +87,7 @@ fn a_non_blocking_host_call_lets_the_stream_go_on() {
 fn a_host_call_nobody_runs_is_named_by_the_watchdog() {
     let sim = sim_with(strict);
     let st = sim.create_stream(0, 0, false).unwrap();
-    sim.submit(st, host_call(11, 42, true)).unwrap();
+    sim.submit_host_call(st, host_call(11, 42, true)).unwrap();
     let err = sim.synchronize_stream(st, None).unwrap_err();
     let text = err.to_string();
     assert!(text.contains("host call 11"), "{text}");
@@ -105,7 +105,7 @@ fn a_report_thread_with_nothing_due_times_out_with_none() {
 fn destroying_a_stream_held_at_a_host_call_forgets_the_call() {
     let sim = sim();
     let st = sim.create_stream(0, 0, false).unwrap();
-    sim.submit(st, host_call(13, 0, true)).unwrap();
+    sim.submit_host_call(st, host_call(13, 0, true)).unwrap();
     let c = sim.next_host_call(0, Some(10)).unwrap().expect("due");
     sim.destroy_stream(st, true).unwrap();
     assert!(!sim.finish_host_call(c.task));

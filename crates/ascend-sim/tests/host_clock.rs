@@ -191,12 +191,12 @@ fn blocking_call_beside_another_stream(sim: &Sim, channel: u64) -> (DevAddr, Str
         sim.create_stream(0, 0, false).unwrap(),
         sim.create_stream(0, 0, false).unwrap(),
     );
-    let call = Task::HostCall {
+    let call = HostCall {
         call: 1,
         channel,
         blocking: true,
     };
-    sim.submit(held, call).unwrap();
+    sim.submit_host_call(held, call).unwrap();
     (a, held, other)
 }
 
@@ -400,12 +400,12 @@ fn a_call_due_for_the_runtime_thread_while_it_runs_another_does_not_hold_the_clo
     std::thread::sleep(Duration::from_millis(100));
     // A second call for the runtime's thread, which is busy with the first.
     let second = sim.create_stream(0, 0, false).unwrap();
-    let call = Task::HostCall {
+    let call = HostCall {
         call: 2,
         channel: 0,
         blocking: true,
     };
-    sim.submit(second, call).unwrap();
+    sim.submit_host_call(second, call).unwrap();
     sim.submit(other, memset(a, 1, 1 << 20)).unwrap();
     sim.synchronize_stream(other, None).unwrap();
     assert!(

@@ -160,19 +160,6 @@ pub enum Task {
         /// waves.
         blocks: u32,
     },
-    /// A host function or callback (`aclrtLaunchHostFunc`, `aclrtLaunchCallback`): when the
-    /// stream reaches it, the call becomes due and a host thread runs it (the front end owns
-    /// the function; the task carries its number). A blocking call holds the stream until the
-    /// host reports it done; a non-blocking one lets the stream go on at once.
-    HostCall {
-        /// The call's number, unique in the process.
-        call: u64,
-        /// Which host thread runs it: 0 for the runtime's own thread, else the id of the
-        /// thread subscribed to the stream (`aclrtSubscribeReport` / `aclrtSubscribeHostFunc`).
-        channel: u64,
-        /// The stream waits for the call to return.
-        blocking: bool,
-    },
     /// Block the stream until the notify is set, then clear it (`aclrtWaitAndResetNotify`).
     /// A timeout that expires first fails the stream: its next synchronize returns the task
     /// timeout, and the notify stays clear.

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use ascend_chips::ChipProfile;
-use ascend_sim::{DueHostCall, Sim, SimConfig, SimError, SimErrorClass};
+use ascend_sim::{DueHostCall, HostCall, Sim, SimConfig, SimError, SimErrorClass};
 
 use super::{
     BResult, BackendError, DeviceCall, Devices, EventId, Events, HostBuf, HostCallThread,
@@ -578,14 +578,16 @@ impl HostCalls for SimBackend {
         }
         let call = self.host_calls.next.fetch_add(1, Ordering::Relaxed) + 1;
         self.host_calls.insert(call, stream, f);
-        let task = Task::HostCall {
+        let task = HostCall {
             call,
             channel: self.channel(thread),
             blocking,
         };
-        if let Err(e) = self.launch(stream, task) {
+        // The host pays the launch cost before the call reaches the queue, as for a task.
+        let launch_ns = self.chip.timing.host_launch_ns;
+        if let Err(e) = self.sim.submit_host_call_after(stream, task, launch_ns) {
             self.host_calls.forget_calls(&[call]);
-            return Err(e);
+            return Err(m(e));
         }
         Ok(())
     }

@@ -145,10 +145,10 @@ impl Engine {
 
     /// Host calls of a model's recording go with it: each is released once no copy of a run
     /// is left queued or due ([`Engine::take_released_host_calls`]).
-    fn note_recorded_dropped(&mut self, recorded: &[(Task, u32, u64)]) {
+    fn note_recorded_dropped(&mut self, recorded: &[(Work, u32, u64)]) {
         self.retired_host_calls
-            .extend(recorded.iter().filter_map(|(t, _, _)| match t {
-                Task::HostCall { call, .. } => Some(*call),
+            .extend(recorded.iter().filter_map(|(w, _, _)| match w {
+                Work::HostCall(h) => Some(h.call),
                 _ => None,
             }));
     }
@@ -160,8 +160,8 @@ impl Engine {
             let mut live = std::collections::HashSet::new();
             for st in self.streams.values() {
                 for t in &st.queue {
-                    if let Work::User(Task::HostCall { call, .. }) = &t.work {
-                        live.insert(*call);
+                    if let Work::HostCall(h) = &t.work {
+                        live.insert(h.call);
                     }
                 }
             }
@@ -212,7 +212,7 @@ impl Engine {
         // A model run's copy of a host call is not the call's last: the model keeps it.
         self.dropped_host_calls
             .extend(st.queue.iter().filter_map(|t| match &t.work {
-                Work::User(Task::HostCall { call, .. }) if t.instance.is_none() => Some(*call),
+                Work::HostCall(h) if t.instance.is_none() => Some(h.call),
                 _ => None,
             }));
         let instances: Vec<u64> = st.queue.iter().filter_map(|t| t.instance).collect();

@@ -8,9 +8,9 @@ use crate::types::{ModelId, SimError, Task};
 
 impl Engine {
     /// Slots a task takes in its stream's queue.
-    pub fn slots_of(&self, kind: &Task) -> u32 {
-        match kind {
-            Task::ValueWait { .. } => self.chip.limits.value_wait_slots.max(1),
+    pub fn slots_of(&self, work: &Work) -> u32 {
+        match work {
+            Work::User(Task::ValueWait { .. }) => self.chip.limits.value_wait_slots.max(1),
             _ => 1,
         }
     }
@@ -21,8 +21,8 @@ impl Engine {
     }
 
     /// Records a task on a model-bound stream.
-    pub fn record(&mut self, s: u64, kind: Task) -> Result<u64, SimError> {
-        let slots = self.slots_of(&kind);
+    pub fn record(&mut self, s: u64, work: Work) -> Result<u64, SimError> {
+        let slots = self.slots_of(&work);
         let cap = self.queue_capacity();
         let st = self.streams.get_mut(&s).expect("checked");
         if st.recorded_slots + slots > cap {
@@ -31,38 +31,38 @@ impl Engine {
         st.recorded_slots += slots;
         self.next_task += 1;
         let id = self.next_task;
-        if let Task::CmoWithDesc { desc, op } = kind {
+        if let Work::User(Task::CmoWithDesc { desc, op }) = work {
             self.write_desc_header(desc, op, id, s);
         }
         let st = self.streams.get_mut(&s).expect("checked");
-        st.recorded.push((kind, slots, id));
+        st.recorded.push((work, slots, id));
         self.progress += 1;
         Ok(id)
     }
 
     /// The record number an event task carries, numbered as the host submits it: a new
     /// record number for a record, the number of the latest record submitted for a wait.
-    fn event_seq_of(&mut self, kind: &Task) -> Option<u64> {
-        match kind {
-            Task::EventRecord(e) => self.new_record(e.0),
-            Task::EventWait(e) => self.events.get(&e.0).and_then(|ev| ev.latest),
+    fn event_seq_of(&mut self, work: &Work) -> Option<u64> {
+        match work {
+            Work::User(Task::EventRecord(e)) => self.new_record(e.0),
+            Work::User(Task::EventWait(e)) => self.events.get(&e.0).and_then(|ev| ev.latest),
             _ => None,
         }
     }
 
     /// Enqueues a task on a plain stream (room has been checked).
-    pub fn enqueue(&mut self, s: u64, kind: Task) -> u64 {
-        let slots = self.slots_of(&kind);
+    pub fn enqueue(&mut self, s: u64, work: Work) -> u64 {
+        let slots = self.slots_of(&work);
         let id = self.new_task_id();
         crate::host_track::note_task(id);
-        let event_seq = self.event_seq_of(&kind);
+        let event_seq = self.event_seq_of(&work);
         // The runtime writes its DMA header over the descriptor's head at launch.
-        if let Task::CmoWithDesc { desc, op } = kind {
+        if let Work::User(Task::CmoWithDesc { desc, op }) = work {
             self.write_desc_header(desc, op, id, s);
         }
         let task = QueuedTask {
             id,
-            work: Work::User(kind),
+            work,
             slots,
             submit_ns: self.now,
             instance: None,
@@ -115,7 +115,7 @@ impl Engine {
         // Event records and waits are numbered in the host's submission order across the
         // model's streams: a wait waits for the latest record submitted before it (one of this
         // instance, or an earlier one), never for a record submitted after it.
-        let mut plan: Vec<(u64, Task, u64)> = Vec::new();
+        let mut plan: Vec<(u64, Work, u64)> = Vec::new();
         for &s in &streams {
             if let Some(st) = self.streams.get(&s) {
                 plan.extend(st.recorded.iter().map(|(k, _, id)| (s, k.clone(), *id)));
@@ -137,10 +137,10 @@ impl Engine {
                 abandoned: false,
             },
         );
-        for ((s, kind, _), event_seq) in plan.into_iter().zip(seqs) {
+        for ((s, work, _), event_seq) in plan.into_iter().zip(seqs) {
             let task = QueuedTask {
                 id: self.new_task_id(),
-                work: Work::User(kind),
+                work,
                 slots: 0,
                 submit_ns: self.now,
                 instance: Some(id),

@@ -2,21 +2,19 @@
 
 use crate::engine::{DueHostCall, Engine};
 use crate::stream::Head;
+use crate::types::HostCall;
 
 impl Engine {
     /// The stream `s` reached host call `call`: it becomes due for `channel`'s thread. A
     /// blocking call holds the stream (and, while a thread runs it or is ready to, the clock:
     /// [`crate::engine::HostCalls::clock_stop`]) until [`Engine::finish_host_call`];
     /// a non-blocking one completes at once. `repeats`: the task is a model run's copy.
-    pub(super) fn dispatch_host_call(
-        &mut self,
-        s: u64,
-        task: u64,
-        call: u64,
-        channel: u64,
-        blocking: bool,
-        repeats: bool,
-    ) {
+    pub(super) fn dispatch_host_call(&mut self, s: u64, task: u64, call: HostCall, repeats: bool) {
+        let HostCall {
+            call,
+            channel,
+            blocking,
+        } = call;
         self.host_calls.insert(DueHostCall {
             task,
             call,

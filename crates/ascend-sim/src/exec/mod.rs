@@ -126,7 +126,7 @@ impl Engine {
         let task = self.streams.get(&s)?.queue.front()?;
         match &task.work {
             Work::User(kind) => fixed_duration(kind, &self.chip.timing),
-            Work::ModelRun(_) => None,
+            Work::ModelRun(_) | Work::HostCall(_) => None,
         }
     }
 
@@ -154,6 +154,10 @@ impl Engine {
         let kind = match work {
             Work::ModelRun(m) => {
                 self.dispatch_model_run(s, m.0);
+                return;
+            }
+            Work::HostCall(h) => {
+                self.dispatch_host_call(s, id, h, model.is_some());
                 return;
             }
             Work::User(k) => k,
@@ -196,11 +200,6 @@ impl Engine {
             } => self.dispatch_cmo(s, id, op, addr, len, Some((model, barrier_id))),
             Task::CmoWithDesc { desc, op } => self.dispatch_cmo_desc(s, id, desc, op),
             Task::Kernel { kernel, blocks } => self.dispatch_kernel(s, id, kernel, blocks),
-            Task::HostCall {
-                call,
-                channel,
-                blocking,
-            } => self.dispatch_host_call(s, id, call, channel, blocking, model.is_some()),
         }
     }
 

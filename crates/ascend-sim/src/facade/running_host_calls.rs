@@ -57,14 +57,14 @@ impl Sim {
     /// call becomes due only once one does (a synchronize, a query that waits).
     pub fn queued_host_call(&self, channel: u64) -> Option<(crate::types::StreamId, (u64, u64))> {
         use crate::stream::Work;
-        use crate::types::Task;
         self.with(|e| {
             e.next_time()?;
             let (s, _) = e.streams.iter().find(|(_, st)| {
                 st.model.is_none()
-                    && st.queue.iter().any(|t| {
-                        matches!(&t.work, Work::User(Task::HostCall { channel: c, .. }) if *c == channel)
-                    })
+                    && st
+                        .queue
+                        .iter()
+                        .any(|t| matches!(&t.work, Work::HostCall(h) if h.channel == channel))
             })?;
             Some((crate::types::StreamId(*s), (e.now, e.progress)))
         })

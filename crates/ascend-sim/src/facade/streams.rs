@@ -2,6 +2,7 @@
 //! a queue is full), and synchronizing a stream or a whole device.
 
 use super::Sim;
+use crate::stream::Work;
 use crate::types::*;
 
 /// The longest a force destroy lets a stream's queue drain, in simulated ms: the vendor's
@@ -72,18 +73,39 @@ impl Sim {
         task: Task,
         host_ns: u64,
     ) -> Result<TaskId, SimError> {
-        let task = narrow_cmo_length(task);
+        self.submit_work(stream, Work::User(narrow_cmo_length(task)), host_ns)
+    }
+
+    /// Puts a host call on `stream` (see [`HostCall`]): on a model-bound stream it is
+    /// recorded and becomes due at every run of the model.
+    pub fn submit_host_call(&self, stream: StreamId, call: HostCall) -> Result<TaskId, SimError> {
+        self.submit_host_call_after(stream, call, 0)
+    }
+
+    /// [`Sim::submit_host_call`] after charging `host_ns` of simulated host time, under one
+    /// lock.
+    pub fn submit_host_call_after(
+        &self,
+        stream: StreamId,
+        call: HostCall,
+        host_ns: u64,
+    ) -> Result<TaskId, SimError> {
+        self.submit_work(stream, Work::HostCall(call), host_ns)
+    }
+
+    /// Queues (or, on a model-bound stream, records) `work`, waiting for room in the queue.
+    fn submit_work(&self, stream: StreamId, work: Work, host_ns: u64) -> Result<TaskId, SimError> {
         let s = stream.0;
         let mut g = self.lock();
         if host_ns > 0 {
             g = self.charge(g, host_ns);
         }
         if g.stream(s)?.model.is_some() {
-            let r = g.record(s, task);
+            let r = g.record(s, work);
             self.release(g);
             return r.map(TaskId);
         }
-        let slots = g.slots_of(&task);
+        let slots = g.slots_of(&work);
         let cap = g.queue_capacity();
         let (g2, r) = self.block_until(g, HostWait::Submit(s), None, move |e| {
             e.streams
@@ -93,7 +115,7 @@ impl Sim {
         g = g2;
         r?;
         g.stream(s)?;
-        let id = g.enqueue(s, task);
+        let id = g.enqueue(s, work);
         self.release(g);
         Ok(TaskId(id))
     }

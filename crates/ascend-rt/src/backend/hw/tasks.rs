@@ -55,13 +55,6 @@ impl HwBackend {
                     kernel.name()
                 ),
             )),
-            // Host calls carry the function, not a task number, on a real device: they go
-            // through `launch_host_call`.
-            Task::HostCall { call, .. } => Err(crate::error::AclError::new(
-                crate::error::ErrorCode::RtFeatureNotSupport,
-                None,
-                format!("host call {call} has no function to give the device's runtime"),
-            )),
             // A real device's random-number task takes the program's own structure: the front
             // end does not rebuild it yet.
             Task::LabelSet { .. } | Task::LabelSwitch { .. } => Err(crate::error::AclError::new(
