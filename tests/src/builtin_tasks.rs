@@ -121,13 +121,12 @@ pub(crate) fn built_in_tasks_and_labels(rt: &Runtime) -> CaseResult {
     let (m, ms) = model_with_stream(rt);
     let (idx, a) = (malloc(rt, 8), malloc(rt, 8));
     write_u64(rt, idx, 1);
-    let mut labels = [0u64; 2];
+    let mut labels = [RawLabel::NULL; 2];
     for l in &mut labels {
-        *l = rt.create_label(true).expect("aclrtCreateLabel");
+        *l = with_out(|o| rt.create_label(Some(o))).expect("aclrtCreateLabel");
     }
-    let list = rt
-        .create_label_list(Some(&labels), true)
-        .expect("aclrtCreateLabelList");
+    let list =
+        with_out(|o| rt.create_label_list(Some(&labels), Some(o))).expect("aclrtCreateLabelList");
     expect(
         "SwitchLabelByIndex on a stream of no model",
         rt.switch_label_by_index(idx, 2, list, s),

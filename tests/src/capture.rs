@@ -125,23 +125,21 @@ pub(crate) fn kernel_binaries(rt: &Runtime) -> CaseResult {
     let _d = Dev::open(rt);
     expect(
         "BinaryLoadFromFile NULL",
-        rt.binary_load_from_file(None, true),
+        with_out(|o| rt.binary_load_from_file(None, Some(o))),
         INVALID_PARAM,
     );
     expect(
         "BinaryLoadFromFile missing file",
-        rt.binary_load_from_file(Some("/nonexistent/kernel.o"), true),
+        with_out(|o| rt.binary_load_from_file(Some("/nonexistent/kernel.o"), Some(o))),
         RT_PARAM,
     );
-    let bin = rt
-        .binary_load_from_file(Some(&path), true)
+    let bin = with_out(|o| rt.binary_load_from_file(Some(&path), Some(o)))
         .expect("aclrtBinaryLoadFromFile");
-    let f = rt
-        .binary_get_function(bin, Some("add_one"), true)
+    let f = with_out(|o| rt.binary_get_function(bin, Some("add_one"), Some(o)))
         .expect("aclrtBinaryGetFunction");
     let a = malloc(rt, 8);
-    let args = rt.kernel_args_init(f, true).expect("aclrtKernelArgsInit");
-    rt.kernel_args_append(args, Some(&a.0.to_le_bytes()), true)
+    let args = with_out(|o| rt.kernel_args_init(f, Some(o))).expect("aclrtKernelArgsInit");
+    with_out(|o| rt.kernel_args_append(args, Some(&a.0.to_le_bytes()), Some(o)))
         .expect("aclrtKernelArgsAppend");
     rt.kernel_args_finalize(args)
         .expect("aclrtKernelArgsFinalize");

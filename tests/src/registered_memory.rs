@@ -54,12 +54,12 @@ pub(crate) fn registered_host_memory(rt: &Runtime) -> CaseResult {
     }
     expect(
         "MemAllocManaged flag 2",
-        rt.mem_alloc_managed(true, 64, 2),
+        with_out(|o| rt.mem_alloc_managed(Some(o), 64, 2)),
         INVALID_PARAM,
     );
     expect(
         "MemAllocManaged",
-        rt.mem_alloc_managed(true, 64, MEM_ATTACH_GLOBAL),
+        with_out(|o| rt.mem_alloc_managed(Some(o), 64, MEM_ATTACH_GLOBAL)),
         NOT_SUPPORTED,
     );
     Ok(())
@@ -79,12 +79,11 @@ fn mapped_round_trip(rt: &Runtime, mine: &std::sync::Arc<SharedBytes>, s: RawStr
         rt.host_register_v2(Addr(host.0 + 8), 8, mapped, Some(mine.clone())),
         ALREADY_REGISTERED,
     );
-    let dev = rt
-        .host_get_device_pointer(host, true, 0)
+    let dev = with_out(|o| rt.host_get_device_pointer(host, Some(o), 0))
         .expect("aclrtHostGetDevicePointer");
     expect(
         "HostGetDevicePointer inside the range",
-        rt.host_get_device_pointer(Addr(host.0 + 1), true, 0),
+        with_out(|o| rt.host_get_device_pointer(Addr(host.0 + 1), Some(o), 0)),
         RT_PARAM,
     );
     // The device writes; the host sees it after the synchronize, and keeps the rest.

@@ -186,6 +186,69 @@ pub struct RawBarrierTaskInfo {
     pub cmo_info: [RawBarrierCmoInfo; CMO_MAX_BARRIER_NUM],
 }
 
+/// Runs a raw call that writes one out-parameter, starting from `T::default()` (NULL for a
+/// handle), and returns what it wrote: sugar over the raw level's `Option<&mut T>` outputs.
+///
+/// ```
+/// use ascend_rt::raw_types::{with_out, RawLabel};
+/// use ascend_rt::Runtime;
+///
+/// let rt = Runtime::sim("Ascend910B1").unwrap();
+/// rt.set_device(0).unwrap();
+/// let label: RawLabel = with_out(|out| rt.create_label(Some(out))).unwrap();
+/// assert_ne!(label, RawLabel::default());
+/// // The same call given NULL is refused, as in C.
+/// assert_eq!(rt.create_label(None).unwrap_err().code(), 100000);
+/// ```
+pub fn with_out<T: Default, E>(call: impl FnOnce(&mut T) -> Result<(), E>) -> Result<T, E> {
+    let mut value = T::default();
+    call(&mut value)?;
+    Ok(value)
+}
+
+/// A nullable kernel binary handle (`aclrtBinHandle`); 0 is NULL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct RawBinary(pub u64);
+
+/// A nullable kernel function handle (`aclrtFuncHandle`); 0 is NULL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct RawFunction(pub u64);
+
+/// A nullable kernel argument list handle (`aclrtArgsHandle`); 0 is NULL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct RawArgs(pub u64);
+
+/// A nullable handle of one argument in a kernel argument list (`aclrtParamHandle`); 0 is
+/// NULL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct RawParam(pub u64);
+
+/// A nullable label handle (`aclrtLabel`); 0 is NULL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct RawLabel(pub u64);
+
+/// A nullable label list handle (`aclrtLabelList`); 0 is NULL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct RawLabelList(pub u64);
+
+/// The NULL value of each kernel and label handle.
+macro_rules! null_handles {
+    ($($t:ident),*) => {
+        $(impl $t {
+            #[doc = concat!("The NULL `", stringify!($t), "`.")]
+            pub const NULL: $t = $t(0);
+        })*
+    };
+}
+null_handles!(
+    RawBinary,
+    RawFunction,
+    RawArgs,
+    RawParam,
+    RawLabel,
+    RawLabelList
+);
+
 /// A nullable notify handle (`aclrtNotify`); 0 is NULL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct RawNotify(pub u64);

@@ -3,8 +3,16 @@
 
 mod common;
 
-use ascend_rt::{AllocatorField, MsgCode};
+use ascend_rt::{AclResult, AllocatorField, AllocatorFields, MsgCode, Runtime};
 use common::*;
+
+/// The allocator registered for `stream`: its descriptor handle and the fields copied at
+/// registration.
+fn allocator_of(r: &Runtime, stream: u64) -> AclResult<(u64, AllocatorFields)> {
+    let (mut desc, mut fields) = (0, AllocatorFields::default());
+    r.allocator_get_by_stream(stream, Some(&mut desc), Some(&mut fields))
+        .map(|()| (desc, fields))
+}
 
 #[test]
 fn a_registration_copies_the_descriptor_and_is_handed_back_per_stream() {
@@ -22,7 +30,7 @@ fn a_registration_copies_the_descriptor_and_is_handed_back_per_stream() {
     // The stream is any non-NULL value: the registry does not check it.
     ok(r.allocator_register(0xabc, d));
     ok(r.allocator_set(d, AllocatorField::AllocAdvise, 0x40));
-    let (desc, fields) = ok(r.allocator_get_by_stream(0xabc, true));
+    let (desc, fields) = ok(allocator_of(&r, 0xabc));
     assert_eq!(desc, d);
     assert_eq!(
         (
@@ -36,14 +44,10 @@ fn a_registration_copies_the_descriptor_and_is_handed_back_per_stream() {
         "the advise function set after registering is not in the registration"
     );
     ok(r.allocator_destroy_desc(d));
-    ok(r.allocator_get_by_stream(0xabc, true));
+    ok(allocator_of(&r, 0xabc));
     ok(r.allocator_unregister(0xabc));
     ok(r.allocator_unregister(0xabc));
-    assert_err(
-        r.allocator_get_by_stream(0xabc, true),
-        100000,
-        Some(MsgCode::EH0012),
-    );
+    assert_err(allocator_of(&r, 0xabc), 100000, Some(MsgCode::EH0012));
 }
 
 #[test]
@@ -73,15 +77,11 @@ fn allocator_calls_check_their_pointers_in_the_vendor_order() {
     ok(r.allocator_set(d, AllocatorField::GetAddrFromBlock, 1));
     ok(r.allocator_register(1, d));
     assert_err(
-        r.allocator_get_by_stream(0, false),
+        r.allocator_get_by_stream(0, None, None),
         100000,
         Some(MsgCode::EH0008),
     );
-    assert_err(
-        r.allocator_get_by_stream(0, true),
-        100000,
-        Some(MsgCode::EH0008),
-    );
+    assert_err(allocator_of(&r, 0), 100000, Some(MsgCode::EH0008));
     assert_err(r.allocator_unregister(0), 100000, Some(MsgCode::EH0008));
     // A descriptor the runtime never gave out (the vendor's would use the pointer as is).
     assert_err(

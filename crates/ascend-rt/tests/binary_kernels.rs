@@ -6,7 +6,8 @@ mod common;
 
 use std::sync::Arc;
 
-use ascend_rt::raw_types::{memcpy_kind, RawStream};
+use ascend_rt::raw_types::with_out;
+use ascend_rt::raw_types::{memcpy_kind, RawArgs, RawBinary, RawFunction, RawParam, RawStream};
 use ascend_rt::{Kernel, KernelOps, MemDst, MemSrc, MsgCode, SimKernelFactory};
 use common::*;
 
@@ -31,16 +32,32 @@ fn store_sum() -> SimKernelFactory {
 
 /// A `store_sum` launch set up: (function, arguments), with the placeholder holding 40 and
 /// `dst` the destination, so that a run stores 42: (binary, function, arguments).
-fn store_sum_launch(r: &ascend_rt::Runtime, dst: ascend_rt::raw_types::Addr) -> (u64, u64, u64) {
+fn store_sum_launch(
+    r: &ascend_rt::Runtime,
+    dst: ascend_rt::raw_types::Addr,
+) -> (RawBinary, RawFunction, RawArgs) {
     r.register_sim_function("store_sum", store_sum());
-    let bin = ok(r.binary_load_from_file(Some(&a_binary_file()), true));
-    let f = ok(r.binary_get_function(bin, Some("store_sum"), true));
-    let args = ok(r.kernel_args_init(f, true));
-    ok(r.kernel_args_append(args, Some(&dst.0.to_le_bytes()), true));
-    let ph = ok(r.kernel_args_append_placeholder(args, true));
-    let buf = ok(r.kernel_args_placeholder_buffer(args, ph, 8, true));
+    let bin = ok(with_out(|o| {
+        r.binary_load_from_file(Some(&a_binary_file()), Some(o))
+    }));
+    let f = ok(with_out(|o| {
+        r.binary_get_function(bin, Some("store_sum"), Some(o))
+    }));
+    let args = ok(with_out(|o| r.kernel_args_init(f, Some(o))));
+    ok(with_out(|o| {
+        r.kernel_args_append(args, Some(&dst.0.to_le_bytes()), Some(o))
+    }));
+    let ph = ok(with_out(|o| {
+        r.kernel_args_append_placeholder(args, Some(o))
+    }));
+    let buf = ok(with_out(|o| {
+        r.kernel_args_placeholder_buffer(args, ph, 8, Some(o))
+    }))
+    .expect("a placeholder buffer");
     buf.lock().unwrap().copy_from_slice(&40u64.to_le_bytes());
-    ok(r.kernel_args_append(args, Some(&2u64.to_le_bytes()), true));
+    ok(with_out(|o| {
+        r.kernel_args_append(args, Some(&2u64.to_le_bytes()), Some(o))
+    }));
     ok(r.kernel_args_finalize(args));
     (bin, f, args)
 }
@@ -52,7 +69,7 @@ fn a_function_runs_the_registered_kernel_with_its_packed_arguments_and_placehold
     let dst = malloc(&r, 8);
     let (bin, f, args) = store_sum_launch(&r, dst);
     assert_err(
-        r.kernel_args_append(args, Some(&[1]), true),
+        with_out(|o| r.kernel_args_append(args, Some(&[1]), Some(o))),
         107000,
         Some(MsgCode::EE1011),
     );
@@ -78,9 +95,13 @@ fn a_function_runs_the_registered_kernel_with_its_packed_arguments_and_placehold
 #[test]
 fn a_function_with_no_simulator_kernel_fails_at_launch_naming_it() {
     let r = rt0(A2);
-    let bin = ok(r.binary_load_from_file(Some(&a_binary_file()), true));
-    let f = ok(r.binary_get_function(bin, Some("add_custom"), true));
-    let args = ok(r.kernel_args_init(f, true));
+    let bin = ok(with_out(|o| {
+        r.binary_load_from_file(Some(&a_binary_file()), Some(o))
+    }));
+    let f = ok(with_out(|o| {
+        r.binary_get_function(bin, Some("add_custom"), Some(o))
+    }));
+    let args = ok(with_out(|o| r.kernel_args_init(f, Some(o))));
     let e = r
         .launch_kernel_with_config(f, 8, RawStream(0), args, true)
         .unwrap_err();
@@ -97,70 +118,78 @@ fn binary_and_argument_rows_follow_the_vendor_order() {
     let s = stream(&r);
     let path = a_binary_file();
     assert_err(
-        r.binary_load_from_file(None, true),
+        with_out(|o| r.binary_load_from_file(None, Some(o))),
         100000,
         Some(MsgCode::EH0008),
     );
     assert_err(
-        r.binary_load_from_file(Some(&path), false),
+        r.binary_load_from_file(Some(&path), None),
         100000,
         Some(MsgCode::EH0008),
     );
     assert_err(
-        r.binary_load_from_file(Some("/no/such/file.o"), true),
+        with_out(|o| r.binary_load_from_file(Some("/no/such/file.o"), Some(o))),
         107000,
         Some(MsgCode::EE1003),
     );
-    let bin = ok(r.binary_load_from_file(Some(&path), true));
-    assert_err(r.binary_unload(0), 100000, Some(MsgCode::EH0008));
-    assert_err(r.binary_unload(0xdead), 107017, Some(MsgCode::EE1017));
+    let bin = ok(with_out(|o| r.binary_load_from_file(Some(&path), Some(o))));
+    assert_err(r.binary_unload(RawBinary(0)), 100000, Some(MsgCode::EH0008));
     assert_err(
-        r.binary_get_function(0, Some("k"), true),
+        r.binary_unload(RawBinary(0xdead)),
+        107017,
+        Some(MsgCode::EE1017),
+    );
+    assert_err(
+        with_out(|o| r.binary_get_function(RawBinary(0), Some("k"), Some(o))),
         100000,
         Some(MsgCode::EH0008),
     );
     assert_err(
-        r.binary_get_function(bin, None, true),
+        with_out(|o| r.binary_get_function(bin, None, Some(o))),
         100000,
         Some(MsgCode::EH0008),
     );
     assert_err(
-        r.binary_get_function(bin, Some("k"), false),
+        r.binary_get_function(bin, Some("k"), None),
         100000,
         Some(MsgCode::EH0008),
     );
-    let f = ok(r.binary_get_function(bin, Some("k"), true));
-    assert_err(r.kernel_args_init(0, true), 100000, Some(MsgCode::EH0008));
-    assert_err(r.kernel_args_init(f, false), 100000, Some(MsgCode::EH0008));
-    let a = ok(r.kernel_args_init(f, true));
+    let f = ok(with_out(|o| r.binary_get_function(bin, Some("k"), Some(o))));
     assert_err(
-        r.kernel_args_append(0, Some(&[1]), true),
+        with_out(|o| r.kernel_args_init(RawFunction(0), Some(o))),
+        100000,
+        Some(MsgCode::EH0008),
+    );
+    assert_err(r.kernel_args_init(f, None), 100000, Some(MsgCode::EH0008));
+    let a = ok(with_out(|o| r.kernel_args_init(f, Some(o))));
+    assert_err(
+        with_out(|o| r.kernel_args_append(RawArgs(0), Some(&[1]), Some(o))),
         100000,
         Some(MsgCode::EH0008),
     );
     assert_err(
-        r.kernel_args_append(a, None, true),
+        with_out(|o| r.kernel_args_append(a, None, Some(o))),
         100000,
         Some(MsgCode::EH0008),
     );
     assert_err(
-        r.kernel_args_append(a, Some(&[]), true),
+        with_out(|o| r.kernel_args_append(a, Some(&[]), Some(o))),
         100000,
         Some(MsgCode::EH0007),
     );
     assert_err(
-        r.kernel_args_append(a, Some(&[1]), false),
+        r.kernel_args_append(a, Some(&[1]), None),
         100000,
         Some(MsgCode::EH0008),
     );
-    let p = ok(r.kernel_args_append_placeholder(a, true));
+    let p = ok(with_out(|o| r.kernel_args_append_placeholder(a, Some(o))));
     assert_err(
-        r.kernel_args_placeholder_buffer(a, p, 0, true),
+        with_out(|o| r.kernel_args_placeholder_buffer(a, p, 0, Some(o))),
         100000,
         Some(MsgCode::EH0007),
     );
     assert_err(
-        r.kernel_args_placeholder_buffer(a, 0xbad, 4, true),
+        with_out(|o| r.kernel_args_placeholder_buffer(a, RawParam(0xbad), 4, Some(o))),
         107017,
         Some(MsgCode::EE1017),
     );
@@ -170,9 +199,13 @@ fn binary_and_argument_rows_follow_the_vendor_order() {
         Some(MsgCode::EH0007),
     );
     ok(r.kernel_args_para_update(a, p, Some(&[9])));
-    assert_err(r.kernel_args_finalize(0), 100000, Some(MsgCode::EH0008));
     assert_err(
-        r.launch_kernel_with_config(0, 1, s, a, true),
+        r.kernel_args_finalize(RawArgs(0)),
+        100000,
+        Some(MsgCode::EH0008),
+    );
+    assert_err(
+        r.launch_kernel_with_config(RawFunction(0), 1, s, a, true),
         100000,
         Some(MsgCode::EH0008),
     );
@@ -182,7 +215,7 @@ fn binary_and_argument_rows_follow_the_vendor_order() {
         Some(MsgCode::EH0007),
     );
     assert_err(
-        r.launch_kernel_with_config(f, 1, s, 0, true),
+        r.launch_kernel_with_config(f, 1, s, RawArgs(0), true),
         100000,
         Some(MsgCode::EH0008),
     );
@@ -207,11 +240,18 @@ fn placeholder_memory_is_freed_once_the_stream_has_run_the_kernel() {
     let path = a_binary_file();
     let nop: SimKernelFactory = Arc::new(|_: &[u8]| Kernel::new("nop", |_: &mut dyn KernelOps| {}));
     r.register_sim_function("nop", nop);
-    let bin = ok(r.binary_load_from_file(Some(&path), true));
-    let f = ok(r.binary_get_function(bin, Some("nop"), true));
-    let args = ok(r.kernel_args_init(f, true));
-    let ph = ok(r.kernel_args_append_placeholder(args, true));
-    let buf = ok(r.kernel_args_placeholder_buffer(args, ph, 1 << 20, true));
+    let bin = ok(with_out(|o| r.binary_load_from_file(Some(&path), Some(o))));
+    let f = ok(with_out(|o| {
+        r.binary_get_function(bin, Some("nop"), Some(o))
+    }));
+    let args = ok(with_out(|o| r.kernel_args_init(f, Some(o))));
+    let ph = ok(with_out(|o| {
+        r.kernel_args_append_placeholder(args, Some(o))
+    }));
+    let buf = ok(with_out(|o| {
+        r.kernel_args_placeholder_buffer(args, ph, 1 << 20, Some(o))
+    }))
+    .expect("a placeholder buffer");
     buf.lock().unwrap().fill(1);
     ok(r.kernel_args_finalize(args));
     let backing = || r.sim_view().unwrap().backing_bytes();
@@ -281,8 +321,12 @@ fn freeing_placeholder_memory_on_many_threads_never_frees_another_owners_memory(
     let r = rt0(A2);
     let nop: SimKernelFactory = Arc::new(|_: &[u8]| Kernel::new("nop", |_: &mut dyn KernelOps| {}));
     r.register_sim_function("nop", nop);
-    let bin = ok(r.binary_load_from_file(Some(&a_binary_file()), true));
-    let f = ok(r.binary_get_function(bin, Some("nop"), true));
+    let bin = ok(with_out(|o| {
+        r.binary_load_from_file(Some(&a_binary_file()), Some(o))
+    }));
+    let f = ok(with_out(|o| {
+        r.binary_get_function(bin, Some("nop"), Some(o))
+    }));
     let stop = std::sync::atomic::AtomicBool::new(false);
     let running = || !stop.load(std::sync::atomic::Ordering::Relaxed);
     std::thread::scope(|sc| {
@@ -291,9 +335,13 @@ fn freeing_placeholder_memory_on_many_threads_never_frees_another_owners_memory(
             sc.spawn(|| {
                 ok(r.set_device(0));
                 let s = stream(&r);
-                let args = ok(r.kernel_args_init(f, true));
-                let ph = ok(r.kernel_args_append_placeholder(args, true));
-                ok(r.kernel_args_placeholder_buffer(args, ph, 8, true));
+                let args = ok(with_out(|o| r.kernel_args_init(f, Some(o))));
+                let ph = ok(with_out(|o| {
+                    r.kernel_args_append_placeholder(args, Some(o))
+                }));
+                ok(with_out(|o| {
+                    r.kernel_args_placeholder_buffer(args, ph, 8, Some(o))
+                }));
                 ok(r.kernel_args_finalize(args));
                 while running() {
                     ok(r.launch_kernel_with_config(f, 1, s, args, true));
@@ -322,20 +370,31 @@ fn arguments_larger_than_an_argument_list_are_refused_before_memory_is_taken() {
     let r = rt0(A2);
     let dst = malloc(&r, 8);
     r.register_sim_function("store_sum", store_sum());
-    let bin = ok(r.binary_load_from_file(Some(&a_binary_file()), true));
-    let f = ok(r.binary_get_function(bin, Some("store_sum"), true));
-    let args = ok(r.kernel_args_init(f, true));
+    let bin = ok(with_out(|o| {
+        r.binary_load_from_file(Some(&a_binary_file()), Some(o))
+    }));
+    let f = ok(with_out(|o| {
+        r.binary_get_function(bin, Some("store_sum"), Some(o))
+    }));
+    let args = ok(with_out(|o| r.kernel_args_init(f, Some(o))));
     let big = vec![0u8; ascend_rt::MAX_KERNEL_ARGS_BYTES + 1];
-    assert_code(r.kernel_args_append(args, Some(&big), true), 107000);
-    let p = ok(r.kernel_args_append(args, Some(&dst.0.to_le_bytes()), true));
-    assert_code(r.kernel_args_para_update(args, p, Some(&big)), 107000);
-    let ph = ok(r.kernel_args_append_placeholder(args, true));
     assert_code(
-        r.kernel_args_placeholder_buffer(args, ph, usize::MAX, true),
+        with_out(|o| r.kernel_args_append(args, Some(&big), Some(o))),
+        107000,
+    );
+    let p = ok(with_out(|o| {
+        r.kernel_args_append(args, Some(&dst.0.to_le_bytes()), Some(o))
+    }));
+    assert_code(r.kernel_args_para_update(args, p, Some(&big)), 107000);
+    let ph = ok(with_out(|o| {
+        r.kernel_args_append_placeholder(args, Some(o))
+    }));
+    assert_code(
+        with_out(|o| r.kernel_args_placeholder_buffer(args, ph, usize::MAX, Some(o))),
         107000,
     );
     assert_code(
-        r.kernel_args_placeholder_buffer(args, ph, 1 << 46, true),
+        with_out(|o| r.kernel_args_placeholder_buffer(args, ph, 1 << 46, Some(o))),
         107000,
     );
 }

@@ -4,6 +4,7 @@
 
 mod common;
 
+use ascend_rt::raw_types::with_out;
 use ascend_rt::raw_types::{memcpy_kind, Addr, RawStream};
 use ascend_rt::{MemDst, MemSrc, MsgCode, Runtime, SharedBytes};
 use common::*;
@@ -37,7 +38,7 @@ fn model_and_label_refusals_carry_the_runtimes_message_codes() {
         let r = rt0(soc);
         let s = stream(&r);
         let m = model(&r);
-        let label = ok(r.create_label(true));
+        let label = ok(with_out(|o| r.create_label(Some(o))));
         assert_explained(
             &r,
             r.set_label(label, s),
@@ -60,11 +61,11 @@ fn model_and_label_refusals_carry_the_runtimes_message_codes() {
             Some(MsgCode::EE1017),
             "aclmdlRIEndTask",
         );
-        let other = ok(r.create_label(true));
-        ok(r.create_label_list(Some(&[label]), true));
+        let other = ok(with_out(|o| r.create_label(Some(o))));
+        ok(with_out(|o| r.create_label_list(Some(&[label]), Some(o))));
         assert_explained(
             &r,
-            r.create_label_list(Some(&[other, label]), true),
+            with_out(|o| r.create_label_list(Some(&[other, label]), Some(o))),
             507000,
             Some(MsgCode::EE9999),
             "aclrtCreateLabelList",
@@ -125,12 +126,12 @@ fn event_peer_and_registration_failures_are_explained() {
     let prog = SharedBytes::new(128);
     assert_explained(
         &r,
-        r.host_register(prog.addr(), 128, 0x80, true, Some(prog.clone())),
+        with_out(|o| r.host_register(prog.addr(), 128, 0x80, Some(o), Some(prog.clone()))),
         207000,
         Some(MsgCode::EE1001),
         "aclrtHostRegister",
     );
-    let huge = r.host_register(prog.addr(), 1 << 45, 0, true, Some(prog.clone()));
+    let huge = with_out(|o| r.host_register(prog.addr(), 1 << 45, 0, Some(o), Some(prog.clone())));
     let code = huge.as_ref().map_err(|e| e.code()).expect_err("refused");
     let text = r.get_recent_err_msg().expect("a message");
     assert!(text.contains("aclrtHostRegister"), "{code}: {text}");

@@ -3,7 +3,8 @@
 
 mod common;
 
-use ascend_rt::raw_types::{memcpy_kind, Addr, RawModel, RawStream};
+use ascend_rt::raw_types::with_out;
+use ascend_rt::raw_types::{memcpy_kind, Addr, RawLabel, RawLabelList, RawModel, RawStream};
 use ascend_rt::{MemDst, MemSrc, MsgCode, Runtime};
 use common::*;
 
@@ -34,9 +35,9 @@ fn put(r: &Runtime, a: Addr, v: u64) {
 fn program(r: &Runtime) -> (RawModel, Addr, Addr, Addr) {
     let (m, s) = bound(r);
     let (idx, a, b) = (malloc(r, 8), malloc(r, 8), malloc(r, 8));
-    let l0 = ok(r.create_label(true));
-    let l1 = ok(r.create_label(true));
-    let list = ok(r.create_label_list(Some(&[l0, l1]), true));
+    let l0 = ok(with_out(|o| r.create_label(Some(o))));
+    let l1 = ok(with_out(|o| r.create_label(Some(o))));
+    let list = ok(with_out(|o| r.create_label_list(Some(&[l0, l1]), Some(o))));
     ok(r.switch_label_by_index(idx, 2, list, s));
     ok(r.value_write(a, 1, 0, s));
     ok(r.set_label(l0, s));
@@ -72,28 +73,28 @@ fn label_rows_follow_the_vendor_order() {
     let r = rt0(A2);
     let s = stream(&r);
     let (m, bs) = bound(&r);
-    assert_err(r.create_label(false), 100000, Some(MsgCode::EH0008));
-    let l = ok(r.create_label(true));
+    assert_err(r.create_label(None), 100000, Some(MsgCode::EH0008));
+    let l = ok(with_out(|o| r.create_label(Some(o))));
     assert_err(
-        r.create_label_list(None, true),
+        with_out(|o| r.create_label_list(None, Some(o))),
         100000,
         Some(MsgCode::EH0008),
     );
     assert_err(
-        r.create_label_list(Some(&[]), true),
+        with_out(|o| r.create_label_list(Some(&[]), Some(o))),
         107000,
         Some(MsgCode::EE1003),
     );
     assert_err(
-        r.create_label_list(Some(&[0xdead]), true),
+        with_out(|o| r.create_label_list(Some(&[RawLabel(0xdead)]), Some(o))),
         107017,
         Some(MsgCode::EE1017),
     );
     assert_err(r.set_label(l, s), 107005, Some(MsgCode::EE9999));
     assert_err(r.set_label(l, bs), 507000, Some(MsgCode::EE1018));
-    let list = ok(r.create_label_list(Some(&[l]), true));
+    let list = ok(with_out(|o| r.create_label_list(Some(&[l]), Some(o))));
     assert_err(
-        r.create_label_list(Some(&[l]), true),
+        with_out(|o| r.create_label_list(Some(&[l]), Some(o))),
         507000,
         Some(MsgCode::EE9999),
     );
@@ -106,7 +107,7 @@ fn label_rows_follow_the_vendor_order() {
         Some(MsgCode::EH0008),
     );
     assert_err(
-        r.switch_label_by_index(idx, 1, 0, bs),
+        r.switch_label_by_index(idx, 1, RawLabelList(0), bs),
         100000,
         Some(MsgCode::EH0008),
     );
@@ -134,8 +135,8 @@ fn a_backward_jump_faults_the_run_and_says_so() {
     let (m, s) = bound(&r);
     let idx = malloc(&r, 8);
     put(&r, idx, 0);
-    let l = ok(r.create_label(true));
-    let list = ok(r.create_label_list(Some(&[l]), true));
+    let l = ok(with_out(|o| r.create_label(Some(o))));
+    let list = ok(with_out(|o| r.create_label_list(Some(&[l]), Some(o))));
     ok(r.set_label(l, s));
     ok(r.switch_label_by_index(idx, 1, list, s));
     ok(r.mdl_ri_end_task(m, s));
@@ -148,24 +149,27 @@ fn a_backward_jump_faults_the_run_and_says_so() {
 #[test]
 fn labels_and_their_lists_go_with_their_context() {
     let r = rt0(A2);
-    let a = ok(r.create_label(true));
-    let b = ok(r.create_label(true));
-    let list = ok(r.create_label_list(Some(&[a, b]), true));
+    let a = ok(with_out(|o| r.create_label(Some(o))));
+    let b = ok(with_out(|o| r.create_label(Some(o))));
+    let list = ok(with_out(|o| r.create_label_list(Some(&[a, b]), Some(o))));
     ok(r.reset_device(0));
     ok(r.set_device(0));
     // Gone with the device's context: unknown handles now, and no longer counted.
     assert_code(r.destroy_label(a), 107017);
     assert_code(r.destroy_label_list(list), 107017);
-    let c = ok(r.create_label(true));
+    let c = ok(with_out(|o| r.create_label(Some(o))));
     ok(r.destroy_label(c));
 }
 
 #[test]
 fn a_label_named_twice_in_one_list_is_already_listed() {
     let r = rt0(A2);
-    let l = ok(r.create_label(true));
-    assert_code(r.create_label_list(Some(&[l, l]), true), 507000);
+    let l = ok(with_out(|o| r.create_label(Some(o))));
+    assert_code(
+        with_out(|o| r.create_label_list(Some(&[l, l]), Some(o))),
+        507000,
+    );
     // Nothing was listed by the refused call.
-    let list = ok(r.create_label_list(Some(&[l]), true));
+    let list = ok(with_out(|o| r.create_label_list(Some(&[l]), Some(o))));
     ok(r.destroy_label_list(list));
 }

@@ -5,6 +5,7 @@ mod common;
 
 use std::sync::Arc;
 
+use ascend_rt::raw_types::with_out;
 use ascend_rt::raw_types::{memcpy_kind, Addr};
 use ascend_rt::{raw_types::host_reg_flag, MemDst, MemSrc, MsgCode, SharedBytes};
 use common::*;
@@ -17,7 +18,7 @@ fn a_mapped_registration_shows_each_side_what_the_other_wrote_by_the_next_call()
     prog.fill(7);
     let host = prog.addr();
     ok(r.host_register_v2(host, 256, host_reg_flag::MAPPED, Some(prog.clone())));
-    let dev = ok(r.host_get_device_pointer(host, true, 0));
+    let dev = ok(with_out(|o| r.host_get_device_pointer(host, Some(o), 0)));
     assert_eq!(
         read_bytes(&r, dev, 256),
         vec![7; 256],
@@ -57,7 +58,7 @@ fn a_page_locked_buffer_registers_without_host_memory_given() {
         host_reg_flag::MAPPED | host_reg_flag::PINNED,
         None,
     ));
-    let dev = ok(r.host_get_device_pointer(host, true, 0));
+    let dev = ok(with_out(|o| r.host_get_device_pointer(host, Some(o), 0)));
     ok(r.memset_async(dev, 32, 1, 32, s));
     ok(r.synchronize_stream(s));
     assert_eq!(
@@ -104,7 +105,10 @@ fn registration_rows_follow_the_vendor_order() {
     }
     on_fresh_thread(|| {
         assert_code(r.host_register_v2(host, 128, m, Some(prog.clone())), 107002);
-        assert_code(r.host_get_device_pointer(host, true, 0), 107002);
+        assert_code(
+            with_out(|o| r.host_get_device_pointer(host, Some(o), 0)),
+            107002,
+        );
         assert_code(r.host_unregister(host), 107002);
     });
     // Pinned only: registered, without a device pointer.
@@ -115,28 +119,28 @@ fn registration_rows_follow_the_vendor_order() {
         Some(MsgCode::EE1018),
     );
     assert_err(
-        r.host_get_device_pointer(host, true, 0),
+        with_out(|o| r.host_get_device_pointer(host, Some(o), 0)),
         107000,
         Some(MsgCode::EE1011),
     );
     ok(r.host_register_v2(Addr(host.0 + 64), 64, m, Some(prog.clone())));
     assert_err(
-        r.host_get_device_pointer(Addr(host.0 + 65), true, 0),
+        with_out(|o| r.host_get_device_pointer(Addr(host.0 + 65), Some(o), 0)),
         107000,
         Some(MsgCode::EE1011),
     );
     assert_err(
-        r.host_get_device_pointer(Addr::NULL, true, 0),
+        with_out(|o| r.host_get_device_pointer(Addr::NULL, Some(o), 0)),
         100000,
         Some(MsgCode::EH0008),
     );
     assert_err(
-        r.host_get_device_pointer(host, false, 0),
+        r.host_get_device_pointer(host, None, 0),
         100000,
         Some(MsgCode::EH0008),
     );
     assert_err(
-        r.host_get_device_pointer(host, true, 1),
+        with_out(|o| r.host_get_device_pointer(host, Some(o), 1)),
         100000,
         Some(MsgCode::EH0012),
     );
@@ -150,16 +154,21 @@ fn registration_rows_follow_the_vendor_order() {
     ok(r.host_unregister(Addr(host.0 + 64)));
     // The first form: mapped, with its device pointer at once; a bad type is 207000.
     assert_err(
-        r.host_register(host, 128, 0, false, Some(prog.clone())),
+        r.host_register(host, 128, 0, None, Some(prog.clone())),
         100000,
         Some(MsgCode::EH0008),
     );
     assert_code(
-        r.host_register(host, 128, 0x1, true, Some(prog.clone())),
+        with_out(|o| r.host_register(host, 128, 0x1, Some(o), Some(prog.clone()))),
         207000,
     );
-    let dev = ok(r.host_register(host, 128, 0, true, Some(prog.clone())));
-    assert_eq!(ok(r.host_get_device_pointer(host, true, 0)), dev);
+    let dev = ok(with_out(|o| {
+        r.host_register(host, 128, 0, Some(o), Some(prog.clone()))
+    }));
+    assert_eq!(
+        ok(with_out(|o| r.host_get_device_pointer(host, Some(o), 0))),
+        dev
+    );
     ok(r.host_unregister(host));
 }
 
@@ -169,12 +178,12 @@ fn a_mirror_is_not_the_programs_to_free_and_goes_with_its_device() {
     let prog = SharedBytes::new(64);
     let host = prog.addr();
     ok(r.host_register_v2(host, 64, host_reg_flag::MAPPED, Some(prog.clone())));
-    let dev = ok(r.host_get_device_pointer(host, true, 0));
+    let dev = ok(with_out(|o| r.host_get_device_pointer(host, Some(o), 0)));
     assert_code(r.free(dev), 107000);
     ok(r.reset_device_force(0));
     ok(r.set_device(0));
     assert_err(
-        r.host_get_device_pointer(host, true, 0),
+        with_out(|o| r.host_get_device_pointer(host, Some(o), 0)),
         107000,
         Some(MsgCode::EE1011),
     );
@@ -197,7 +206,7 @@ fn many_threads_register_their_own_memory_and_see_their_own_writes() {
                 for round in 0..10u8 {
                     r.host_register_v2(host, 4096, host_reg_flag::MAPPED, Some(prog.clone()))
                         .unwrap();
-                    let dev = r.host_get_device_pointer(host, true, 0).unwrap();
+                    let dev = with_out(|o| r.host_get_device_pointer(host, Some(o), 0)).unwrap();
                     let v = t * 16 + round;
                     r.memset_async(dev, 4096, v as i32, 4096, s).unwrap();
                     r.synchronize_stream(s).unwrap();
@@ -219,23 +228,26 @@ fn many_threads_register_their_own_memory_and_see_their_own_writes() {
 fn managed_memory_rows_end_in_no_unified_memory() {
     let r = rt0(A2);
     assert_err(
-        r.mem_alloc_managed(false, 64, 1),
+        r.mem_alloc_managed(None, 64, 1),
         100000,
         Some(MsgCode::EH0008),
     );
     assert_err(
-        r.mem_alloc_managed(true, 64, 2),
+        with_out(|o| r.mem_alloc_managed(Some(o), 64, 2)),
         100000,
         Some(MsgCode::EH0009),
     );
     assert_err(
-        r.mem_alloc_managed(true, 0, 1),
+        with_out(|o| r.mem_alloc_managed(Some(o), 0, 1)),
         107000,
         Some(MsgCode::EE1003),
     );
-    on_fresh_thread(|| assert_code(r.mem_alloc_managed(true, 64, 1), 107002));
+    on_fresh_thread(|| assert_code(with_out(|o| r.mem_alloc_managed(Some(o), 64, 1)), 107002));
     for soc in ALL_SOCS {
-        assert_code(rt0(soc).mem_alloc_managed(true, 64, 1), 207000);
+        assert_code(
+            with_out(|o| rt0(soc).mem_alloc_managed(Some(o), 64, 1)),
+            207000,
+        );
     }
 }
 
@@ -246,7 +258,7 @@ fn a_host_function_sees_the_devices_earlier_writes_and_the_next_task_sees_its_ow
     let prog = SharedBytes::new(64);
     let host = prog.addr();
     ok(r.host_register_v2(host, 64, host_reg_flag::MAPPED, Some(prog.clone())));
-    let dev = ok(r.host_get_device_pointer(host, true, 0));
+    let dev = ok(with_out(|o| r.host_get_device_pointer(host, Some(o), 0)));
     let out = malloc(&r, 64);
     ok(r.memset(out, 64, 0, 64));
     // The stream writes the registered memory, a host function reads it and writes it back
@@ -286,7 +298,7 @@ fn calls_made_inside_a_callback_see_registered_memory_as_calls_inside_a_host_fun
         let prog = SharedBytes::new(64);
         let host = prog.addr();
         ok(r.host_register_v2(host, 64, host_reg_flag::MAPPED, Some(prog.clone())));
-        let dev = ok(r.host_get_device_pointer(host, true, 0));
+        let dev = ok(with_out(|o| r.host_get_device_pointer(host, Some(o), 0)));
         let mut ctx = ascend_rt::raw_types::RawContext::default();
         ok(r.get_current_context(Some(&mut ctx)));
         ok(r.memset_async(dev, 64, 5, 64, s));
@@ -339,7 +351,7 @@ fn chips_without_host_registration_refuse_it_after_the_arguments_and_the_context
         let m = host_reg_flag::MAPPED;
         // The argument rows come first, then the context.
         assert_code(
-            r.host_register(host, 128, 0x1, true, Some(prog.clone())),
+            with_out(|o| r.host_register(host, 128, 0x1, Some(o), Some(prog.clone()))),
             207000,
         );
         assert_eq!(
@@ -360,7 +372,7 @@ fn chips_without_host_registration_refuse_it_after_the_arguments_and_the_context
         on_fresh_thread(|| {
             assert_code(r.host_register_v2(host, 128, m, Some(prog.clone())), 107002);
             assert_code(
-                r.host_register(host, 128, 0, true, Some(prog.clone())),
+                with_out(|o| r.host_register(host, 128, 0, Some(o), Some(prog.clone()))),
                 107002,
             );
             assert_code(r.host_unregister(host), 107002);
@@ -383,14 +395,14 @@ fn chips_without_host_registration_refuse_it_after_the_arguments_and_the_context
             );
         }
         assert_err(
-            r.host_register(host, 128, 0, true, Some(prog.clone())),
+            with_out(|o| r.host_register(host, 128, 0, Some(o), Some(prog.clone()))),
             207000,
             Some(MsgCode::EE1001),
         );
         // Nothing was registered, and the unregistration is refused before its lookup.
         assert_err(r.host_unregister(host), 207000, Some(MsgCode::EE1001));
         assert_err(
-            r.host_get_device_pointer(host, true, 0),
+            with_out(|o| r.host_get_device_pointer(host, Some(o), 0)),
             107000,
             Some(MsgCode::EE1011),
         );
@@ -402,7 +414,9 @@ fn chips_with_host_registration_register_on_every_family() {
     for soc in [A2, A3, DAVID, DAVID_DT, CLOUD] {
         let r = rt0(soc);
         let prog = SharedBytes::new(64);
-        let dev = ok(r.host_register(prog.addr(), 64, 0, true, Some(prog.clone())));
+        let dev = ok(with_out(|o| {
+            r.host_register(prog.addr(), 64, 0, Some(o), Some(prog.clone()))
+        }));
         assert_ne!(dev, Addr::NULL, "{soc}");
         ok(r.host_unregister(prog.addr()));
     }

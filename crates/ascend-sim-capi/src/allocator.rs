@@ -181,8 +181,12 @@ pub unsafe extern "C" fn aclrtAllocatorGetByStream(
             format!("stream={:?}, allocatorDesc={:?}, allocator={:?}, allocFunc={:?}, freeFunc={:?}, allocAdviseFunc={:?}, getAddrFromBlockFunc={:?}", stream, allocatorDesc, allocator, allocFunc, freeFunc, allocAdviseFunc, getAddrFromBlockFunc)
         },
         |rt| {
-            let (desc, f) =
-                rt.allocator_get_by_stream(handle_in(stream), !allocatorDesc.is_null())?;
+            let (mut desc, mut f) = (0, ascend_rt::AllocatorFields::default());
+            rt.allocator_get_by_stream(
+                handle_in(stream),
+                (!allocatorDesc.is_null()).then_some(&mut desc),
+                Some(&mut f),
+            )?;
             // SAFETY: each output NULL or writable by the caller's contract; each stored value came
             // from a function pointer of the output's type (the setters above).
             unsafe {

@@ -11,10 +11,10 @@
 use std::ffi::{c_char, c_void, CString};
 use std::sync::{Arc, OnceLock};
 
-use ascend_rt::raw_types::RawStream;
+use ascend_rt::raw_types::{RawArgs, RawBinary, RawFunction, RawParam, RawStream};
 use ascend_rt::SimKernelFactory;
 
-use crate::ffi::{aclError, guard, guard_args, handle_in, handle_out, opt_str};
+use crate::ffi::{aclError, guard, guard_args, handle_in, opt_str, write_handle};
 use crate::kernels::{aclsimKernelFunc, c_kernel};
 
 /// The libraries `ASCEND_SIM_KERNELS` names, opened once (a library that cannot be opened is
@@ -75,9 +75,10 @@ pub unsafe extern "C" fn aclrtBinaryLoadFromFile(
     guard("aclrtBinaryLoadFromFile", |rt| {
         // SAFETY: NULL or NUL-terminated by the caller's contract.
         let path = unsafe { opt_str(binPath) };
-        let h = rt.binary_load_from_file(path.as_deref(), !binHandle.is_null())?;
-        // SAFETY: non-NULL here and writable by the caller's contract.
-        unsafe { *binHandle = handle_out(h) };
+        let mut h = RawBinary::NULL;
+        rt.binary_load_from_file(path.as_deref(), (!binHandle.is_null()).then_some(&mut h))?;
+        // SAFETY: NULL or writable by the caller's contract.
+        unsafe { write_handle(binHandle, h.0) };
         Ok(())
     })
 }
@@ -88,7 +89,7 @@ pub extern "C" fn aclrtBinaryUnLoad(binHandle: *mut c_void) -> aclError {
     guard_args(
         "aclrtBinaryUnLoad",
         || format!("binHandle={:?}", binHandle),
-        |rt| rt.binary_unload(handle_in(binHandle)),
+        |rt| rt.binary_unload(RawBinary(handle_in(binHandle))),
     )
 }
 
@@ -114,10 +115,11 @@ pub unsafe extern "C" fn aclrtBinaryGetFunction(
         |rt| {
             // SAFETY: NULL or NUL-terminated by the caller's contract.
             let name = unsafe { opt_str(kernelName) };
-            let h = rt.binary_get_function(
-                handle_in(binHandle),
+            let mut h = RawFunction::NULL;
+            rt.binary_get_function(
+                RawBinary(handle_in(binHandle)),
                 name.as_deref(),
-                !funcHandle.is_null(),
+                (!funcHandle.is_null()).then_some(&mut h),
             )?;
             if let Some(n) = name.as_deref().filter(|n| !rt.has_sim_function(n)) {
                 if let Some(f) = find_kernel(n) {
@@ -128,22 +130,11 @@ pub unsafe extern "C" fn aclrtBinaryGetFunction(
                     rt.register_sim_function(n, factory);
                 }
             }
-            // SAFETY: non-NULL here and writable by the caller's contract.
-            unsafe { *funcHandle = handle_out(h) };
+            // SAFETY: NULL or writable by the caller's contract.
+            unsafe { write_handle(funcHandle, h.0) };
             Ok(())
         },
     )
-}
-
-/// Writes a handle through `out` (checked non-NULL by the runtime first).
-///
-/// # Safety
-/// `out` is NULL or writable.
-unsafe fn put(out: *mut *mut c_void, h: u64) {
-    // SAFETY: NULL or writable by the caller's contract.
-    if let Some(o) = unsafe { out.as_mut() } {
-        *o = handle_out(h);
-    }
 }
 
 /// `aclrtKernelArgsInit(funcHandle, &argsHandle)`.
@@ -159,9 +150,11 @@ pub unsafe extern "C" fn aclrtKernelArgsInit(
         "aclrtKernelArgsInit",
         || format!("funcHandle={:?}, argsHandle={:?}", funcHandle, argsHandle),
         |rt| {
-            let h = rt.kernel_args_init(handle_in(funcHandle), !argsHandle.is_null())?;
+            let mut h = RawArgs::NULL;
+            let out = (!argsHandle.is_null()).then_some(&mut h);
+            rt.kernel_args_init(RawFunction(handle_in(funcHandle)), out)?;
             // SAFETY: forwarded contract.
-            unsafe { put(argsHandle, h) };
+            unsafe { write_handle(argsHandle, h.0) };
             Ok(())
         },
     )
@@ -202,9 +195,11 @@ pub unsafe extern "C" fn aclrtKernelArgsAppend(
         |rt| {
             // SAFETY: forwarded contract.
             let bytes = unsafe { argument_bytes(param, paramSize) };
-            let h = rt.kernel_args_append(handle_in(argsHandle), bytes, !paramHandle.is_null())?;
+            let mut h = RawParam::NULL;
+            let out = (!paramHandle.is_null()).then_some(&mut h);
+            rt.kernel_args_append(RawArgs(handle_in(argsHandle)), bytes, out)?;
             // SAFETY: forwarded contract.
-            unsafe { put(paramHandle, h) };
+            unsafe { write_handle(paramHandle, h.0) };
             Ok(())
         },
     )
@@ -223,10 +218,11 @@ pub unsafe extern "C" fn aclrtKernelArgsAppendPlaceHolder(
         "aclrtKernelArgsAppendPlaceHolder",
         || format!("argsHandle={:?}, paramHandle={:?}", argsHandle, paramHandle),
         |rt| {
-            let h =
-                rt.kernel_args_append_placeholder(handle_in(argsHandle), !paramHandle.is_null())?;
+            let mut h = RawParam::NULL;
+            let out = (!paramHandle.is_null()).then_some(&mut h);
+            rt.kernel_args_append_placeholder(RawArgs(handle_in(argsHandle)), out)?;
             // SAFETY: forwarded contract.
-            unsafe { put(paramHandle, h) };
+            unsafe { write_handle(paramHandle, h.0) };
             Ok(())
         },
     )
@@ -254,16 +250,21 @@ pub unsafe extern "C" fn aclrtKernelArgsGetPlaceHolderBuffer(
             )
         },
         |rt| {
-            let buf = rt.kernel_args_placeholder_buffer(
-                handle_in(argsHandle),
-                handle_in(paramHandle),
+            let mut buf = None;
+            rt.kernel_args_placeholder_buffer(
+                RawArgs(handle_in(argsHandle)),
+                RawParam(handle_in(paramHandle)),
                 dataSize,
-                !bufferAddr.is_null(),
+                (!bufferAddr.is_null()).then_some(&mut buf),
             )?;
-            // The vector never grows, so its storage stays where it is while the runtime holds it.
-            let p = buf.lock().unwrap_or_else(|e| e.into_inner()).as_mut_ptr();
-            // SAFETY: non-NULL here and writable by the caller's contract.
-            unsafe { *bufferAddr = p.cast() };
+            if let Some(buf) = buf {
+                // The vector never grows, so its storage stays where it is while the runtime
+                // holds it.
+                let p = buf.lock().unwrap_or_else(|e| e.into_inner()).as_mut_ptr();
+                // SAFETY: the runtime wrote the buffer, so `bufferAddr` is non-NULL, and it is
+                // writable by the caller's contract.
+                unsafe { *bufferAddr = p.cast() };
+            }
             Ok(())
         },
     )
@@ -291,7 +292,11 @@ pub unsafe extern "C" fn aclrtKernelArgsParaUpdate(
         |rt| {
             // SAFETY: forwarded contract.
             let bytes = unsafe { argument_bytes(param, paramSize) };
-            rt.kernel_args_para_update(handle_in(argsHandle), handle_in(paramHandle), bytes)
+            rt.kernel_args_para_update(
+                RawArgs(handle_in(argsHandle)),
+                RawParam(handle_in(paramHandle)),
+                bytes,
+            )
         },
     )
 }
@@ -302,7 +307,7 @@ pub extern "C" fn aclrtKernelArgsFinalize(argsHandle: *mut c_void) -> aclError {
     guard_args(
         "aclrtKernelArgsFinalize",
         || format!("argsHandle={:?}", argsHandle),
-        |rt| rt.kernel_args_finalize(handle_in(argsHandle)),
+        |rt| rt.kernel_args_finalize(RawArgs(handle_in(argsHandle))),
     )
 }
 
@@ -320,10 +325,10 @@ pub extern "C" fn aclrtLaunchKernelWithConfig(
     let _ = cfg;
     guard("aclrtLaunchKernelWithConfig", |rt| {
         rt.launch_kernel_with_config(
-            handle_in(funcHandle),
+            RawFunction(handle_in(funcHandle)),
             numBlocks,
             RawStream(handle_in(stream)),
-            handle_in(argsHandle),
+            RawArgs(handle_in(argsHandle)),
             reserve.is_null(),
         )
     })

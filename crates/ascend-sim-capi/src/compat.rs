@@ -19,11 +19,16 @@ pub unsafe extern "C" fn aclGetCannAttributeList(
         "aclGetCannAttributeList",
         || format!("cannAttrList={:?}, num={:?}", cannAttrList, num),
         |rt| {
-            let list = rt.get_cann_attribute_list(!cannAttrList.is_null(), !num.is_null())?;
-            // SAFETY: both non-NULL here, writable by the caller's contract.
+            let (mut list, mut n): (&[i32], usize) = (&[], 0);
+            rt.get_cann_attribute_list(
+                (!cannAttrList.is_null()).then_some(&mut list),
+                (!num.is_null()).then_some(&mut n),
+            )?;
+            // SAFETY: both non-NULL (the front end refused NULL), writable by the caller's
+            // contract.
             unsafe {
                 *cannAttrList = list.as_ptr();
-                *num = list.len();
+                *num = n;
             }
             Ok(())
         },

@@ -115,11 +115,12 @@ pub unsafe extern "C" fn aclrtHostRegister(
         },
         |rt| {
             let mem = program_memory(rt, ptr, size);
-            let dev = rt.host_register(
+            let mut dev = Addr::NULL;
+            rt.host_register(
                 Addr(ptr as usize as u64),
                 size,
                 type_,
-                !devPtr.is_null(),
+                (!devPtr.is_null()).then_some(&mut dev),
                 mem,
             )?;
             // SAFETY: non-NULL (the front end refused NULL) and valid for a write.
@@ -143,8 +144,9 @@ pub unsafe extern "C" fn aclrtHostGetDevicePointer(
         "aclrtHostGetDevicePointer",
         || format!("pHost={:?}, pDevice={:?}, flag={:?}", pHost, pDevice, flag),
         |rt| {
-            let dev =
-                rt.host_get_device_pointer(Addr(pHost as usize as u64), !pDevice.is_null(), flag)?;
+            let mut dev = Addr::NULL;
+            let out = (!pDevice.is_null()).then_some(&mut dev);
+            rt.host_get_device_pointer(Addr(pHost as usize as u64), out, flag)?;
             // SAFETY: non-NULL (the front end refused NULL) and valid for a write.
             unsafe { pDevice.write(dev.0 as usize as *mut c_void) };
             Ok(())
@@ -176,7 +178,8 @@ pub unsafe extern "C" fn aclrtMemAllocManaged(
         "aclrtMemAllocManaged",
         || format!("ptr={:?}, size={:?}, flag={:?}", ptr, size, flag),
         |rt| {
-            let a = rt.mem_alloc_managed(!ptr.is_null(), size, flag)?;
+            let mut a = Addr::NULL;
+            rt.mem_alloc_managed((!ptr.is_null()).then_some(&mut a), size, flag)?;
             // SAFETY: non-NULL (the front end refused NULL) and valid for a write.
             unsafe { ptr.write(a.0 as usize as *mut c_void) };
             Ok(())

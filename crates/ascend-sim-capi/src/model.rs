@@ -3,7 +3,7 @@
 
 use std::ffi::c_void;
 
-use ascend_rt::raw_types::{RawModel, RawStream};
+use ascend_rt::raw_types::{RawLabel, RawLabelList, RawModel, RawStream};
 
 use crate::ffi::{aclError, guard_args, handle_in, handle_out, out_ref, write_handle};
 
@@ -203,9 +203,10 @@ pub unsafe extern "C" fn aclrtCreateLabel(label: *mut *mut c_void) -> aclError {
         "aclrtCreateLabel",
         || format!("label={:?}", label),
         |rt| {
-            let h = rt.create_label(!label.is_null())?;
-            // SAFETY: non-NULL here and writable by the caller's contract.
-            unsafe { *label = handle_out(h) };
+            let mut h = RawLabel::NULL;
+            rt.create_label((!label.is_null()).then_some(&mut h))?;
+            // SAFETY: NULL or writable by the caller's contract.
+            unsafe { write_handle(label, h.0) };
             Ok(())
         },
     )
@@ -217,7 +218,7 @@ pub extern "C" fn aclrtDestroyLabel(label: *mut c_void) -> aclError {
     guard_args(
         "aclrtDestroyLabel",
         || format!("label={:?}", label),
-        |rt| rt.destroy_label(handle_in(label)),
+        |rt| rt.destroy_label(RawLabel(handle_in(label))),
     )
 }
 
@@ -246,12 +247,14 @@ pub unsafe extern "C" fn aclrtCreateLabelList(
                 // at most 65,535 here.
                 unsafe { std::slice::from_raw_parts(labels, num) }
                     .iter()
-                    .map(|&p| handle_in(p))
+                    .map(|&p| RawLabel(handle_in(p)))
                     .collect()
             });
-            let h = rt.create_label_list_counted(read, num, !labelList.is_null())?;
-            // SAFETY: non-NULL here and writable by the caller's contract.
-            unsafe { *labelList = handle_out(h) };
+            let mut h = RawLabelList::NULL;
+            let out = (!labelList.is_null()).then_some(&mut h);
+            rt.create_label_list_counted(read, num, out)?;
+            // SAFETY: NULL or writable by the caller's contract.
+            unsafe { write_handle(labelList, h.0) };
             Ok(())
         },
     )
@@ -263,7 +266,7 @@ pub extern "C" fn aclrtDestroyLabelList(labelList: *mut c_void) -> aclError {
     guard_args(
         "aclrtDestroyLabelList",
         || format!("labelList={:?}", labelList),
-        |rt| rt.destroy_label_list(handle_in(labelList)),
+        |rt| rt.destroy_label_list(RawLabelList(handle_in(labelList))),
     )
 }
 
@@ -273,7 +276,7 @@ pub extern "C" fn aclrtSetLabel(label: *mut c_void, stream: *mut c_void) -> aclE
     guard_args(
         "aclrtSetLabel",
         || format!("label={:?}, stream={:?}", label, stream),
-        |rt| rt.set_label(handle_in(label), RawStream(handle_in(stream))),
+        |rt| rt.set_label(RawLabel(handle_in(label)), RawStream(handle_in(stream))),
     )
 }
 
@@ -298,7 +301,7 @@ pub extern "C" fn aclrtSwitchLabelByIndex(
             rt.switch_label_by_index(
                 ascend_rt::raw_types::Addr(handle_in(ptr)),
                 maxValue,
-                handle_in(labelList),
+                RawLabelList(handle_in(labelList)),
                 RawStream(handle_in(stream)),
             )
         },

@@ -152,30 +152,39 @@ impl Runtime {
 
     /// `aclrtAllocatorGetByStream(stream, &desc, ...)`: the descriptor handle registered and
     /// the fields copied at registration. Order: the descriptor output NULL, then stream NULL
-    /// (100000, EH0008); a stream with no allocator (100000, EH0012). The other outputs are
-    /// optional.
+    /// (100000, EH0008); a stream with no allocator (100000, EH0012). The fields' output is
+    /// optional (the C call's other outputs each are).
     pub fn allocator_get_by_stream(
         &self,
         stream: u64,
-        want_desc: bool,
-    ) -> AclResult<(u64, AllocatorFields)> {
+        desc: Option<&mut u64>,
+        fields: Option<&mut AllocatorFields>,
+    ) -> AclResult<()> {
         self.call(|| {
             let api = "aclrtAllocatorGetByStream";
-            if !want_desc {
-                return Err(fail::acl_null(api, "allocatorDesc"));
-            }
+            let desc = desc.ok_or_else(|| fail::acl_null(api, "allocatorDesc"))?;
             if stream == 0 {
                 return Err(fail::acl_null(api, "stream"));
             }
-            self.lock().allocators.get(&stream).copied().ok_or_else(|| {
-                AclError::new(
-                    ErrorCode::InvalidParam,
-                    Some(MsgCode::EH0012),
-                    format!(
+            let (d, f) = self
+                .lock()
+                .allocators
+                .get(&stream)
+                .copied()
+                .ok_or_else(|| {
+                    AclError::new(
+                        ErrorCode::InvalidParam,
+                        Some(MsgCode::EH0012),
+                        format!(
                         "{api} failed: the stream {stream:#x} is not registered with any allocator"
                     ),
-                )
-            })
+                    )
+                })?;
+            *desc = d;
+            if let Some(fields) = fields {
+                *fields = f;
+            }
+            Ok(())
         })
     }
 

@@ -17,7 +17,7 @@ use ascend_types::{HostBuf, Kernel, StreamId, Task};
 use super::state::HandleKind;
 use super::Runtime;
 use crate::error::{fail, AclError, AclResult, ErrorCode, MsgCode};
-use crate::raw_types::RawStream;
+use crate::raw_types::{RawArgs, RawBinary, RawFunction, RawParam, RawStream};
 
 /// Makes the kernel of a launch from its packed arguments.
 pub type SimKernelFactory = Arc<dyn Fn(&[u8]) -> Kernel + Send + Sync>;
@@ -116,13 +116,15 @@ impl Runtime {
     /// `aclrtBinaryLoadFromFile(binPath, options, &binHandle)`. Order: binPath NULL, then
     /// binHandle NULL (100000, EH0008); a file that cannot be read (107000, EE1003: assumed,
     /// the runtime's own check is not read yet).
-    pub fn binary_load_from_file(&self, path: Option<&str>, want_handle: bool) -> AclResult<u64> {
+    pub fn binary_load_from_file(
+        &self,
+        path: Option<&str>,
+        bin_handle: Option<&mut RawBinary>,
+    ) -> AclResult<()> {
         self.call(|| {
             let api = "aclrtBinaryLoadFromFile";
             let path = path.ok_or_else(|| fail::acl_null(api, "binPath"))?;
-            if !want_handle {
-                return Err(fail::acl_null(api, "binHandle"));
-            }
+            let out_bin_handle = bin_handle.ok_or_else(|| fail::acl_null(api, "binHandle"))?;
             if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
                 return Err(fail::rt_value(
                     api,
@@ -139,13 +141,15 @@ impl Runtime {
                     path: path.to_string(),
                 },
             );
-            Ok(h)
+            *out_bin_handle = RawBinary(h);
+            Ok(())
         })
     }
 
     /// `aclrtBinaryUnLoad(binHandle)`: its functions and their argument lists go with it.
     /// Order: NULL (100000, EH0008); not a loaded binary (107017, EE1017).
-    pub fn binary_unload(&self, bin: u64) -> AclResult<()> {
+    pub fn binary_unload(&self, bin: RawBinary) -> AclResult<()> {
+        let bin = bin.0;
         self.call(|| {
             let api = "aclrtBinaryUnLoad";
             if bin == 0 {
@@ -175,19 +179,18 @@ impl Runtime {
     /// kernelName, funcHandle NULL (100000, EH0008); not a loaded binary (107017, EE1017).
     pub fn binary_get_function(
         &self,
-        bin: u64,
+        bin: RawBinary,
         name: Option<&str>,
-        want_out: bool,
-    ) -> AclResult<u64> {
+        func_handle: Option<&mut RawFunction>,
+    ) -> AclResult<()> {
+        let bin = bin.0;
         self.call(|| {
             let api = "aclrtBinaryGetFunction";
             if bin == 0 {
                 return Err(fail::acl_null(api, "binHandle"));
             }
             let name = name.ok_or_else(|| fail::acl_null(api, "kernelName"))?;
-            if !want_out {
-                return Err(fail::acl_null(api, "funcHandle"));
-            }
+            let out_func_handle = func_handle.ok_or_else(|| fail::acl_null(api, "funcHandle"))?;
             let mut st = self.lock();
             if !st.binaries.contains_key(&bin) {
                 return Err(unknown(api, "binary", bin));
@@ -200,21 +203,25 @@ impl Runtime {
                     name: name.to_string(),
                 },
             );
-            Ok(h)
+            *out_func_handle = RawFunction(h);
+            Ok(())
         })
     }
 
     /// `aclrtKernelArgsInit(funcHandle, &argsHandle)`. Order: funcHandle, argsHandle NULL
     /// (100000, EH0008); not a live function (107017, EE1017).
-    pub fn kernel_args_init(&self, func: u64, want_out: bool) -> AclResult<u64> {
+    pub fn kernel_args_init(
+        &self,
+        func: RawFunction,
+        args_handle: Option<&mut RawArgs>,
+    ) -> AclResult<()> {
+        let func = func.0;
         self.call(|| {
             let api = "aclrtKernelArgsInit";
             if func == 0 {
                 return Err(fail::acl_null(api, "funcHandle"));
             }
-            if !want_out {
-                return Err(fail::acl_null(api, "argsHandle"));
-            }
+            let out_args_handle = args_handle.ok_or_else(|| fail::acl_null(api, "argsHandle"))?;
             let mut st = self.lock();
             if !st.functions.contains_key(&func) {
                 return Err(unknown(api, "function", func));
@@ -228,7 +235,8 @@ impl Runtime {
                     finalized: false,
                 },
             );
-            Ok(h)
+            *out_args_handle = RawArgs(h);
+            Ok(())
         })
     }
 
@@ -259,10 +267,11 @@ impl Runtime {
     /// list (107000, EE1011).
     pub fn kernel_args_append(
         &self,
-        args: u64,
+        args: RawArgs,
         param: Option<&[u8]>,
-        want_out: bool,
-    ) -> AclResult<u64> {
+        param_handle: Option<&mut RawParam>,
+    ) -> AclResult<()> {
+        let args = args.0;
         self.call(|| {
             let api = "aclrtKernelArgsAppend";
             if args == 0 {
@@ -272,9 +281,8 @@ impl Runtime {
             if param.is_empty() {
                 return Err(fail::acl_range(api, "paramSize", 0, "greater than 0"));
             }
-            if !want_out {
-                return Err(fail::acl_null(api, "paramHandle"));
-            }
+            let out_param_handle =
+                param_handle.ok_or_else(|| fail::acl_null(api, "paramHandle"))?;
             if param.len() > crate::runtime::MAX_KERNEL_ARGS_BYTES {
                 return Err(too_large(api, "paramSize", param.len()));
             }
@@ -283,7 +291,8 @@ impl Runtime {
             Self::args_mut(&mut st, api, args)?
                 .args
                 .push((h, Arg::Value(param.to_vec())));
-            Ok(h)
+            *out_param_handle = RawParam(h);
+            Ok(())
         })
     }
 
@@ -291,21 +300,26 @@ impl Runtime {
     /// the program writes into the buffer `aclrtKernelArgsGetPlaceHolderBuffer` gives, copied
     /// to device memory at launch. Order: argsHandle, paramHandle NULL (100000, EH0008); not a
     /// live list (107017); finalized (107000).
-    pub fn kernel_args_append_placeholder(&self, args: u64, want_out: bool) -> AclResult<u64> {
+    pub fn kernel_args_append_placeholder(
+        &self,
+        args: RawArgs,
+        param_handle: Option<&mut RawParam>,
+    ) -> AclResult<()> {
+        let args = args.0;
         self.call(|| {
             let api = "aclrtKernelArgsAppendPlaceHolder";
             if args == 0 {
                 return Err(fail::acl_null(api, "argsHandle"));
             }
-            if !want_out {
-                return Err(fail::acl_null(api, "paramHandle"));
-            }
+            let out_param_handle =
+                param_handle.ok_or_else(|| fail::acl_null(api, "paramHandle"))?;
             let mut st = self.lock();
             let h = st.new_handle(HandleKind::Param);
             Self::args_mut(&mut st, api, args)?
                 .args
                 .push((h, Arg::Placeholder(None)));
-            Ok(h)
+            *out_param_handle = RawParam(h);
+            Ok(())
         })
     }
 
@@ -315,11 +329,13 @@ impl Runtime {
     /// (EH0008); not a live list or a placeholder of it (107017).
     pub fn kernel_args_placeholder_buffer(
         &self,
-        args: u64,
-        param: u64,
+        args: RawArgs,
+        param: RawParam,
         size: usize,
-        want_out: bool,
-    ) -> AclResult<HostBuf> {
+        buffer: Option<&mut Option<HostBuf>>,
+    ) -> AclResult<()> {
+        let args = args.0;
+        let param = param.0;
         self.call(|| {
             let api = "aclrtKernelArgsGetPlaceHolderBuffer";
             if args == 0 {
@@ -331,9 +347,7 @@ impl Runtime {
             if size == 0 {
                 return Err(fail::acl_range(api, "dataSize", 0, "greater than 0"));
             }
-            if !want_out {
-                return Err(fail::acl_null(api, "bufferAddr"));
-            }
+            let out_buffer = buffer.ok_or_else(|| fail::acl_null(api, "bufferAddr"))?;
             // The data is copied to device memory at launch: no more than a device holds, and
             // host memory for it or a clear error.
             if size as u64 > self.chip.memory.device_bytes {
@@ -370,7 +384,8 @@ impl Runtime {
                 .ok_or_else(|| unknown(api, "placeholder", param))?;
             let buf: HostBuf = Arc::new(Mutex::new(data));
             slot.1 = Arg::Placeholder(Some(buf.clone()));
-            Ok(buf)
+            *out_buffer = Some(buf);
+            Ok(())
         })
     }
 
@@ -379,10 +394,12 @@ impl Runtime {
     /// 0 (EH0007); not a live list or an argument of it (107017).
     pub fn kernel_args_para_update(
         &self,
-        args: u64,
-        param: u64,
+        args: RawArgs,
+        param: RawParam,
         value: Option<&[u8]>,
     ) -> AclResult<()> {
+        let args = args.0;
+        let param = param.0;
         self.call(|| {
             let api = "aclrtKernelArgsParaUpdate";
             if args == 0 {
@@ -415,7 +432,8 @@ impl Runtime {
 
     /// `aclrtKernelArgsFinalize(argsHandle)`: the list takes no more arguments. Order: NULL
     /// (100000, EH0008); not a live list (107017).
-    pub fn kernel_args_finalize(&self, args: u64) -> AclResult<()> {
+    pub fn kernel_args_finalize(&self, args: RawArgs) -> AclResult<()> {
+        let args = args.0;
         self.call(|| {
             let api = "aclrtKernelArgsFinalize";
             if args == 0 {
@@ -440,12 +458,14 @@ impl Runtime {
     /// stream has run the kernel.
     pub fn launch_kernel_with_config(
         &self,
-        func: u64,
+        func: RawFunction,
         blocks: u32,
         stream: RawStream,
-        args: u64,
+        args: RawArgs,
         reserve_is_null: bool,
     ) -> AclResult<()> {
+        let func = func.0;
+        let args = args.0;
         self.call(|| {
             let api = "aclrtLaunchKernelWithConfig";
             if func == 0 {

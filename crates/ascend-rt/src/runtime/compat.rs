@@ -125,22 +125,19 @@ impl Runtime {
     }
 
     /// `aclGetCannAttributeList(&list, &num)`: [`Runtime::cann_attributes`]. Order: list NULL,
-    /// then num NULL (100000, EH0008). `want_list` and `want_num` say whether the pointers are
-    /// non-NULL.
+    /// then num NULL (100000, EH0008). `list` receives the attributes, `num` their count.
     pub fn get_cann_attribute_list(
         &self,
-        want_list: bool,
-        want_num: bool,
-    ) -> AclResult<&'static [i32]> {
+        list: Option<&mut &'static [i32]>,
+        num: Option<&mut usize>,
+    ) -> AclResult<()> {
         self.call(|| {
             let api = "aclGetCannAttributeList";
-            if !want_list {
-                return Err(fail::acl_null(api, "cannAttrList"));
-            }
-            if !want_num {
-                return Err(fail::acl_null(api, "num"));
-            }
-            Ok(self.cann_attributes())
+            let list = list.ok_or_else(|| fail::acl_null(api, "cannAttrList"))?;
+            let num = num.ok_or_else(|| fail::acl_null(api, "num"))?;
+            *list = self.cann_attributes();
+            *num = list.len();
+            Ok(())
         })
     }
 

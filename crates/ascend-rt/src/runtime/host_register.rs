@@ -50,12 +50,12 @@ pub trait HostMemory: Send + Sync {
 /// touch at any time, each one atomic, so neither side ever races the other.
 ///
 /// ```
-/// use ascend_rt::{Runtime, SharedBytes, raw_types::host_reg_flag, raw_types::*};
+/// use ascend_rt::{Runtime, SharedBytes, raw_types::*};
 /// let rt = Runtime::sim("Ascend910B1").unwrap();
 /// rt.set_device(0).unwrap();
 /// let mine = SharedBytes::new(64);
 /// rt.host_register_v2(mine.addr(), 64, host_reg_flag::MAPPED, Some(mine.clone())).unwrap();
-/// let dev = rt.host_get_device_pointer(mine.addr(), true, 0).unwrap();
+/// let dev = with_out(|o| rt.host_get_device_pointer(mine.addr(), Some(o), 0)).unwrap();
 /// rt.memset_async(dev, 64, 5, 64, RawStream::NULL).unwrap();
 /// rt.synchronize_stream(RawStream::NULL).unwrap();
 /// assert_eq!(mine.to_vec(), vec![5; 64]);
@@ -254,13 +254,13 @@ impl Runtime {
     /// READONLY give the range a device pointer ([`Runtime::host_get_device_pointer`]).
     ///
     /// ```
-    /// use ascend_rt::{Runtime, raw_types::host_reg_flag, raw_types::Addr};
+    /// use ascend_rt::{Runtime, raw_types::{host_reg_flag, with_out, Addr}};
     /// let rt = Runtime::sim("Ascend910B1").unwrap();
     /// rt.set_device(0).unwrap();
     /// let mut host = Addr::NULL;
     /// rt.malloc_host(Some(&mut host), 64).unwrap();
     /// rt.host_register_v2(host, 64, host_reg_flag::MAPPED, None).unwrap();
-    /// let dev = rt.host_get_device_pointer(host, true, 0).unwrap();
+    /// let dev = with_out(|o| rt.host_get_device_pointer(host, Some(o), 0)).unwrap();
     /// assert_ne!(dev, Addr::NULL);
     /// assert_eq!(rt.host_register_v2(host, 8, host_reg_flag::MAPPED, None).unwrap_err().code(), 507910);
     /// rt.host_unregister(host).unwrap();
@@ -303,17 +303,15 @@ impl Runtime {
         ptr: Addr,
         size: u64,
         register_type: u32,
-        want_dev_ptr: bool,
+        dev_ptr: Option<&mut Addr>,
         memory: Option<Arc<dyn HostMemory>>,
-    ) -> AclResult<Addr> {
+    ) -> AclResult<()> {
         self.call(|| {
             let api = "aclrtHostRegister";
             if ptr.is_null() {
                 return Err(fail::acl_null(api, "ptr"));
             }
-            if !want_dev_ptr {
-                return Err(fail::acl_null(api, "devPtr"));
-            }
+            let out = dev_ptr.ok_or_else(|| fail::acl_null(api, "devPtr"))?;
             if size == 0 {
                 return Err(fail::acl_range(api, "size", 0, "greater than 0"));
             }
@@ -328,7 +326,8 @@ impl Runtime {
                 )
                 .without_last_error());
             }
-            self.register_host(api, ptr, size, true, memory)
+            *out = self.register_host(api, ptr, size, true, memory)?;
+            Ok(())
         })
     }
 
@@ -463,17 +462,15 @@ impl Runtime {
     pub fn host_get_device_pointer(
         &self,
         host: Addr,
-        want_out: bool,
+        device: Option<&mut Addr>,
         flag: u32,
-    ) -> AclResult<Addr> {
+    ) -> AclResult<()> {
         self.call(|| {
             let api = "aclrtHostGetDevicePointer";
             if host.is_null() {
                 return Err(fail::acl_null(api, "pHost"));
             }
-            if !want_out {
-                return Err(fail::acl_null(api, "pDevice"));
-            }
+            let out = device.ok_or_else(|| fail::acl_null(api, "pDevice"))?;
             if flag != 0 {
                 return Err(fail::acl_reserved(api, "flag"));
             }
@@ -481,7 +478,8 @@ impl Runtime {
                 let st = self.lock();
                 Self::current_device(&st, api)?;
             }
-            self.registrations()
+            *out = self
+                .registrations()
                 .iter()
                 .find(|r| r.base == host.0)
                 .and_then(|r| r.mirror)
@@ -492,7 +490,8 @@ impl Runtime {
                         Some(MsgCode::EE1011),
                         format!("{api} failed: value {:#x} of parameter pHost is invalid: the host pointer has not been registered for device address mapping", host.0),
                     )
-                })
+                })?;
+            Ok(())
         })
     }
 
@@ -543,10 +542,10 @@ impl Runtime {
     /// context (107002); then the driver's unified memory, which no simulated chip has
     /// (207000): the vendor's samples note that the 910 series refuses it, and the simulator
     /// models no page migration between host and device.
-    pub fn mem_alloc_managed(&self, want_ptr: bool, size: u64, flag: u32) -> AclResult<Addr> {
+    pub fn mem_alloc_managed(&self, ptr: Option<&mut Addr>, size: u64, flag: u32) -> AclResult<()> {
         self.call(|| {
             let api = "aclrtMemAllocManaged";
-            if !want_ptr {
+            if ptr.is_none() {
                 return Err(fail::acl_null(api, "ptr"));
             }
             if flag != MEM_ATTACH_GLOBAL {

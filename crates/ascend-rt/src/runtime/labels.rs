@@ -12,7 +12,7 @@ use ascend_types::Task;
 use super::state::HandleKind;
 use super::Runtime;
 use crate::error::{fail, AclError, AclResult, ErrorCode, MsgCode};
-use crate::raw_types::{Addr, RawStream};
+use crate::raw_types::{Addr, RawLabel, RawLabelList, RawStream};
 
 /// The most labels a process holds, and a list takes.
 pub const MAX_LABELS: usize = 65535;
@@ -46,12 +46,10 @@ fn label_state(api: &str, msg: Option<MsgCode>, why: &str) -> AclError {
 impl Runtime {
     /// `aclrtCreateLabel(&label)`. Order: label NULL (100000, EH0008); no current context
     /// (107002); 65,535 labels already (507000).
-    pub fn create_label(&self, want_out: bool) -> AclResult<u64> {
+    pub fn create_label(&self, label: Option<&mut RawLabel>) -> AclResult<()> {
         self.call(|| {
             let api = "aclrtCreateLabel";
-            if !want_out {
-                return Err(fail::acl_null(api, "label"));
-            }
+            let out_label = label.ok_or_else(|| fail::acl_null(api, "label"))?;
             let mut st = self.lock();
             let (ctx, _) = Self::current_device(&st, api)?;
             if st.labels.len() >= MAX_LABELS {
@@ -70,13 +68,15 @@ impl Runtime {
                     set_on: None,
                 },
             );
-            Ok(h)
+            *out_label = RawLabel(h);
+            Ok(())
         })
     }
 
     /// `aclrtDestroyLabel(label)`. Order: NULL (100000, EH0008); not a live label (107017);
     /// no current context (107002); a label of another context (507031, EE1010).
-    pub fn destroy_label(&self, label: u64) -> AclResult<()> {
+    pub fn destroy_label(&self, label: RawLabel) -> AclResult<()> {
+        let label = label.0;
         self.call(|| {
             let api = "aclrtDestroyLabel";
             if label == 0 {
@@ -101,10 +101,14 @@ impl Runtime {
     /// a switch looks it up. Order: labels NULL, labelList NULL (100000, EH0008); num 0 or above
     /// 65,535 (107000, EE1003); a label not live (107017); no current context (107002); a label
     /// already in a list (507000).
-    pub fn create_label_list(&self, labels: Option<&[u64]>, want_out: bool) -> AclResult<u64> {
-        let num = labels.map_or(0, <[u64]>::len);
+    pub fn create_label_list(
+        &self,
+        labels: Option<&[RawLabel]>,
+        label_list: Option<&mut RawLabelList>,
+    ) -> AclResult<()> {
+        let num = labels.map_or(0, <[RawLabel]>::len);
         let read = labels.map(|l| move || l.to_vec());
-        self.create_label_list_counted(read, num, want_out)
+        self.create_label_list_counted(read, num, label_list)
     }
 
     /// `aclrtCreateLabelList` as the C ABI has it: `num` labels that `read` reads (from the
@@ -112,20 +116,18 @@ impl Runtime {
     /// refused without touching the array.
     pub fn create_label_list_counted(
         &self,
-        read: Option<impl FnOnce() -> Vec<u64>>,
+        read: Option<impl FnOnce() -> Vec<RawLabel>>,
         num: usize,
-        want_out: bool,
-    ) -> AclResult<u64> {
+        label_list: Option<&mut RawLabelList>,
+    ) -> AclResult<()> {
         self.call(|| {
             let api = "aclrtCreateLabelList";
             let read = read.ok_or_else(|| fail::acl_null(api, "labels"))?;
-            if !want_out {
-                return Err(fail::acl_null(api, "labelList"));
-            }
+            let out = label_list.ok_or_else(|| fail::acl_null(api, "labelList"))?;
             if num == 0 || num > MAX_LABELS {
                 return Err(fail::rt_value(api, "num", num, "(0, 65535]"));
             }
-            let labels = read();
+            let labels: Vec<u64> = read().into_iter().map(|l| l.0).collect();
             debug_assert_eq!(labels.len(), num);
             let labels = &labels[..];
             let mut st = self.lock();
@@ -154,13 +156,15 @@ impl Runtime {
             }
             let h = st.new_handle(HandleKind::LabelList);
             st.label_lists.insert(h, labels.to_vec());
-            Ok(h)
+            *out = RawLabelList(h);
+            Ok(())
         })
     }
 
     /// `aclrtDestroyLabelList(labelList)`. Order: NULL (100000, EH0008); not a live list
     /// (107017). Its labels keep their slots: they cannot join another list.
-    pub fn destroy_label_list(&self, list: u64) -> AclResult<()> {
+    pub fn destroy_label_list(&self, list: RawLabelList) -> AclResult<()> {
+        let list = list.0;
         self.call(|| {
             let api = "aclrtDestroyLabelList";
             if list == 0 {
@@ -180,7 +184,8 @@ impl Runtime {
     /// stream of another context (107003); a stream not bound to a model (107005); the label
     /// set on another stream (507000, EE1017) or already set (507000, EE1018); a label in no
     /// list (507000, EE1018: `aclrtCreateLabelList` comes first).
-    pub fn set_label(&self, label: u64, stream: RawStream) -> AclResult<()> {
+    pub fn set_label(&self, label: RawLabel, stream: RawStream) -> AclResult<()> {
+        let label = label.0;
         self.call(|| {
             let api = "aclrtSetLabel";
             if label == 0 {
@@ -244,9 +249,10 @@ impl Runtime {
         &self,
         index: Addr,
         max: u32,
-        list: u64,
+        list: RawLabelList,
         stream: RawStream,
     ) -> AclResult<()> {
+        let list = list.0;
         self.call(|| {
             let api = "aclrtSwitchLabelByIndex";
             if index.is_null() {

@@ -119,13 +119,15 @@ impl FrontSide {
         };
         let mem: std::sync::Arc<dyn ascend_rt::HostMemory> = side.registered.clone();
         // As on the library's side, a refused registration leaves ordinary host memory.
-        let _ = side.rt.host_register(
-            side.addr(Ptr::Registered),
-            REGISTERED_LEN as u64,
-            0,
-            true,
-            Some(mem),
-        );
+        let _ = with_out(|o| {
+            side.rt.host_register(
+                side.addr(Ptr::Registered),
+                REGISTERED_LEN as u64,
+                0,
+                Some(o),
+                Some(mem),
+            )
+        });
         Ok(side)
     }
 
