@@ -7,10 +7,12 @@
 //! without progress.
 //!
 //! This file owns the [`Sim`] handle itself: the lock, the host's waits on the device
-//! (`block_until`, the watchdog) and the host clock. The calls on memory are in `memory`, on
-//! streams (submission and synchronization) in `streams`, on events and notifies in
-//! `events`, on models in `models`, and the reports in `reports`.
+//! (`block_until`, the watchdog) and the host clock. The hand-off to the core thread that runs
+//! kernel blocks is in `core_handoff`; the calls on memory are in `memory`, on streams
+//! (submission and synchronization) in `streams`, on events and notifies in `events`, on
+//! models in `models`, and the reports in `reports`.
 
+mod core_handoff;
 mod events;
 mod memory;
 mod models;
@@ -211,112 +213,6 @@ impl SimShared {
             }
         }
         (g, true)
-    }
-
-    /// On the core thread: takes the due block's turn. The engine's lock is released while the
-    /// block runs. False when this core thread was given up meanwhile.
-    fn kernel_turn<'a>(
-        &'a self,
-        mut g: Guard<'a>,
-        blocks: &mut crate::kernel::Blocks,
-        epoch: u64,
-    ) -> (Guard<'a>, bool) {
-        let Some(mut turn) = g.begin_kernel_turn() else {
-            return (g, true);
-        };
-        g.core_jobs.turns += 1;
-        let reply = std::mem::replace(&mut turn.reply, crate::kernel::Reply::Go);
-        let start = turn.start.take();
-        let stack = self.config.kernel_stack_bytes;
-        drop(g);
-        let asked = match start {
-            Some((kernel, idx, n)) => blocks
-                .start(turn.block, kernel, idx, n, stack)
-                .map(|()| blocks.resume(turn.block, reply)),
-            None => Ok(blocks.resume(turn.block, reply)),
-        };
-        let mut g = self.lock_engine();
-        if g.core_jobs.epoch != epoch {
-            return (g, false);
-        }
-        match asked {
-            Ok(request) => g.end_kernel_turn(turn, request),
-            Err(why) => g.fail_kernel_turn(turn, why),
-        }
-        stop_ended_blocks(&mut g, blocks);
-        (g, true)
-    }
-
-    /// Starts the core thread of the current generation if none runs.
-    fn ensure_core_thread(&self, g: &mut Engine) {
-        if g.core_jobs.started {
-            return;
-        }
-        let me = self.me.upgrade().expect("a simulator in use is alive");
-        let epoch = g.core_jobs.epoch;
-        let spawned =
-            crate::sync::spawn_detached("ascend-sim cores", move || core_thread_main(me, epoch));
-        match spawned {
-            Ok(_) => g.core_jobs.started = true,
-            Err(e) => panic!("ascend-sim: cannot start the thread that runs kernel blocks: {e}"),
-        }
-    }
-
-    /// Hands `job` to the core thread and waits for its answer (`None`: the core thread was
-    /// given up, held by a block whose body blocks in host code). The watchdog applies to a
-    /// block that runs for the grace without asking for an operation.
-    fn delegate<'a>(
-        &'a self,
-        mut g: Guard<'a>,
-        job: crate::core_thread::Job,
-    ) -> (Guard<'a>, Option<crate::core_thread::JobResult>) {
-        self.ensure_core_thread(&mut g);
-        let id = g.core_jobs.post(job);
-        self.core_wake.notify_all();
-        let grace = self.config.watchdog_grace;
-        let mut clock = WallClock::start();
-        let mut seen = (g.core_jobs.turns, clock.elapsed());
-        let mut logged = false;
-        loop {
-            if let Some(r) = g.core_jobs.take_result(id) {
-                return (g, Some(r));
-            }
-            if !g.core_jobs.pending(id) {
-                return (g, None);
-            }
-            // Without a watchdog only the answer's notification ends the wait (so that a lost
-            // wake-up is a deadlock under loom).
-            let wait = if grace >= crate::sync::UNBOUNDED_WAIT {
-                crate::sync::UNBOUNDED_WAIT
-            } else {
-                grace
-                    .min(Duration::from_millis(50))
-                    .max(Duration::from_millis(1))
-            };
-            g = timed_wait(&self.engine, &self.core_done, g, wait, &mut clock);
-            if g.core_jobs.turns != seen.0 || g.kernel_turn.is_none() {
-                seen = (g.core_jobs.turns, clock.elapsed());
-                continue;
-            }
-            if clock.elapsed().saturating_sub(seen.1) < grace {
-                continue;
-            }
-            let said = g.held_core_thread_text(grace);
-            match self.config.on_stall {
-                OnStall::Error => {
-                    tracing::warn!("watchdog: {said}");
-                    g.give_up_core_thread(&said);
-                    self.changed.notify_all();
-                    return (g, None);
-                }
-                OnStall::Wait => {
-                    if !logged {
-                        logged = true;
-                        speak_up(&said);
-                    }
-                }
-            }
-        }
     }
 
     /// Charges `ns` of host time for the call under way, then lets a due host call that
@@ -740,51 +636,6 @@ pub fn service_thread(on: bool) {
     SERVICE.with(|s| s.set(on));
 }
 
-/// On the core thread: unwinds (or gives up) the coroutines of blocks that ended while
-/// suspended.
-fn stop_ended_blocks(g: &mut Engine, blocks: &mut crate::kernel::Blocks) {
-    for id in std::mem::take(&mut g.stopped_blocks) {
-        blocks.stop(id);
-    }
-}
-
-/// The core thread of generation `epoch`: serves jobs until the simulator goes away or this
-/// generation is given up, then ends its blocks.
-fn core_thread_main(sim: std::sync::Arc<SimShared>, epoch: u64) {
-    service_thread(true);
-    // A block's stack overflow becomes that block's fault (an alternate signal stack here).
-    ascend_sim_stack_guard::prepare_thread(
-        "Set ASCEND_SIM_KERNEL_STACK (or SimConfig::kernel_stack_bytes) larger.",
-    );
-    let mut blocks = crate::kernel::Blocks::default();
-    let mut g = sim.lock_engine();
-    loop {
-        if g.core_jobs.epoch != epoch || g.core_jobs.shutdown {
-            break;
-        }
-        stop_ended_blocks(&mut g, &mut blocks);
-        if let Some((id, job)) = g.core_jobs.next_job() {
-            let (g2, answer) = sim.serve(g, job, &mut blocks, epoch);
-            g = g2;
-            if g.core_jobs.epoch != epoch {
-                break;
-            }
-            match answer {
-                Some(r) => g.core_jobs.answer(id, r),
-                None => g.core_jobs.running = None,
-            }
-            sim.core_done.notify_all();
-            continue;
-        }
-        g = sim
-            .core_wake
-            .wait(g)
-            .unwrap_or_else(PoisonError::into_inner);
-    }
-    drop(g);
-    blocks.stop_all();
-}
-
 /// Engine steps between two looks at the wall clock while only kernels step without effect.
 const SPIN_CHECK_STEPS: u64 = 256;
 
@@ -826,71 +677,4 @@ fn speak_up(diagnosis: &str) {
 }
 
 #[cfg(all(test, not(loom)))]
-mod tests {
-    use super::*;
-
-    fn sim() -> Sim {
-        let chip = ChipProfile::builtin("Ascend910B1").expect("built-in chip");
-        Sim::new(chip, SimConfig::default())
-    }
-
-    #[test]
-    fn destroyed_objects_leave_the_engine() {
-        let s = sim();
-        let st = s.create_stream(0, 0, false).unwrap();
-        let other = s.create_stream(0, 0, false).unwrap();
-        for _ in 0..100 {
-            let e = s.create_event(0).unwrap();
-            s.submit(st, Task::EventRecord(e)).unwrap();
-            s.submit(other, Task::EventWait(e)).unwrap();
-            s.destroy_event(e).unwrap();
-            let n = s.create_notify(0).unwrap();
-            s.submit(st, Task::NotifyRecord(n)).unwrap();
-            let wait = Task::NotifyWait {
-                notify: n,
-                timeout_ms: None,
-            };
-            s.submit(other, wait).unwrap();
-            let m = s.create_model(0).unwrap();
-            s.destroy_model(m).unwrap();
-        }
-        s.synchronize_device(0, None).unwrap();
-        for n in 0..100 {
-            s.destroy_notify(NotifyId(n)).unwrap();
-        }
-        let g = s.lock();
-        assert!(g.events.is_empty());
-        assert!(g.notifies.is_empty());
-        assert!(g.models.is_empty());
-        assert!(g.event_waiters.is_empty());
-        assert!(g.notify_waiters.is_empty());
-    }
-
-    #[test]
-    fn a_timed_out_model_run_is_forgotten_when_it_ends() {
-        let s = sim();
-        let a = s.malloc(0, 64).unwrap();
-        s.write(a, &0u64.to_le_bytes()).unwrap();
-        let ps = s.create_stream(0, 0, true).unwrap();
-        let m = s.create_model(0).unwrap();
-        s.bind_stream(m, ps).unwrap();
-        let wait = Task::ValueWait {
-            addr: a,
-            value: 1,
-            mode: WaitMode::Eq,
-        };
-        s.submit(ps, wait).unwrap();
-        for _ in 0..3 {
-            assert_eq!(
-                s.execute_model(m, Some(1))
-                    .err()
-                    .and_then(|e| e.timeout_ms()),
-                Some(1)
-            );
-        }
-        assert_eq!(s.lock().instances.len(), 3);
-        s.write(a, &1u64.to_le_bytes()).unwrap();
-        s.synchronize_device(0, None).unwrap();
-        assert!(s.lock().instances.is_empty());
-    }
-}
+mod tests;

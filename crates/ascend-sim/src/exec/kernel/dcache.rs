@@ -1,0 +1,158 @@
+//! A core's data cache under a kernel: filling a line on a miss, writing dirty lines back
+//! (evicted, by `dcci`, at the kernel's end) and dropping the cache.
+
+use ascend_chips::L2Agent;
+
+use crate::engine::Engine;
+use crate::kernel::DLine;
+
+/// What ends a data-cache line without a `dcci` of the kernel's own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LineEnd {
+    /// Evicted to make room.
+    Eviction,
+    /// Written back by `dcci`.
+    Dcci,
+    /// Written back at the kernel's end.
+    KernelEnd,
+}
+
+impl LineEnd {
+    fn says(self) -> &'static str {
+        match self {
+            LineEnd::Eviction => "an eviction",
+            LineEnd::Dcci => "a dcci",
+            LineEnd::KernelEnd => "the kernel's end",
+        }
+    }
+}
+
+impl Engine {
+    /// Makes the line holding `addr` resident in the data cache of `core` (filling it
+    /// through the AI cores' memory path on a miss, and writing back what that evicts).
+    /// Returns the time of the fill (0 on a hit).
+    pub(super) fn dcache_fill(
+        &mut self,
+        dev: usize,
+        core: usize,
+        addr: u64,
+    ) -> Result<u64, String> {
+        let dc = &self.cores[dev][core].dcache;
+        let line = dc.line_of(addr);
+        if dc.get(line).is_some() {
+            return Ok(0);
+        }
+        let lb = dc.line_bytes();
+        let t = self.chip.timing;
+        let in_l2 = self
+            .l2_of(line)
+            .is_some_and(|l2| l2.state_of(line).is_some());
+        let by = self.core_writer(dev, core);
+        // The reader is said only if a hazard fires: no text per fill.
+        let mut fault = self.check_invisible_writes(
+            line,
+            lb,
+            format_args!("a data-cache fill by {by}"),
+            Some((dev, core)),
+        );
+        let mut l = self.cores[dev][core].dcache.blank_line();
+        let (_, f) = self.agent_access(L2Agent::AiCore, &[(line, lb)], &[], by, |m| {
+            m.peek(line, &mut l.data)
+        });
+        fault = fault.or(f);
+        let evicted = self.cores[dev][core].dcache.fill(line, l);
+        if let Some(slot) = self.cores[dev][core].slot.as_mut() {
+            if !slot.recent_fills.contains(line) {
+                // Reading through new memory is progress; a poll refilling its line is not.
+                self.effects += 1;
+                slot.recent_fills.push(line);
+            }
+        }
+        if let Some((old, l)) = evicted {
+            let r = if l.dirty {
+                self.write_back_dline(dev, core, old, &l, LineEnd::Eviction)
+            } else {
+                Ok(())
+            };
+            self.cores[dev][core].dcache.recycle(l);
+            r?;
+        }
+        if let Some(f) = fault {
+            return Err(f);
+        }
+        Ok(if in_l2 { t.l2_hit_ns } else { t.hbm_latency_ns })
+    }
+
+    /// Writes the dirty data-cache line `line` (taken out of `core`'s cache) back to memory,
+    /// whole: bytes the core did not store but memory changed since the fill are overwritten
+    /// with the core's stale copy (reported as false sharing).
+    pub(crate) fn write_back_dline(
+        &mut self,
+        dev: usize,
+        core: usize,
+        line: u64,
+        l: &DLine,
+        end: LineEnd,
+    ) -> Result<(), String> {
+        self.dirty_dlines = self.dirty_dlines.saturating_sub(1);
+        let lb = l.data.len() as u64;
+        let by = self.core_writer(dev, core);
+        let fault = self.check_false_sharing(dev, core, line, l, end.says());
+        let (_, f) = self.agent_access(L2Agent::AiCore, &[], &[(line, lb)], by, |m| {
+            // The whole line goes back; each word keeps whether it counts as written ...
+            m.overwrite_line(line, &l.data);
+            // ... and the words the core stored are its own writes: it is their writer.
+            let mut i = 0;
+            while i < l.stored.len() {
+                if !l.stored[i] {
+                    i += 1;
+                    continue;
+                }
+                let start = i;
+                while i < l.stored.len() && l.stored[i] {
+                    i += 1;
+                }
+                let _ = m.write(line + start as u64, &l.data[start..i], by);
+            }
+        });
+        self.on_mem_write(line, lb);
+        match fault.or(f) {
+            Some(f) => Err(f),
+            None => Ok(()),
+        }
+    }
+
+    /// Takes every line out of `core`'s data cache, lowest address first, handing each to
+    /// `each` (then recycling its buffers): no allocation.
+    pub(super) fn each_dline_taken(
+        &mut self,
+        dev: usize,
+        core: usize,
+        mut each: impl FnMut(&mut Self, u64, &DLine),
+    ) {
+        let mut lines = std::mem::take(&mut self.line_scratch);
+        self.cores[dev][core].dcache.lines_into(&mut lines);
+        for &line in &lines {
+            if let Some(l) = self.cores[dev][core].dcache.remove(line) {
+                each(self, line, &l);
+                self.cores[dev][core].dcache.recycle(l);
+            }
+        }
+        self.line_scratch = lines;
+    }
+
+    /// Drops every line of `core`'s data cache without writing anything back (`why`: a `dci`,
+    /// or a kernel's tail invalidate); stores never written back are reported as dropped.
+    pub(super) fn drop_dcache(&mut self, dev: usize, core: usize, why: &str) -> Result<(), String> {
+        let mut fault = None;
+        self.each_dline_taken(dev, core, |e, line, l| {
+            if l.dirty {
+                e.dirty_dlines = e.dirty_dlines.saturating_sub(1);
+                fault = fault
+                    .take()
+                    .or(e.check_dropped_store(dev, core, line, l, why));
+            }
+        });
+        fault.map_or(Ok(()), Err)
+    }
+}
