@@ -11,7 +11,7 @@
 //! | the eight target operations (`aclrtValueWrite`/`Wait`, the six `aclrtCmo*`) | `tasks.rs` |
 //! | init, finalize, devices; device queries and settings | `device.rs`, `device_info.rs` |
 //! | contexts and thread queries | `context.rs` |
-//! | memory: allocation, copies, fills; host registration; peer access | `memory.rs`, `copy_staging.rs`, `host_register.rs`, `peer.rs`, `addresses.rs`, `allocator.rs` |
+//! | memory: allocation, copies, fills; host registration; peer access | `memory.rs`, `copies.rs`, `copy_staging.rs`, `host_register.rs`, `peer.rs`, `addresses.rs`, `allocator.rs` |
 //! | streams: create, destroy, synchronize, query; configs; queries and settings; failure modes, abort, stop | `stream.rs`, `stream_config.rs`, `stream_info.rs`, `stream_failure.rs` |
 //! | events, event flags; notifies | `event.rs`, `event_flags.rs`, `notify.rs` |
 //! | model running instances; capture; labels | `model.rs`, `capture.rs`, `labels.rs` |
@@ -36,6 +36,7 @@ mod checks;
 mod chip_caps;
 mod compat;
 mod context;
+mod copies;
 mod copy_staging;
 mod device;
 mod device_info;
@@ -78,12 +79,13 @@ pub use allocator::{AllocatorField, AllocatorFields};
 pub use binaries::SimKernelFactory;
 pub use callbacks::{ExceptionCallback, ExceptionInfo};
 pub use compat::npu_arch;
+pub use copies::{MemDst, MemSrc};
 pub use device_info::{DEVICE_STATUS_NORMAL, RES_LIMIT_TYPES};
 pub use errmsg::RecentError;
 pub use host_register::{HostMemory, SharedBytes, MEM_ATTACH_GLOBAL};
 pub use kernels::MAX_KERNEL_ARGS_BYTES;
 pub use labels::MAX_LABELS;
-pub use memory::{HostBuffer, MemDst, MemSrc};
+pub use memory::HostBuffer;
 pub use options::RuntimeOptions;
 pub use overflow::OVERFLOW_STATUS_BYTES;
 pub use random::{random_rt_type, RawRandomParam, RawRandomTaskInfo};
