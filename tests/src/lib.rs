@@ -1,7 +1,7 @@
 //! The cross-backend conformance suite: one set of cases, written once against the raw level
 //! of [`ascend_rt::Runtime`], run on every backend.
 //!
-//! A case takes a fresh [`Runtime`] (whatever its backend) and checks what CANN's code says
+//! A case takes a fresh [`Runtime`](ascend_rt::Runtime) (whatever its backend) and checks what CANN's code says
 //! (`docs/validation/`): the rows of the edge matrix and of the supporting calls (expected
 //! codes are derived from the chip's feature flags, so the same case checks a supported and an
 //! unsupported chip), the four compare modes of `aclrtValueWait`, a wait released by another

@@ -2,8 +2,8 @@
 //! and end on the host clock, the time it spent blocked on the device, its return code and the
 //! tasks it submitted (the trace draws an arrow from the call to each).
 //!
-//! A caller (the C library, at each entry point) brackets a call with [`Sim::host_call_begin`]
-//! and [`Sim::host_call_end`]. What happens in between is collected on the calling thread
+//! A caller (the C library, at each entry point) brackets a call with [`Sim::host_call_begin`](crate::Sim::host_call_begin)
+//! and [`Sim::host_call_end`](crate::Sim::host_call_end). What happens in between is collected on the calling thread
 //! without the engine's lock: the tasks it submits and the time it waits. The finished call
 //! goes into a log of its own, behind a lock no device work takes.
 //!

@@ -7,7 +7,7 @@
 //! does: both sides build the same state (device 0 set; a zeroed 256-byte device buffer, a
 //! 128-byte descriptor buffer, 64 bytes of `aclrtMallocHost` memory, a plain, a persistent and
 //! a model-bound stream, a destroyed stream, an event, a model still building) and then run
-//! every [`Row`](call::Row) in the same order, on the probing thread or on a fresh thread with
+//! every `Row` in the same order, on the probing thread or on a fresh thread with
 //! no current context:
 //!
 //! - the library side (`raw`): the C function itself, on the library's own handles;

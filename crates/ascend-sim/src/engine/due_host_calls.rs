@@ -32,7 +32,7 @@ pub struct DueHostCall {
     pub taken: bool,
     /// The host thread that took it.
     pub taker: Option<std::thread::ThreadId>,
-    /// When (wall) it was taken: a call that runs longer than [`HOLD_LIMIT`] no longer holds
+    /// When (wall) it was taken: a call that runs longer than `HOLD_LIMIT` no longer holds
     /// the clock.
     pub taken_at: Option<std::time::Instant>,
     /// It is a model run's copy of a recorded call: the call runs again at the model's next

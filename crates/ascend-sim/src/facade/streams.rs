@@ -27,7 +27,7 @@ impl Sim {
     /// Destroys a stream; without `force`, first waits for its queued tasks.
     ///
     /// With `force`, the stream's tasks go on as the vendor's teardown lets them: it waits
-    /// (at most [`FORCE_DESTROY_DRAIN_MS`]) until the scheduler has fetched the whole queue, so
+    /// (at most `FORCE_DESTROY_DRAIN_MS`, 30 s) until the scheduler has fetched the whole queue, so
     /// every task that can run does, in simulated time, before the call returns. The drain
     /// ends early when the head blocks on what nothing on the device can give it any more (a
     /// wait with nothing scheduled that could release it, a host call no thread will run).
