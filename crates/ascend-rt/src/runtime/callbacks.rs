@@ -390,10 +390,7 @@ impl Runtime {
         self.call(|| {
             let api = "aclrtSubscribeHostFunc";
             if stream.0 == 0 {
-                return Err(fail::plain(
-                    ErrorCode::RtParamInvalid,
-                    format!("{api} failed: exeStream is NULL"),
-                ));
+                return Err(null_exe_stream(api));
             }
             let mut st = self.lock();
             Self::check_stream_handle(&st, api, stream)?;
@@ -448,10 +445,7 @@ impl Runtime {
         self.call(|| {
             let api = "aclrtUnSubscribeHostFunc";
             if stream.0 == 0 {
-                return Err(fail::plain(
-                    ErrorCode::RtParamInvalid,
-                    format!("{api} failed: exeStream is NULL"),
-                ));
+                return Err(null_exe_stream(api));
             }
             let mut st = self.lock();
             let rec = st.stream_any_mut(stream.0);
@@ -531,6 +525,14 @@ impl Runtime {
 }
 
 /// A stream subscribed by the other mechanism (107011, EE1016).
+/// The host-function subscription calls refuse a NULL stream first (107000).
+fn null_exe_stream(api: &str) -> AclError {
+    fail::plain(
+        ErrorCode::RtParamInvalid,
+        format!("{api} failed: exeStream is NULL"),
+    )
+}
+
 fn subscribed_otherwise(api: &str, by: &str) -> AclError {
     AclError::new(
         ErrorCode::RtStreamSubscribe,
