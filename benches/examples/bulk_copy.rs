@@ -20,7 +20,8 @@ fn main() {
         std::hint::black_box(&dst);
         return;
     }
-    let rt = Runtime::sim("Ascend910B1").unwrap();
+    let config = ascend_benches::timed_config(ascend_sim::DEFAULT_REPORT_RECORDS);
+    let rt = Runtime::sim_with("Ascend910B1", config).unwrap();
     rt.set_device(0).unwrap();
     let (mut a, mut b) = (Addr::NULL, Addr::NULL);
     rt.malloc(Some(&mut a), n, malloc_policy::NORMAL_ONLY)

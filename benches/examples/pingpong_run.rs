@@ -13,10 +13,7 @@ use ascend_rt::Runtime;
 use ascend_sim::{Sim, SimConfig, Task, WaitMode};
 
 fn quiet() -> SimConfig {
-    SimConfig {
-        max_timeline_entries: 1_000,
-        ..SimConfig::default()
-    }
+    ascend_benches::timed_config(1_000)
 }
 
 /// The argument as a number of stream pairs (at least 1).

@@ -18,6 +18,8 @@ pub const PACING: &str = "ASCEND_SIM_PACING";
 pub const KERNEL_STACK: &str = "ASCEND_SIM_KERNEL_STACK";
 /// What each hazard class does: `ignore`, `record` or `fail`.
 pub const HAZARDS: &str = "ASCEND_SIM_HAZARDS";
+/// Happens-before race detection: `on` or `off`.
+pub const RACES: &str = "ASCEND_SIM_RACES";
 /// Where the run report is written at exit.
 pub const REPORT: &str = "ASCEND_SIM_REPORT";
 /// Where the trace (Chrome trace format) is written at exit.

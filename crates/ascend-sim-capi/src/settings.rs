@@ -12,7 +12,8 @@
 //! | `ASCEND_SIM_LOG` | a `tracing` filter (`warn`, `info`, `ascend_sim=debug`, ...) | `warn` |
 //! | `ASCEND_SIM_PACING` | `calls` (only host calls advance the host clock: deterministic) or `wall` / `wall:RATIO` (also the wall clock while no call arrives, RATIO simulated ns per wall ns, 1 by default; docs/host-clock.md) | `calls` |
 //! | `ASCEND_SIM_KERNEL_STACK` | the stack of each kernel block: bytes, or `256K`, `4M` (16 KiB to 1 GiB; mapped on demand; docs/kernels.md) | `1M` |
-//! | `ASCEND_SIM_HAZARDS` | `ignore`, `record` or `fail` for every hazard class, and/or `class=action` entries, comma-separated (`record,lost_write=fail`); classes `lost_write`, `partial_line`, `never_written_read`, `clobber`, `stale_read`, `invisible_write`, `dcache_stale_read`, `false_sharing`, `dropped_store` | `record` |
+//! | `ASCEND_SIM_HAZARDS` | `ignore`, `record` or `fail` for every hazard class, and/or `class=action` entries, comma-separated (`record,lost_write=fail`); classes `lost_write`, `partial_line`, `never_written_read`, `clobber`, `stale_read`, `invisible_write`, `dcache_stale_read`, `false_sharing`, `dropped_store`, `data_race` | `record` |
+//! | `ASCEND_SIM_RACES` | `on` or `off` (any case): happens-before race detection, reported as `data_race` hazards (docs/races.md) | `off` |
 
 use std::path::Path;
 use std::time::Duration;
@@ -59,6 +60,7 @@ pub fn accepted(name: &str) -> String {
             "a number of bytes, or of KiB or MiB with a K or M after it, from 16K to 1024M"
                 .to_string()
         }
+        crate::env_names::RACES => "`on` or `off`".to_string(),
         crate::env_names::HAZARDS => format!(
             "`ignore`, `record` or `fail`, or comma-separated `class=action` entries with \
              classes {}",
@@ -115,6 +117,13 @@ impl Settings {
         if let Some(v) = var(crate::env_names::HAZARDS)? {
             config.hazards = hazard_policy(&v)
                 .ok_or_else(|| invalid(crate::env_names::HAZARDS, &v, "not a hazard setting"))?;
+        }
+        if let Some(v) = var(crate::env_names::RACES)? {
+            config.races = match v.trim().to_ascii_lowercase().as_str() {
+                "on" => true,
+                "off" => false,
+                _ => return Err(invalid(crate::env_names::RACES, &v, "neither on nor off")),
+            };
         }
         if let Some(v) = var(crate::env_names::PACING)? {
             config.pacing =

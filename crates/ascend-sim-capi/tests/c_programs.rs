@@ -851,3 +851,47 @@ fn a_single_threaded_program_with_a_host_function_gives_the_same_run_every_time(
         assert!(run.1 == runs[0].1, "run {i} gave another report");
     }
 }
+
+#[test]
+fn each_missing_ordering_edge_is_a_data_race_and_its_twin_with_the_edge_is_silent() {
+    let Some(exe) = build("races.c", false) else {
+        return;
+    };
+    for shape in ["copy", "flag", "fills", "invalid", "host-read"] {
+        for ordered in [false, true] {
+            let arg = if ordered {
+                format!("{shape}-ordered")
+            } else {
+                shape.to_string()
+            };
+            let report = exe.with_file_name(format!("report-races-{arg}.json"));
+            let ran = launch(
+                &exe,
+                &[&arg],
+                &[
+                    ("ASCEND_SIM_RACES", "on"),
+                    ("ASCEND_SIM_REPORT", report.to_str().unwrap()),
+                ],
+            );
+            // The data is right either way: only the detector tells.
+            assert!(ran.passed(), "{arg}: {}{}", ran.stdout, ran.stderr);
+            let json = std::fs::read_to_string(&report).expect("report written");
+            assert_eq!(json.contains("\"data_race\""), !ordered, "{arg}: {json}");
+            if !ordered {
+                assert!(
+                    json.contains("neither is ordered before the other"),
+                    "{arg}: {json}"
+                );
+            }
+            // Off (the default), nothing is said.
+            let quiet = launch(
+                &exe,
+                &[&arg],
+                &[("ASCEND_SIM_REPORT", report.to_str().unwrap())],
+            );
+            assert!(quiet.passed(), "{arg}: {}{}", quiet.stdout, quiet.stderr);
+            let json = std::fs::read_to_string(&report).expect("report written");
+            assert!(!json.contains("\"data_race\""), "{arg}: {json}");
+        }
+    }
+}

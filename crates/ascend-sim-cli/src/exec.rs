@@ -14,6 +14,8 @@ use crate::summary;
 pub struct Options {
     pub soc: String,
     pub hazards: &'static str,
+    /// `on` or `off`; `None` leaves `ASCEND_SIM_RACES` as it is.
+    pub races: Option<&'static str>,
     pub on_stall: &'static str,
     pub watchdog_ms: u64,
     pub report: Option<PathBuf>,
@@ -90,6 +92,9 @@ pub fn run(o: Options) -> Result<u8, String> {
         .stderr(Stdio::piped());
     if let Some(t) = &o.trace {
         cmd.env(crate::env_names::TRACE, t);
+    }
+    if let Some(r) = o.races {
+        cmd.env(crate::env_names::RACES, r);
     }
     let progress = Progress::new(o.quiet);
     if let Some(f) = progress.file() {

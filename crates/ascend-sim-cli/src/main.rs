@@ -42,6 +42,15 @@ enum HazardSetting {
     Fail,
 }
 
+/// Happens-before race detection.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum Switch {
+    /// On.
+    On,
+    /// Off.
+    Off,
+}
+
 /// What a host thread waiting on a stalled device does.
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum OnStall {
@@ -61,6 +70,10 @@ enum Command {
         /// What memory- and core-side hazards do.
         #[arg(long, value_enum, default_value = "record")]
         hazards: HazardSetting,
+        /// Happens-before race detection (`data_race` hazards, docs/races.md); when absent,
+        /// `ASCEND_SIM_RACES` stands (off when unset).
+        #[arg(long, value_enum)]
+        races: Option<Switch>,
         /// What a wait on a stalled device does; `error` (the default here) ends a deadlock
         /// instead of hanging.
         #[arg(long, value_enum, default_value = "error")]
@@ -146,6 +159,7 @@ fn run_example(
     let ran = exec::run(exec::Options {
         soc: soc.unwrap_or_else(|| example.soc.to_string()),
         hazards: "record",
+        races: None,
         on_stall: "error",
         watchdog_ms: 500,
         report,
@@ -168,6 +182,7 @@ fn main() -> ExitCode {
         Command::Exec {
             soc,
             hazards,
+            races,
             on_stall,
             watchdog_ms,
             report,
@@ -183,6 +198,10 @@ fn main() -> ExitCode {
                 HazardSetting::Record => "record",
                 HazardSetting::Fail => "fail",
             },
+            races: races.map(|r| match r {
+                Switch::On => "on",
+                Switch::Off => "off",
+            }),
             on_stall: match on_stall {
                 OnStall::Wait => "wait",
                 OnStall::Error => "error",

@@ -35,6 +35,7 @@ pub mod memory;
 mod objects;
 pub mod pacing;
 pub mod progress;
+mod races;
 mod random;
 mod reduce;
 pub mod report;

@@ -36,6 +36,9 @@ pub struct QueuedTask {
     pub model: Option<u64>,
     /// For an event record: its record number; for an event wait: the record it waits for.
     pub event_seq: Option<u64>,
+    /// With race detection on: the clock of what the task is ordered after (its submitter's,
+    /// or its model run's).
+    pub after: Option<crate::races::clock::Released>,
 }
 
 /// State of a value wait at the head of a stream.

@@ -76,11 +76,14 @@ pub enum HazardKind {
     FalseSharing,
     /// `dci` (or a kernel's tail invalidate) discarded stores never written back.
     DroppedStore,
+    /// Two accesses of the same bytes, at least one a write, that the program's
+    /// synchronisation does not order (found only with race detection on, `SimConfig::races`).
+    DataRace,
 }
 
 impl HazardKind {
     /// Every class.
-    pub const ALL: [HazardKind; 9] = [
+    pub const ALL: [HazardKind; 10] = [
         HazardKind::LostWrite,
         HazardKind::PartialLine,
         HazardKind::NeverWrittenRead,
@@ -90,6 +93,7 @@ impl HazardKind {
         HazardKind::DcacheStaleRead,
         HazardKind::FalseSharing,
         HazardKind::DroppedStore,
+        HazardKind::DataRace,
     ];
 
     /// The name used in reports and settings (`lost_write`, ...).
@@ -104,6 +108,7 @@ impl HazardKind {
             HazardKind::DcacheStaleRead => "dcache_stale_read",
             HazardKind::FalseSharing => "false_sharing",
             HazardKind::DroppedStore => "dropped_store",
+            HazardKind::DataRace => "data_race",
         }
     }
 
@@ -134,6 +139,8 @@ pub struct HazardPolicy {
     pub false_sharing: HazardAction,
     /// For [`HazardKind::DroppedStore`].
     pub dropped_store: HazardAction,
+    /// For [`HazardKind::DataRace`].
+    pub data_race: HazardAction,
 }
 
 impl HazardPolicy {
@@ -149,6 +156,7 @@ impl HazardPolicy {
             dcache_stale_read: action,
             false_sharing: action,
             dropped_store: action,
+            data_race: action,
         }
     }
 
@@ -164,6 +172,7 @@ impl HazardPolicy {
             HazardKind::DcacheStaleRead => self.dcache_stale_read,
             HazardKind::FalseSharing => self.false_sharing,
             HazardKind::DroppedStore => self.dropped_store,
+            HazardKind::DataRace => self.data_race,
         }
     }
 
@@ -179,6 +188,7 @@ impl HazardPolicy {
             HazardKind::DcacheStaleRead => self.dcache_stale_read = action,
             HazardKind::FalseSharing => self.false_sharing = action,
             HazardKind::DroppedStore => self.dropped_store = action,
+            HazardKind::DataRace => self.data_race = action,
         }
     }
 }
@@ -212,6 +222,10 @@ pub struct SimConfig {
     /// overflow inside the C library or while panicking, which ends the process with a message;
     /// elsewhere the process ends, as a thread overflowing its stack does; docs/kernels.md).
     pub kernel_stack_bytes: usize,
+    /// Happens-before race detection: each data access of device memory is checked against
+    /// the accesses the program's synchronisation does not order it with, whatever the
+    /// schedule (`data_race` hazards; docs/races.md). Off by default.
+    pub races: bool,
 }
 
 /// The default of [`SimConfig::kernel_stack_bytes`]: 1 MiB.
@@ -249,6 +263,7 @@ impl Default for SimConfig {
             hazards: HazardPolicy::default(),
             pacing: Pacing::Calls,
             kernel_stack_bytes: DEFAULT_KERNEL_STACK_BYTES,
+            races: false,
         }
     }
 }

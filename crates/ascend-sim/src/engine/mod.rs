@@ -194,6 +194,8 @@ pub struct Engine {
     next_task: u64,
     /// Report data collected while running.
     pub report: ReportData,
+    /// The happens-before race detector (idle unless `config.races`).
+    pub races: crate::races::Races,
     /// Bumped whenever anything happens (the watchdog's notion of progress).
     pub progress: u64,
     /// Host threads waiting on a stalled device, by wait number, and what each waits in.
@@ -251,6 +253,7 @@ pub const FAULT_LOG_LIMIT: usize = 1024;
 impl Engine {
     /// A fresh device side.
     pub fn new(chip: ChipProfile, config: SimConfig) -> Engine {
+        let races_on = config.races;
         let n = chip.limits.device_count.max(1);
         let m = &chip.memory;
         let mem = Memory::new(
@@ -317,6 +320,7 @@ impl Engine {
             pools,
             next_task: 0,
             report: ReportData::default(),
+            races: crate::races::Races::new(races_on),
             progress: 0,
             host_waits: BTreeMap::new(),
             next_host_wait: 0,

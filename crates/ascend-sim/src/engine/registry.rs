@@ -129,6 +129,9 @@ impl Engine {
             m.streams.retain(|&x| x != s);
         }
         self.note_recorded_dropped(&st.recorded);
+        if self.races.on {
+            self.races.stream_gone(s);
+        }
         self.progress += 1;
     }
 

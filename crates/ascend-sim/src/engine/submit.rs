@@ -55,6 +55,10 @@ impl Engine {
         let slots = self.slots_of(&work);
         let id = self.new_task_id();
         crate::host_track::note_task(id);
+        let after = self
+            .races
+            .on
+            .then(|| self.races.submitted(crate::facade::caller_key()));
         let event_seq = self.event_seq_of(&work);
         // The runtime writes its DMA header over the descriptor's head at launch.
         if let Work::User(Task::CmoWithDesc { desc, op }) = work {
@@ -68,6 +72,7 @@ impl Engine {
             instance: None,
             model: None,
             event_seq,
+            after,
         };
         self.push_task(s, task);
         id
@@ -90,6 +95,10 @@ impl Engine {
     pub fn enqueue_model_run(&mut self, s: u64, model: u64) -> u64 {
         let id = self.new_task_id();
         crate::host_track::note_task(id);
+        let after = self
+            .races
+            .on
+            .then(|| self.races.submitted(crate::facade::caller_key()));
         let task = QueuedTask {
             id,
             work: Work::ModelRun(ModelId(model)),
@@ -98,6 +107,7 @@ impl Engine {
             instance: None,
             model: None,
             event_seq: None,
+            after,
         };
         self.push_task(s, task);
         id
@@ -137,6 +147,15 @@ impl Engine {
                 abandoned: false,
             },
         );
+        // The instance's tasks are ordered after the run that starts it: the marker task on
+        // its stream, or the host thread that executes the model.
+        let base = self.races.on.then(|| {
+            let key = match run_stream {
+                Some(rs) => crate::races::AgentKey::Stream(rs),
+                None => crate::races::AgentKey::Host(crate::facade::caller_key()),
+            };
+            self.races.run_base(key)
+        });
         for ((s, work, _), event_seq) in plan.into_iter().zip(seqs) {
             let task = QueuedTask {
                 id: self.new_task_id(),
@@ -146,6 +165,7 @@ impl Engine {
                 instance: Some(id),
                 model: Some(model),
                 event_seq,
+                after: base.clone(),
             };
             self.push_task(s, task);
         }

@@ -226,6 +226,9 @@ impl Engine {
                 } = kind
                 {
                     let device = self.streams.get(&s).map_or(0, |st| st.device);
+                    if self.races.on {
+                        self.races.barrier_done(s, model, barrier_id);
+                    }
                     self.barrier_done(model, barrier_id, device);
                 }
                 self.cmo_effect(op, addr, len)

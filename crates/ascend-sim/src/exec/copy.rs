@@ -166,6 +166,7 @@ impl Engine {
         };
         let Work::User(kind) = work else { return };
         self.note_engine_job(s, id, &kind);
+        let race = self.race_task_accesses(s, id, &kind);
         let result: Result<(), String> = match kind {
             Task::Memcpy { dst, src, len } => self.do_memcpy(&dst, &src, len, by),
             Task::Memset { addr, value, len } => self.do_memset(addr, value, len, by),
@@ -181,6 +182,7 @@ impl Engine {
             }
             _ => Ok(()),
         };
+        let result = result.and_then(|()| race.map_or(Ok(()), Err));
         self.complete(s, result.err().map(|e| format!("task {id}: {e}")));
     }
 

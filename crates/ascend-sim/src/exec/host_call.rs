@@ -46,6 +46,11 @@ impl Engine {
         };
         self.effects += 1;
         self.progress += 1;
+        if due.blocking && self.races.on {
+            // The stream goes on after what the host thread did in the call.
+            self.races
+                .stream_saw_host(due.stream, crate::facade::caller_key());
+        }
         if due.blocking {
             let held = self
                 .streams
@@ -61,6 +66,14 @@ impl Engine {
 }
 
 impl Engine {
+    /// The calling host thread takes the earliest due host call of `channel` to run it: the
+    /// call runs after what its stream did before reaching it.
+    pub(crate) fn take_host_call(&mut self, channel: u64) -> Option<DueHostCall> {
+        let c = self.host_calls.take(channel)?;
+        self.race_host_saw_stream(c.stream);
+        Some(c)
+    }
+
     /// What a stream held at the host call task `task` reached waits for, for the watchdog.
     pub(crate) fn describe_host_call(&self, task: u64) -> String {
         let Some(c) = self.host_calls.outstanding().find(|c| c.task == task) else {

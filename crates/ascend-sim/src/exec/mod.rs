@@ -94,6 +94,14 @@ impl Engine {
             self.discard_tasks(s);
             return;
         }
+        if self.races.on {
+            let after = self
+                .streams
+                .get(&s)
+                .and_then(|st| st.queue.front())
+                .and_then(|t| t.after.clone());
+            self.races.task_started(s, after.as_ref());
+        }
         let d = self.chip.timing.sqe_dispatch_ns;
         let now = self.now;
         let fixed = self.fixed_duration_of_head(s);
@@ -216,7 +224,30 @@ impl Engine {
             &Task::ValueWrite { addr, value } => self.value_write(s, id, addr, value),
             &Task::EventRecord(e) => {
                 if let Some(seq) = event_seq {
+                    if self.races.on {
+                        self.races.event_recorded(s, e.0, seq);
+                    }
                     self.record_done(e.0, seq, Some(now));
+                }
+                None
+            }
+            &Task::EventWait(e) => {
+                if let (true, Some(seq)) = (self.races.on, event_seq) {
+                    self.races
+                        .event_waited(crate::races::AgentKey::Stream(s), e.0, seq);
+                }
+                None
+            }
+            &Task::NotifyWait { notify, .. } => {
+                if self.races.on {
+                    self.races.notify_taken(s, notify.0);
+                }
+                None
+            }
+            Task::CmoWaitBarrier { barrier_ids } => {
+                if self.races.on {
+                    let (ids, model) = (barrier_ids.clone(), front.model);
+                    self.races.barrier_waited(s, model, &ids);
                 }
                 None
             }
@@ -225,6 +256,9 @@ impl Engine {
                 None
             }
             &Task::NotifyRecord(n) => {
+                if self.races.on {
+                    self.races.notify_set(s, n.0);
+                }
                 self.notify_set(n.0);
                 None
             }
@@ -400,6 +434,9 @@ impl Engine {
             self.start_head(s);
         }
         if let Some(i) = task.instance {
+            if self.races.on {
+                self.races.instance_task_done(i, s);
+            }
             self.instance_task_done(i);
         }
     }

@@ -52,6 +52,7 @@ impl Engine {
             .get(&e)
             .is_some_and(|ev| ev.destroyed && ev.pending.is_empty())
         {
+            self.races.event_destroyed(e);
             self.events.remove(&e);
         }
     }
@@ -126,7 +127,14 @@ impl Engine {
         };
         inst.remaining = inst.remaining.saturating_sub(1);
         if inst.remaining == 0 {
+            let run_stream = inst.run_stream;
+            if let (true, Some(rs)) = (self.races.on, run_stream) {
+                self.races
+                    .instance_joined(i, crate::races::AgentKey::Stream(rs));
+            }
+            let inst = self.instances.get_mut(&i).expect("present");
             if inst.abandoned {
+                self.races.instance_forgotten(i);
                 self.instances.remove(&i);
             } else if let Some(rs) = inst.run_stream {
                 let fault = self.instances.remove(&i).and_then(|x| x.fault);

@@ -21,6 +21,7 @@ impl Sim {
             if let Some(ev) = e.events.get_mut(&event.0) {
                 ev.destroyed = true;
                 if ev.pending.is_empty() {
+                    e.races.event_destroyed(event.0);
                     e.events.remove(&event.0);
                 }
             }
@@ -31,7 +32,13 @@ impl Sim {
     /// True when the event's latest record has executed (false if never recorded).
     pub fn event_complete(&self, event: EventId) -> Result<bool, SimError> {
         self.with_charge(self.chip.timing.host_query_ns, |e| {
-            Ok(e.event(event.0)?.complete())
+            let ev = e.event(event.0)?;
+            let (done, latest) = (ev.complete(), ev.latest);
+            if let (true, true, Some(seq)) = (e.races.on, done, latest) {
+                let host = crate::races::AgentKey::Host(super::caller_key());
+                e.races.event_waited(host, event.0, seq);
+            }
+            Ok(done)
         })
     }
 
@@ -50,6 +57,10 @@ impl Sim {
             e.events.get(&event.0).is_none_or(|ev| ev.done(target))
         });
         if r.is_ok() {
+            if g.races.on {
+                let host = crate::races::AgentKey::Host(super::caller_key());
+                g.races.event_waited(host, event.0, target);
+            }
             g = self.observed(g);
         }
         self.release(g);

@@ -55,6 +55,9 @@ impl Sim {
             let now = e.now;
             let by = format!("by free at {now} ns");
             let len = e.mem.free(device, addr, by)?;
+            if e.races.on {
+                e.races.freed(addr, addr.saturating_add(len));
+            }
             // Cached lines of freed memory are forgotten, neither written back nor restored.
             if let Some(l2) = e.l2.get_mut(device as usize) {
                 l2.discard(addr, len);
@@ -82,6 +85,8 @@ impl Sim {
                 m.read(addr, out)
             });
             let info = read?;
+            let fault =
+                fault.or(e.race_host_access("synchronous copy to the host", false, addr, len));
             if let Some(fault) = fault {
                 return Err(SimError::TaskFault(fault));
             }
@@ -94,21 +99,24 @@ impl Sim {
 
     /// Synchronous host write of device memory (no stream ordering), bounds-checked.
     pub fn write(&self, addr: DevAddr, data: &[u8]) -> Result<(), SimError> {
-        self.host_store(addr, data.len() as u64, None, Link::H2D, |m, by| {
+        let what = "synchronous copy from the host";
+        self.host_store(what, addr, data.len() as u64, None, Link::H2D, |m, by| {
             m.write(addr, data, by)
         })
     }
 
     /// Synchronous fill of device memory.
     pub fn fill(&self, addr: DevAddr, value: u8, len: u64) -> Result<(), SimError> {
-        self.host_store(addr, len, None, Link::D2D, |m, by| {
+        let what = "synchronous fill";
+        self.host_store(what, addr, len, None, Link::D2D, |m, by| {
             m.fill(addr, value, len, by)
         })
     }
 
     /// Synchronous device-to-device copy (overlap allowed, behaves as memmove).
     pub fn copy(&self, dst: DevAddr, src: DevAddr, len: u64) -> Result<(), SimError> {
-        self.host_store(dst, len, Some(src), Link::D2D, |m, by| {
+        let what = "synchronous copy";
+        self.host_store(what, dst, len, Some(src), Link::D2D, |m, by| {
             m.copy(dst, src, len, by)
         })
     }
@@ -119,6 +127,7 @@ impl Sim {
     /// host, and the progress is counted and the value waits watching the range woken.
     fn host_store<R>(
         &self,
+        what: &'static str,
         addr: DevAddr,
         len: u64,
         source: Option<DevAddr>,
@@ -140,6 +149,11 @@ impl Sim {
             stored?;
             e.progress += 1;
             e.on_mem_write(addr, len);
+            let mut fault = fault;
+            if let Some(src) = source {
+                fault = fault.or(e.race_host_access(what, false, src, len));
+            }
+            fault = fault.or(e.race_host_access(what, true, addr, len));
             match fault {
                 Some(fault) => Err(SimError::TaskFault(fault)),
                 None => Ok(()),

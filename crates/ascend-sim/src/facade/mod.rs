@@ -617,16 +617,22 @@ fn note_caller(e: &mut Engine) {
     if SERVICE.with(std::cell::Cell::get) {
         return;
     }
-    let key = CALLER_KEY.with(|k| {
-        if k.get() == 0 {
-            k.set(CALLER_KEYS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1);
-        }
-        k.get()
-    });
+    let key = caller_key();
     if e.last_caller != key {
         e.many_callers |= e.last_caller != 0;
         e.last_caller = key;
     }
+}
+
+/// The calling thread's number (1 for the first thread that asked, then 2, ...), service
+/// threads included: the race detector's name for a host thread.
+pub(crate) fn caller_key() -> u64 {
+    CALLER_KEY.with(|k| {
+        if k.get() == 0 {
+            k.set(CALLER_KEYS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1);
+        }
+        k.get()
+    })
 }
 
 /// Marks the calling thread as one of the runtime's service threads (`on`), whose calls into

@@ -60,6 +60,10 @@ impl Sim {
         });
         let mut fault = None;
         if r.is_ok() {
+            if g.races.on {
+                let host = crate::races::AgentKey::Host(super::caller_key());
+                g.races.instance_joined(i, host);
+            }
             // The instance's first fault is this call's (its streams return at once).
             fault = g
                 .instances

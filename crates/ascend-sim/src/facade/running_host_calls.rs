@@ -23,7 +23,7 @@ impl Sim {
             self.block_until(g, what, timeout_ms, move |e| e.host_calls.has_due(channel));
         g.host_calls.set_ready(channel, false);
         let taken = match r {
-            Ok(()) => Ok(g.host_calls.take(channel)),
+            Ok(()) => Ok(g.take_host_call(channel)),
             Err(SimError::Timeout(_) | SimError::TimeoutBlocked(..)) => Ok(None),
             Err(e) => Err(e),
         };
@@ -36,7 +36,7 @@ impl Sim {
     /// thread, which must not run the device on the program's behalf.
     pub fn wait_host_call(&self, channel: u64, wall: Duration) -> Option<DueHostCall> {
         let mut g = self.lock();
-        if let Some(c) = g.host_calls.take(channel) {
+        if let Some(c) = g.take_host_call(channel) {
             return Some(c);
         }
         let id = g.begin_host_wait(HostWait::HostCalls(channel));
@@ -45,7 +45,7 @@ impl Sim {
         g = timed_wait(&self.engine, &self.changed, g, wall, &mut clock);
         g.host_calls.set_ready(channel, false);
         g.end_host_wait(id);
-        let c = g.host_calls.take(channel);
+        let c = g.take_host_call(channel);
         drop(g);
         c
     }

@@ -53,6 +53,8 @@ impl Sim {
             });
             g = g2;
             r?;
+            // The destroy waited for the stream's tasks: the host goes on after them.
+            g.race_host_saw_stream(s);
         }
         g.drop_stream(s);
         self.release(g);
@@ -158,6 +160,7 @@ impl Sim {
                 let n = ids.iter().filter(|&&id| id <= t).count() as u64;
                 (n > 0).then_some(n)
             });
+            g.race_host_saw_stream(s);
             match (discarded, g.streams.contains_key(&s)) {
                 (Some(n), false) => {
                     fault = Some(SimError::StreamDestroyed {
@@ -175,7 +178,11 @@ impl Sim {
     /// to the current host time first).
     pub fn stream_idle(&self, stream: StreamId) -> Result<bool, SimError> {
         self.with_charge(self.chip.timing.host_query_ns, |e| {
-            Ok(e.stream(stream.0)?.idle())
+            let idle = e.stream(stream.0)?.idle();
+            if idle {
+                e.race_host_saw_stream(stream.0);
+            }
+            Ok(idle)
         })
     }
 
@@ -187,6 +194,15 @@ impl Sim {
         let (mut g, r) = self.block_until(g, what, timeout_ms, move |e| e.device_idle(device));
         let mut fault = None;
         if r.is_ok() {
+            let on_device: Vec<u64> = g
+                .streams
+                .iter()
+                .filter(|(_, st)| st.device == device)
+                .map(|(&s, _)| s)
+                .collect();
+            for s in on_device {
+                g.race_host_saw_stream(s);
+            }
             for st in g.streams.values_mut().filter(|s| s.device == device) {
                 if let Some(f) = st.take_fault() {
                     fault.get_or_insert(f);

@@ -21,6 +21,10 @@ impl Engine {
         match op {
             Request::Load { addr, bytes } => {
                 self.check_scalar(addr, bytes, "load")?;
+                if self.races.on {
+                    let key = self.kernel_agent(dev, core);
+                    self.races.word_read(key, addr, u64::from(bytes));
+                }
                 let fill_ns = self.dcache_fill(dev, core, addr)?;
                 let dc = &mut self.cores[dev][core].dcache;
                 let line = dc.line_of(addr);
@@ -38,6 +42,10 @@ impl Engine {
                 self.check_scalar(addr, bytes, "store")?;
                 let fill_ns = self.dcache_fill(dev, core, addr)?;
                 let by = self.core_writer(dev, core);
+                if self.races.on {
+                    let key = self.kernel_agent(dev, core);
+                    self.races.word_written(key, addr, u64::from(bytes));
+                }
                 let dc = &mut self.cores[dev][core].dcache;
                 let line = dc.line_of(addr);
                 let off = (addr - line) as usize;
@@ -111,6 +119,10 @@ impl Engine {
                 let by = self.core_writer(dev, core);
                 let what = format!("the copy to a local buffer by {by}");
                 let mut fault = self.check_invisible_writes(gm, len, &what, None);
+                if self.races.on {
+                    let who = self.kernel_accessor(dev, core);
+                    fault = fault.or(self.race_access(who, false, gm, len));
+                }
                 let mut data = vec![0u8; len as usize];
                 let (read, f) = self.agent_access(L2Agent::AiCore, &[(gm, len)], &[], by, |m| {
                     m.read(gm, &mut data)
@@ -135,6 +147,12 @@ impl Engine {
                     });
                 written.map_err(|e| e.to_string())?;
                 self.on_mem_write(gm, len);
+                let fault = if self.races.on {
+                    let who = self.kernel_accessor(dev, core);
+                    fault.or(self.race_access(who, true, gm, len))
+                } else {
+                    fault
+                };
                 if let Some(f) = fault {
                     return Err(f);
                 }

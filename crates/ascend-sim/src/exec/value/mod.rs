@@ -32,6 +32,10 @@ impl Engine {
         });
         match written {
             Ok(()) => {
+                if self.races.on {
+                    self.races
+                        .word_written(crate::races::AgentKey::Stream(s), addr, 8);
+                }
                 self.on_mem_write(addr, 8);
                 fault.map(|f| format!("task {id}: {f}"))
             }
@@ -126,6 +130,10 @@ impl Engine {
                     };
                     let limit = self.config.max_timeline_entries;
                     self.report.note_value_wait(record, limit);
+                    if self.races.on {
+                        self.races
+                            .word_read(crate::races::AgentKey::Stream(s), addr, 8);
+                    }
                     self.unwatch(addr, s);
                     self.complete(s, None);
                 } else if let Some(Head::Wait(w)) = self.streams.get_mut(&s).map(|st| &mut st.head)

@@ -1,0 +1,117 @@
+/* Programs that each miss one ordering edge, and their twins with the edge ("<shape>-ordered").
+ * Each computes the right data under the simulator's default schedule; only race detection
+ * (ASCEND_SIM_RACES=on) tells the racy ones, as data_race hazards.
+ *
+ *   copy      a copy into B on stream 1, a copy out of B on stream 2, no event between them
+ *   flag      stream 1 fills the data and raises a flag with aclrtValueWrite; stream 2 copies
+ *             the data without waiting for the flag (the twin waits with aclrtValueWait)
+ *   fills     two fills of one buffer on two streams
+ *   invalid   a fill and a WRITEBACK of a range on stream 1, an INVALID of it on stream 2
+ *   host-read the host copies out (aclrtMemcpy) what a stream is still filling (the twin
+ *             synchronizes the stream first)
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "acl/acl.h"
+#include "check.h"
+
+#define N 4096
+
+static aclrtStream s1, s2;
+
+/* The edge the racy shapes lack: stream 2 waits for an event stream 1 records now. */
+static void order(void) {
+    aclrtEvent e = NULL;
+    CHECK(aclrtCreateEvent(&e));
+    CHECK(aclrtRecordEvent(e, s1));
+    CHECK(aclrtStreamWaitEvent(s2, e));
+}
+
+static void expect_bytes(const void *dev, unsigned char want, const char *what) {
+    static unsigned char host[N];
+    CHECK(aclrtMemcpy(host, N, dev, N, ACL_MEMCPY_DEVICE_TO_HOST));
+    for (int i = 0; i < N; i++) {
+        if (host[i] != want) {
+            fprintf(stderr, "%s: byte %d is %u, expected %u\n", what, i, host[i], want);
+            failures++;
+            return;
+        }
+    }
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        fprintf(stderr, "usage: races <shape>[-ordered]\n");
+        return 2;
+    }
+    char shape[64];
+    snprintf(shape, sizeof shape, "%s", argv[1]);
+    char *dash = strstr(shape, "-ordered");
+    int ordered = dash != NULL;
+    if (dash) *dash = 0;
+
+    CHECK(aclInit(NULL));
+    CHECK(aclrtSetDevice(0));
+    CHECK(aclrtCreateStream(&s1));
+    CHECK(aclrtCreateStream(&s2));
+    void *a = NULL, *b = NULL, *c = NULL, *flag = NULL;
+    CHECK(aclrtMalloc(&a, N, ACL_MEM_MALLOC_NORMAL_ONLY));
+    CHECK(aclrtMalloc(&b, N, ACL_MEM_MALLOC_NORMAL_ONLY));
+    CHECK(aclrtMalloc(&c, N, ACL_MEM_MALLOC_NORMAL_ONLY));
+    CHECK(aclrtMalloc(&flag, 64, ACL_MEM_MALLOC_NORMAL_ONLY));
+    CHECK(aclrtMemset(a, N, 1, N));
+    CHECK(aclrtMemset(b, N, 0, N));
+    CHECK(aclrtMemset(c, N, 0, N));
+    CHECK(aclrtMemset(flag, 64, 0, 64));
+
+    if (strcmp(shape, "copy") == 0) {
+        CHECK(aclrtMemcpyAsync(b, N, a, N, ACL_MEMCPY_DEVICE_TO_DEVICE, s1));
+        if (ordered) order();
+        CHECK(aclrtMemcpyAsync(c, N, b, N, ACL_MEMCPY_DEVICE_TO_DEVICE, s2));
+        CHECK(aclrtSynchronizeStream(s1));
+        CHECK(aclrtSynchronizeStream(s2));
+        expect_bytes(c, 1, "the copy of the copy");
+    } else if (strcmp(shape, "flag") == 0) {
+        CHECK(aclrtMemsetAsync(b, N, 7, N, s1));
+        CHECK(aclrtValueWrite(flag, 1, 0, s1));
+        if (ordered) CHECK(aclrtValueWait(flag, 1, ACL_STREAM_WAIT_VALUE_EQ, s2));
+        CHECK(aclrtMemcpyAsync(c, N, b, N, ACL_MEMCPY_DEVICE_TO_DEVICE, s2));
+        CHECK(aclrtSynchronizeStream(s1));
+        CHECK(aclrtSynchronizeStream(s2));
+        expect_bytes(c, 7, "what the consumer copied");
+    } else if (strcmp(shape, "fills") == 0) {
+        CHECK(aclrtMemsetAsync(b, N, 2, N, s1));
+        if (ordered) order();
+        CHECK(aclrtMemsetAsync(b, N, 3, N, s2));
+        CHECK(aclrtSynchronizeStream(s1));
+        CHECK(aclrtSynchronizeStream(s2));
+        expect_bytes(b, 3, "the buffer filled twice");
+    } else if (strcmp(shape, "invalid") == 0) {
+        CHECK(aclrtMemsetAsync(b, N, 4, N, s1));
+        CHECK(aclrtCmoAsync(b, N, ACL_RT_CMO_TYPE_WRITEBACK, s1));
+        if (ordered) order();
+        CHECK(aclrtCmoAsync(b, N, ACL_RT_CMO_TYPE_INVALID, s2));
+        CHECK(aclrtSynchronizeStream(s1));
+        CHECK(aclrtSynchronizeStream(s2));
+        expect_bytes(b, 4, "the buffer written back");
+    } else if (strcmp(shape, "host-read") == 0) {
+        CHECK(aclrtMemsetAsync(b, N, 5, N, s1));
+        if (ordered) CHECK(aclrtSynchronizeStream(s1));
+        expect_bytes(b, 5, "what the host read");
+        CHECK(aclrtSynchronizeStream(s1));
+    } else {
+        fprintf(stderr, "unknown shape %s\n", shape);
+        return 2;
+    }
+
+    CHECK(aclrtFree(a));
+    CHECK(aclrtFree(b));
+    CHECK(aclrtFree(c));
+    CHECK(aclrtFree(flag));
+    CHECK(aclrtDestroyStream(s1));
+    CHECK(aclrtDestroyStream(s2));
+    CHECK(aclrtResetDevice(0));
+    CHECK(aclFinalize());
+    FINISH();
+}

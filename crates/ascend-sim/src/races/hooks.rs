@@ -1,0 +1,263 @@
+//! Where the engine meets the race detector: each data access checked, and the words of a
+//! race report (both accesses, and the edge that would order them).
+
+use super::shadow::{Access, Accessor, Conflict};
+use super::AgentKey;
+use crate::engine::Engine;
+use crate::types::HazardKind;
+
+impl Engine {
+    /// A data access of `[addr, addr+len)` by `who` (a write or a read), checked against the
+    /// accesses it is not ordered with; each race is a `data_race` hazard. Returns the fault
+    /// of a hazard whose setting is `fail`.
+    pub(crate) fn race_access(
+        &mut self,
+        who: Accessor,
+        write: bool,
+        addr: u64,
+        len: u64,
+    ) -> Option<String> {
+        if !self.races.on || len == 0 {
+            return None;
+        }
+        let key = match &who {
+            Accessor::Task { stream, .. } | Accessor::Kernel { stream, .. } => {
+                AgentKey::Stream(*stream)
+            }
+            Accessor::Host { thread, .. } => AgentKey::Host(*thread),
+        };
+        let at_ns = match key {
+            AgentKey::Host(_) => self.host_time(),
+            AgentKey::Stream(_) => self.now,
+        };
+        let hi = addr.saturating_add(len);
+        let later_who = who.clone();
+        let conflicts = self.races.access(key, |epoch| Access {
+            epoch,
+            who,
+            write,
+            lo: addr,
+            hi,
+            at_ns,
+        });
+        if conflicts.is_empty() {
+            return None;
+        }
+        // Described from what it was given (its epoch plays no part in the words).
+        let later = Access {
+            epoch: conflicts[0].prior.epoch,
+            who: later_who,
+            write,
+            lo: addr,
+            hi,
+            at_ns,
+        };
+        let mut fault = None;
+        for c in conflicts {
+            let f = self.report_race(&c, &later);
+            fault = fault.or(f);
+        }
+        fault
+    }
+
+    /// A data access by the calling host thread's synchronous call `call`; a write of at
+    /// most 8 bytes is also a write of a synchronisation word (a flag the host raises).
+    pub(crate) fn race_host_access(
+        &mut self,
+        call: &'static str,
+        write: bool,
+        addr: u64,
+        len: u64,
+    ) -> Option<String> {
+        if !self.races.on {
+            return None;
+        }
+        let thread = crate::facade::caller_key();
+        if write && len <= 8 {
+            self.races.word_written(AgentKey::Host(thread), addr, len);
+        }
+        self.race_access(Accessor::Host { thread, call }, write, addr, len)
+    }
+
+    /// The calling host thread observed that stream `s` has done all it was given.
+    pub(crate) fn race_host_saw_stream(&mut self, s: u64) {
+        if self.races.on {
+            self.races.host_saw_stream(crate::facade::caller_key(), s);
+        }
+    }
+
+    /// The block on `core` of device `dev`, as an accessor.
+    pub(crate) fn kernel_accessor(&self, dev: usize, core: usize) -> Accessor {
+        match self.core_writer(dev, core) {
+            crate::memory::Writer::Core {
+                task,
+                stream,
+                block,
+                core,
+                ..
+            } => Accessor::Kernel {
+                task,
+                stream,
+                block,
+                core,
+            },
+            _ => Accessor::Kernel {
+                task: 0,
+                stream: 0,
+                block: 0,
+                core: core as u32,
+            },
+        }
+    }
+
+    /// The agent of the block on `core`: its kernel's stream.
+    pub(crate) fn kernel_agent(&self, dev: usize, core: usize) -> AgentKey {
+        match self.kernel_accessor(dev, core) {
+            Accessor::Kernel { stream, .. } => AgentKey::Stream(stream),
+            _ => AgentKey::Stream(0),
+        }
+    }
+
+    /// The data accesses of an engine task (task `id` on stream `s`) as it applies its effect:
+    /// a copy reads its source and writes its destination, a fill writes, a reduce reads both
+    /// operands and writes one; an INVALID discards what the cache held (a write), the other
+    /// CMOs read. Host ends of copies are not tracked (docs/races.md).
+    pub(crate) fn race_task_accesses(
+        &mut self,
+        s: u64,
+        id: u64,
+        kind: &crate::types::Task,
+    ) -> Option<String> {
+        use crate::types::{CmoType, Loc, Task};
+        if !self.races.on {
+            return None;
+        }
+        let name = match kind {
+            Task::Cmo { op, .. }
+            | Task::CmoWithBarrier { op, .. }
+            | Task::CmoWithDesc { op, .. } => cmo_name(*op),
+            _ => crate::stream::task_name(kind),
+        };
+        let who = Accessor::Task {
+            task: id,
+            stream: s,
+            kind: name,
+        };
+        let mut ranges: Vec<(bool, u64, u64)> = Vec::new();
+        match kind {
+            Task::Memcpy { dst, src, len } => {
+                if let Loc::Device(a) = src {
+                    ranges.push((false, *a, *len));
+                }
+                if let Loc::Device(a) = dst {
+                    ranges.push((true, *a, *len));
+                }
+            }
+            Task::Memset { addr, len, .. } => ranges.push((true, *addr, *len)),
+            Task::Reduce { dst, src, len, .. } => {
+                ranges.push((false, *src, *len));
+                ranges.push((true, *dst, *len));
+            }
+            Task::Cmo { op, addr, len } | Task::CmoWithBarrier { op, addr, len, .. } => {
+                ranges.push((*op == CmoType::Invalid, *addr, *len));
+            }
+            Task::CmoWithDesc { op, .. } => {
+                for &(addr, len) in self.desc_blocks.get(&id).into_iter().flatten() {
+                    ranges.push((*op == CmoType::Invalid, addr, len));
+                }
+            }
+            _ => {}
+        }
+        let mut fault = None;
+        for (write, addr, len) in ranges {
+            let f = self.race_access(who.clone(), write, addr, len);
+            fault = fault.or(f);
+        }
+        fault
+    }
+
+    /// One race between `c.prior` and `later`, as a `data_race` hazard.
+    fn report_race(&mut self, c: &Conflict, later: &Access) -> Option<String> {
+        let bytes = c.hi - c.lo;
+        let detail = format!(
+            "{} and {} touch {bytes} bytes [{:#x}, {:#x}) in common, and neither is ordered \
+             before the other: {}",
+            describe(&c.prior),
+            describe(later),
+            c.lo,
+            c.hi,
+            missing_edge(&c.prior.who, &later.who),
+        );
+        let device = self.mem.device_of(c.lo).unwrap_or(0);
+        self.hazard(HazardKind::DataRace, device, c.lo, bytes, detail)
+    }
+}
+
+/// A CMO task's name with its type.
+fn cmo_name(op: crate::types::CmoType) -> &'static str {
+    use crate::types::CmoType;
+    match op {
+        CmoType::Prefetch => "Cmo PREFETCH",
+        CmoType::Writeback => "Cmo WRITEBACK",
+        CmoType::Invalid => "Cmo INVALID",
+        CmoType::Flush => "Cmo FLUSH",
+    }
+}
+
+/// "task 3 (Memcpy) on stream 1 wrote [0x…, +4096) at 1200 ns".
+fn describe(a: &Access) -> String {
+    let verb = if a.write { "wrote" } else { "read" };
+    let range = format!("[{:#x}, +{})", a.lo, a.hi - a.lo);
+    match &a.who {
+        Accessor::Task { task, stream, kind } => {
+            format!("task {task} ({kind}) on stream {stream} {verb} {range} at {} ns", a.at_ns)
+        }
+        Accessor::Kernel {
+            task,
+            stream,
+            block,
+            core,
+        } => format!(
+            "kernel task {task} on stream {stream} (block {block}, AI core {core}) {verb} {range} at {} ns",
+            a.at_ns
+        ),
+        Accessor::Host { thread, call } => {
+            format!("host thread {thread} {verb} {range} in a {call} at {} ns", a.at_ns)
+        }
+    }
+}
+
+/// The task number and stream of a device-side accessor.
+fn on_stream(w: &Accessor) -> Option<(u64, u64)> {
+    match w {
+        Accessor::Task { task, stream, .. } | Accessor::Kernel { task, stream, .. } => {
+            Some((*task, *stream))
+        }
+        Accessor::Host { .. } => None,
+    }
+}
+
+/// What would order `first` before `second`.
+fn missing_edge(first: &Accessor, second: &Accessor) -> String {
+    match (on_stream(first), on_stream(second)) {
+        (Some((t1, s1)), Some((t2, s2))) if s1 == s2 => format!(
+            "tasks {t1} and {t2} of stream {s1} ran in separate model runs or instances that \
+             nothing orders; order the runs"
+        ),
+        (Some((t1, s1)), Some((t2, s2))) => format!(
+            "record an event on stream {s1} after task {t1} and wait for it on stream {s2} \
+             before task {t2} (aclrtRecordEvent, aclrtStreamWaitEvent)"
+        ),
+        (Some((t1, s1)), None) => format!(
+            "synchronize stream {s1} (or an event recorded after task {t1}) before the host's \
+             call (aclrtSynchronizeStream, aclrtSynchronizeEvent)"
+        ),
+        (None, Some((t2, s2))) => format!(
+            "make the host's call before submitting task {t2} to stream {s2}, or have stream \
+             {s2} wait for it"
+        ),
+        (None, None) => "order the two host threads' calls (the simulator sees no \
+                         synchronisation between host threads)"
+            .to_string(),
+    }
+}

@@ -1,0 +1,370 @@
+//! Happens-before race detection: which accesses of device memory are not ordered by the
+//! program's synchronisation, whatever the schedule (vector clocks in the manner of
+//! ThreadSanitizer; FastTrack's epochs for accesses).
+//!
+//! This file owns the detector's state: the agents (each stream, each host thread), their
+//! clocks, and what each synchronisation object carries from its release to its acquire.
+//! The edges (docs/races.md):
+//! - stream order: a stream's tasks run in order, each one step of the stream;
+//! - submission: a task is ordered after what its host thread did before submitting it, and
+//!   a model instance's tasks after the run that started them;
+//! - event record → the stream wait or host synchronize of that record; notify record → the
+//!   wait it releases; INVALID with a barrier id → the barrier wait;
+//! - value write, a kernel's scalar store or a host write of a word → the value wait or the
+//!   kernel's scalar load that reads the word (synchronisation words);
+//! - host synchronize of a stream, an event or a device (and a query that finds it done) →
+//!   the host thread; a stream's host call ↔ the host thread that runs it.
+//!
+//! Copies, fills, reduces and CMOs of a stream, a kernel's copies between global memory and
+//! local buffers, and the host's synchronous reads, writes, fills and copies are data
+//! accesses, checked in [`shadow`]. Value writes and waits and kernels' scalar loads and
+//! stores are synchronisation accesses: they order, and are not checked as data.
+//!
+//! The engine's side (where each edge and access is taken) is in `hooks`.
+
+pub mod clock;
+mod hooks;
+pub mod shadow;
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::Arc;
+
+use clock::{Agent, Released, VClock};
+use shadow::{Access, Conflict, Shadow};
+
+/// Who an agent is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AgentKey {
+    /// A stream, by the simulator's stream number.
+    Stream(u64),
+    /// A host thread, by its caller number.
+    Host(u64),
+}
+
+/// The records of one event whose clocks are kept for waits that name them.
+const RECORDS_KEPT: usize = 64;
+
+/// One agent's bookkeeping.
+#[derive(Debug, Default)]
+struct AgentState {
+    clock: VClock,
+    /// Its present step was handed out: its next data access is a new step.
+    released: bool,
+    /// A snapshot of its clock, valid while it learns nothing new (its own steps aside).
+    snapshot: Option<Arc<VClock>>,
+    /// A stream's: the submitter's release it learnt last (not joined again).
+    joined: Option<Released>,
+}
+
+/// The detector's state (see the module doc).
+#[derive(Debug, Default)]
+pub struct Races {
+    /// Detection is on.
+    pub on: bool,
+    agents: HashMap<AgentKey, Agent>,
+    /// Agent numbers of destroyed streams, to be reused.
+    free_agents: Vec<Agent>,
+    states: Vec<AgentState>,
+    /// Event records executed, by (event, record number).
+    records: HashMap<(u64, u64), Released>,
+    record_order: HashMap<u64, VecDeque<u64>>,
+    /// Notifies set and not yet consumed.
+    notifies: HashMap<u64, VClock>,
+    /// Synchronisation words (8-byte aligned): their latest writer's release.
+    words: BTreeMap<u64, Released>,
+    /// Barrier INVALIDs done, by (model, barrier id).
+    barriers: HashMap<(Option<u64>, u32), VClock>,
+    /// Model instances: what their finished tasks knew.
+    instances: HashMap<u64, VClock>,
+    shadow: Shadow,
+}
+
+impl Races {
+    /// A detector, on or off.
+    pub fn new(on: bool) -> Races {
+        Races {
+            on,
+            ..Races::default()
+        }
+    }
+
+    /// The agent of `key`, created on first use (its first step is 1). A destroyed stream's
+    /// number is given to the next new agent, whose steps go on counting from the old one's,
+    /// so that vector clocks stay as long as the agents alive at once, however many streams a
+    /// program creates: what others knew of the old stream's steps does not cover the new
+    /// agent's. (The new agent is taken as ordered after the old one's accesses.)
+    pub fn agent(&mut self, key: AgentKey) -> Agent {
+        if let Some(&a) = self.agents.get(&key) {
+            return a;
+        }
+        let a = match self.free_agents.pop() {
+            Some(a) => {
+                let old = &self.states[a as usize];
+                let mut clock = VClock::default();
+                clock.set_own(a, old.clock.get(a).saturating_add(1));
+                self.states[a as usize] = AgentState {
+                    clock,
+                    ..AgentState::default()
+                };
+                a
+            }
+            None => {
+                let a = self.states.len() as Agent;
+                let mut clock = VClock::default();
+                clock.tick(a);
+                self.states.push(AgentState {
+                    clock,
+                    ..AgentState::default()
+                });
+                a
+            }
+        };
+        self.agents.insert(key, a);
+        a
+    }
+
+    /// Stream `s` is gone: its agent's number may serve a new agent.
+    pub fn stream_gone(&mut self, s: u64) {
+        if let Some(a) = self.agents.remove(&AgentKey::Stream(s)) {
+            self.free_agents.push(a);
+        }
+    }
+
+    fn state(&mut self, a: Agent) -> &mut AgentState {
+        &mut self.states[a as usize]
+    }
+
+    /// `a` learns a clock (an acquire).
+    fn learn(&mut self, a: Agent, other: &VClock) {
+        let st = self.state(a);
+        if st.clock.join(other) {
+            st.snapshot = None;
+        }
+    }
+
+    /// `a` learns a release (an acquire).
+    fn learn_released(&mut self, a: Agent, r: &Released) {
+        let st = self.state(a);
+        if st.clock.join_released(r) {
+            st.snapshot = None;
+        }
+    }
+
+    /// `a`'s present knowledge, handed to a later party (a release): its next data access is
+    /// a new step, so that the party is not ordered after that access. Allocates only when
+    /// `a` learnt something since its last release.
+    fn hand_out(&mut self, a: Agent) -> Released {
+        let st = self.state(a);
+        st.released = true;
+        let base = match &st.snapshot {
+            Some(b) => b.clone(),
+            None => {
+                let b = Arc::new(st.clock.clone());
+                st.snapshot = Some(b.clone());
+                b
+            }
+        };
+        Released {
+            base,
+            own: st.clock.epoch(a),
+        }
+    }
+
+    /// Before a data access by `a`: a new step if its present one was handed out.
+    fn step_if_released(&mut self, a: Agent) {
+        let st = self.state(a);
+        if std::mem::take(&mut st.released) {
+            st.clock.tick(a);
+        }
+    }
+
+    // ----- submission and stream order -----
+
+    /// Host thread `host` submits a task: what the task is ordered after (what the thread did
+    /// so far), kept with the task until it starts.
+    pub fn submitted(&mut self, host: u64) -> Released {
+        let h = self.agent(AgentKey::Host(host));
+        self.hand_out(h)
+    }
+
+    /// What a model run started by `key` hands to its tasks.
+    pub fn run_base(&mut self, key: AgentKey) -> Released {
+        let a = self.agent(key);
+        self.hand_out(a)
+    }
+
+    /// A task starts on stream `s`: a new step of the stream, after `after` (what the task
+    /// was submitted after). A release the stream learnt last time is not joined again (the
+    /// tasks a host thread submits in a row share one).
+    pub fn task_started(&mut self, s: u64, after: Option<&Released>) {
+        let a = self.agent(AgentKey::Stream(s));
+        let st = self.state(a);
+        st.clock.tick(a);
+        st.released = false;
+        let Some(r) = after else { return };
+        if st.joined.as_ref().is_some_and(|j| j.same(r)) {
+            return;
+        }
+        st.joined = Some(r.clone());
+        self.learn_released(a, r);
+    }
+
+    // ----- events, notifies, barriers, instances -----
+
+    /// Record `seq` of event `e` executed on stream `s`.
+    pub fn event_recorded(&mut self, s: u64, e: u64, seq: u64) {
+        let a = self.agent(AgentKey::Stream(s));
+        let r = self.hand_out(a);
+        self.records.insert((e, seq), r);
+        let order = self.record_order.entry(e).or_default();
+        order.push_back(seq);
+        if order.len() > RECORDS_KEPT {
+            if let Some(old) = order.pop_front() {
+                self.records.remove(&(e, old));
+            }
+        }
+    }
+
+    /// `key` waited for (or found done) record `seq` of event `e`.
+    pub fn event_waited(&mut self, key: AgentKey, e: u64, seq: u64) {
+        let a = self.agent(key);
+        if let Some(r) = self.records.get(&(e, seq)).cloned() {
+            self.learn_released(a, &r);
+        }
+    }
+
+    /// Event `e` is gone: its records' clocks go too.
+    pub fn event_destroyed(&mut self, e: u64) {
+        for seq in self.record_order.remove(&e).unwrap_or_default() {
+            self.records.remove(&(e, seq));
+        }
+    }
+
+    /// Stream `s` set notify `n`.
+    pub fn notify_set(&mut self, s: u64, n: u64) {
+        let a = self.agent(AgentKey::Stream(s));
+        let r = self.hand_out(a);
+        self.notifies.entry(n).or_default().join_released(&r);
+    }
+
+    /// Stream `s` consumed notify `n`.
+    pub fn notify_taken(&mut self, s: u64, n: u64) {
+        let a = self.agent(AgentKey::Stream(s));
+        if let Some(c) = self.notifies.remove(&n) {
+            self.learn(a, &c);
+        }
+    }
+
+    /// Stream `s` completed an INVALID with barrier id `id` (of `model`).
+    pub fn barrier_done(&mut self, s: u64, model: Option<u64>, id: u32) {
+        let a = self.agent(AgentKey::Stream(s));
+        let r = self.hand_out(a);
+        self.barriers
+            .entry((model, id))
+            .or_default()
+            .join_released(&r);
+    }
+
+    /// Stream `s` passed a barrier wait on `ids` (of `model`).
+    pub fn barrier_waited(&mut self, s: u64, model: Option<u64>, ids: &[u32]) {
+        let a = self.agent(AgentKey::Stream(s));
+        for &id in ids {
+            if let Some(c) = self.barriers.get(&(model, id)).cloned() {
+                self.learn(a, &c);
+            }
+        }
+    }
+
+    /// A task of instance `i` completed on stream `s`.
+    pub fn instance_task_done(&mut self, i: u64, s: u64) {
+        let a = self.agent(AgentKey::Stream(s));
+        let r = self.hand_out(a);
+        self.instances.entry(i).or_default().join_released(&r);
+    }
+
+    /// Instance `i` finished and `key` (its run's stream, or the host thread that ran it)
+    /// goes on after it.
+    pub fn instance_joined(&mut self, i: u64, key: AgentKey) {
+        let a = self.agent(key);
+        if let Some(c) = self.instances.remove(&i) {
+            self.learn(a, &c);
+        }
+    }
+
+    /// Instance `i` was given up on: nothing goes on after it.
+    pub fn instance_forgotten(&mut self, i: u64) {
+        self.instances.remove(&i);
+    }
+
+    // ----- synchronisation words -----
+
+    /// `key` wrote the synchronisation word(s) of `[addr, addr+len)`.
+    pub fn word_written(&mut self, key: AgentKey, addr: u64, len: u64) {
+        let a = self.agent(key);
+        let r = self.hand_out(a);
+        for w in words_of(addr, len) {
+            self.words.insert(w, r.clone());
+        }
+    }
+
+    /// `key` read the synchronisation word at `addr` (a value wait that passed, a kernel's
+    /// scalar load).
+    pub fn word_read(&mut self, key: AgentKey, addr: u64, len: u64) {
+        let a = self.agent(key);
+        for w in words_of(addr, len) {
+            if let Some(r) = self.words.get(&w).cloned() {
+                self.learn_released(a, &r);
+            }
+        }
+    }
+
+    // ----- host synchronisation -----
+
+    /// Host thread `host` observed that stream `s` has done everything submitted so far.
+    pub fn host_saw_stream(&mut self, host: u64, s: u64) {
+        let h = self.agent(AgentKey::Host(host));
+        if let Some(&a) = self.agents.get(&AgentKey::Stream(s)) {
+            let r = self.hand_out(a);
+            self.learn_released(h, &r);
+        }
+    }
+
+    /// Stream `s` goes on after host thread `host` (a blocking host call it ran returned).
+    pub fn stream_saw_host(&mut self, s: u64, host: u64) {
+        let h = self.agent(AgentKey::Host(host));
+        let r = self.hand_out(h);
+        let a = self.agent(AgentKey::Stream(s));
+        self.learn_released(a, &r);
+    }
+
+    // ----- data accesses -----
+
+    /// Checks and records a data access by `key`; `make` builds it from the agent's epoch.
+    pub fn access(
+        &mut self,
+        key: AgentKey,
+        make: impl FnOnce(clock::Epoch) -> Access,
+    ) -> Vec<Conflict> {
+        let a = self.agent(key);
+        self.step_if_released(a);
+        let clock = &self.states[a as usize].clock;
+        let acc = Arc::new(make(clock.epoch(a)));
+        self.shadow.access(acc, clock)
+    }
+
+    /// Memory `[lo, hi)` was freed.
+    pub fn freed(&mut self, lo: u64, hi: u64) {
+        self.shadow.forget(lo, hi);
+        let gone: Vec<u64> = self.words.range(lo & !7..hi).map(|(&w, _)| w).collect();
+        for w in gone {
+            self.words.remove(&w);
+        }
+    }
+}
+
+/// The 8-byte words `[addr, addr+len)` touches.
+fn words_of(addr: u64, len: u64) -> impl Iterator<Item = u64> {
+    let first = addr & !7;
+    let end = addr.saturating_add(len.max(1));
+    (first..end).step_by(8)
+}

@@ -1,0 +1,340 @@
+//! Happens-before race detection: programs that each miss one ordering edge are reported
+//! with both accesses and the edge that would order them, whatever the schedule did; their
+//! twins with the edge are silent.
+
+mod common;
+
+use ascend_sim::*;
+use common::*;
+
+const N: u64 = 4096;
+
+fn racing_sim() -> Sim {
+    sim_with(|c| c.races = true)
+}
+
+/// The `data_race` hazards reported so far.
+fn races(sim: &Sim) -> Vec<report::Hazard> {
+    sim.report()
+        .hazards
+        .iter()
+        .filter(|h| h.kind == "data_race")
+        .cloned()
+        .collect()
+}
+
+fn two_streams(sim: &Sim) -> (StreamId, StreamId) {
+    (
+        sim.create_stream(0, 0, false).unwrap(),
+        sim.create_stream(0, 0, false).unwrap(),
+    )
+}
+
+/// A buffer of `N` bytes the host has written (so that nothing reads never-written memory).
+fn buffer(sim: &Sim) -> u64 {
+    let b = sim.malloc(0, N).unwrap();
+    sim.fill(b, 0, N).unwrap();
+    b
+}
+
+fn copy(dst: u64, src: u64) -> Task {
+    Task::Memcpy {
+        dst: Loc::Device(dst),
+        src: Loc::Device(src),
+        len: N,
+    }
+}
+
+/// Stream 2 waits for an event stream 1 records now (the edge the racy programs lack).
+fn order(sim: &Sim, first: StreamId, then: StreamId) {
+    let e = sim.create_event(0).unwrap();
+    sim.submit(first, Task::EventRecord(e)).unwrap();
+    sim.submit(then, Task::EventWait(e)).unwrap();
+}
+
+fn finish(sim: &Sim, streams: &[StreamId]) {
+    for &s in streams {
+        sim.synchronize_stream(s, None).unwrap();
+    }
+}
+
+#[test]
+fn a_copy_reading_what_another_streams_copy_writes_without_an_event_is_a_data_race() {
+    for ordered in [false, true] {
+        let sim = racing_sim();
+        let (a, b, c) = (buffer(&sim), buffer(&sim), buffer(&sim));
+        let (s1, s2) = two_streams(&sim);
+        sim.submit(s1, copy(b, a)).unwrap();
+        if ordered {
+            order(&sim, s1, s2);
+        }
+        sim.submit(s2, copy(c, b)).unwrap();
+        finish(&sim, &[s1, s2]);
+        let found = races(&sim);
+        if ordered {
+            assert!(found.is_empty(), "the event orders the copies: {found:?}");
+            continue;
+        }
+        assert_eq!(found.len(), 1, "{found:?}");
+        let h = &found[0];
+        assert_eq!((h.addr, h.len), (b, N));
+        let (n1, n2) = (s1.0, s2.0);
+        assert!(
+            h.detail.contains(&format!("(Memcpy) on stream {n1} wrote")),
+            "{}",
+            h.detail
+        );
+        assert!(
+            h.detail.contains(&format!("(Memcpy) on stream {n2} read")),
+            "{}",
+            h.detail
+        );
+        assert!(
+            h.detail
+                .contains(&format!("record an event on stream {n1} after task"))
+                && h.detail
+                    .contains(&format!("wait for it on stream {n2} before task")),
+            "{}",
+            h.detail
+        );
+    }
+}
+
+#[test]
+fn two_unordered_fills_of_one_buffer_race_and_an_event_between_them_orders_them() {
+    for ordered in [false, true] {
+        let sim = racing_sim();
+        let b = buffer(&sim);
+        let (s1, s2) = two_streams(&sim);
+        sim.submit(s1, memset(b, 1, N)).unwrap();
+        if ordered {
+            order(&sim, s1, s2);
+        }
+        sim.submit(s2, memset(b + N / 2, 2, N / 2)).unwrap();
+        finish(&sim, &[s1, s2]);
+        let found = races(&sim);
+        assert_eq!(found.len(), usize::from(!ordered), "{found:?}");
+        if let Some(h) = found.first() {
+            assert_eq!((h.addr, h.len), (b + N / 2, N / 2), "only the shared half");
+        }
+    }
+}
+
+#[test]
+fn a_consumer_that_never_waits_for_the_producers_flag_races_and_a_value_wait_orders_it() {
+    for waits in [false, true] {
+        let sim = racing_sim();
+        let (data, out) = (buffer(&sim), buffer(&sim));
+        let flag = sim.malloc(0, 8).unwrap();
+        write_u64(&sim, flag, 0);
+        let (s1, s2) = two_streams(&sim);
+        sim.submit(s1, memset(data, 7, N)).unwrap();
+        sim.submit(
+            s1,
+            Task::ValueWrite {
+                addr: flag,
+                value: 1,
+            },
+        )
+        .unwrap();
+        if waits {
+            sim.submit(
+                s2,
+                Task::ValueWait {
+                    addr: flag,
+                    value: 1,
+                    mode: WaitMode::Eq,
+                },
+            )
+            .unwrap();
+        }
+        sim.submit(s2, copy(out, data)).unwrap();
+        finish(&sim, &[s1, s2]);
+        assert_eq!(races(&sim).len(), usize::from(!waits), "{:?}", races(&sim));
+    }
+}
+
+#[test]
+fn a_kernel_reading_what_another_stream_fills_races_unless_an_event_orders_them() {
+    for ordered in [false, true] {
+        let sim = racing_sim();
+        let (data, sum) = (buffer(&sim), buffer(&sim));
+        let (s1, s2) = two_streams(&sim);
+        sim.submit(s1, memset(data, 3, N)).unwrap();
+        if ordered {
+            order(&sim, s1, s2);
+        }
+        let summer = Kernel::new("sum", move |ctx: &mut dyn KernelOps| {
+            let mut local = vec![0u8; N as usize];
+            ctx.copy_gm_to_local(&mut local, data);
+            let total: u64 = local.iter().map(|&b| u64::from(b)).sum();
+            ctx.copy_local_to_gm(sum, &total.to_le_bytes());
+        });
+        sim.submit(s2, kernel(summer, 1)).unwrap();
+        finish(&sim, &[s1, s2]);
+        let found = races(&sim);
+        assert_eq!(found.len(), usize::from(!ordered), "{found:?}");
+        if let Some(h) = found.first() {
+            assert!(h.detail.contains("kernel task"), "{}", h.detail);
+            assert!(h.detail.contains("block 0"), "{}", h.detail);
+        }
+    }
+}
+
+#[test]
+fn an_invalid_unordered_with_another_streams_fill_and_writeback_races_with_both() {
+    for ordered in [false, true] {
+        let sim = racing_sim();
+        let b = buffer(&sim);
+        let (s1, s2) = two_streams(&sim);
+        sim.submit(s1, memset(b, 9, N)).unwrap();
+        sim.submit(s1, cmo(CmoType::Writeback, b, N)).unwrap();
+        if ordered {
+            order(&sim, s1, s2);
+        }
+        sim.submit(s2, cmo(CmoType::Invalid, b, N)).unwrap();
+        finish(&sim, &[s1, s2]);
+        let found = races(&sim);
+        if ordered {
+            assert!(found.is_empty(), "{found:?}");
+        } else {
+            let details: Vec<&str> = found.iter().map(|h| h.detail.as_str()).collect();
+            assert!(
+                details.iter().any(|d| d.contains("(Memset)"))
+                    && details.iter().any(|d| d.contains("(Cmo INVALID)")),
+                "{details:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_host_reading_memory_a_stream_still_fills_races_until_it_synchronizes() {
+    for synchronized in [false, true] {
+        let sim = racing_sim();
+        let b = buffer(&sim);
+        let s = sim.create_stream(0, 0, false).unwrap();
+        sim.submit(s, memset(b, 5, N)).unwrap();
+        if synchronized {
+            sim.synchronize_stream(s, None).unwrap();
+        }
+        let mut out = vec![0u8; N as usize];
+        sim.read(b, &mut out).unwrap();
+        sim.synchronize_stream(s, None).unwrap();
+        let found = races(&sim);
+        assert_eq!(found.len(), usize::from(!synchronized), "{found:?}");
+        if let Some(h) = found.first() {
+            assert!(
+                h.detail.contains("in a synchronous copy to the host"),
+                "{}",
+                h.detail
+            );
+            assert!(h.detail.contains("synchronize stream"), "{}", h.detail);
+        }
+    }
+}
+
+#[test]
+fn what_the_host_wrote_before_submitting_is_ordered_before_the_task() {
+    let sim = racing_sim();
+    let (a, b) = (buffer(&sim), buffer(&sim));
+    sim.write(a, &[1u8; 64]).unwrap();
+    run_tasks(&sim, vec![copy(b, a)]);
+    let mut out = vec![0u8; N as usize];
+    sim.read(b, &mut out).unwrap();
+    assert!(races(&sim).is_empty(), "{:?}", races(&sim));
+}
+
+#[test]
+fn a_kernel_flag_raised_with_dcci_orders_the_data_before_it_for_the_waiting_stream() {
+    for waits in [false, true] {
+        let sim = racing_sim();
+        let (data, out) = (buffer(&sim), buffer(&sim));
+        let flag = sim.malloc(0, 64).unwrap();
+        sim.fill(flag, 0, 64).unwrap();
+        let (s1, s2) = two_streams(&sim);
+        let producer = Kernel::new("produce", move |ctx: &mut dyn KernelOps| {
+            ctx.copy_local_to_gm(data, &[4u8; N as usize]);
+            ctx.store(flag, 8, 1);
+            ctx.dcci(flag, false, 2);
+        });
+        sim.submit(s1, kernel(producer, 1)).unwrap();
+        if waits {
+            sim.submit(
+                s2,
+                Task::ValueWait {
+                    addr: flag,
+                    value: 1,
+                    mode: WaitMode::Eq,
+                },
+            )
+            .unwrap();
+        } else {
+            // Long enough for the kernel to have run: the schedule orders them, nothing else.
+            sim.charge_host(1_000_000);
+        }
+        sim.submit(s2, copy(out, data)).unwrap();
+        finish(&sim, &[s1, s2]);
+        assert_eq!(races(&sim).len(), usize::from(!waits), "{:?}", races(&sim));
+    }
+}
+
+#[test]
+fn a_model_runs_tasks_after_what_the_host_and_the_launching_stream_did() {
+    let sim = racing_sim();
+    let (a, b) = (buffer(&sim), buffer(&sim));
+    let m = sim.create_model(0).unwrap();
+    let ms = sim.create_stream(0, 0, true).unwrap();
+    sim.bind_stream(m, ms).unwrap();
+    sim.submit(ms, copy(b, a)).unwrap();
+    let s = sim.create_stream(0, 0, false).unwrap();
+    sim.submit(s, memset(a, 1, N)).unwrap();
+    sim.execute_model_async(m, s).unwrap();
+    sim.submit(s, memset(b, 2, N)).unwrap();
+    sim.synchronize_stream(s, None).unwrap();
+    sim.execute_model(m, None).unwrap();
+    let mut out = vec![0u8; N as usize];
+    sim.read(b, &mut out).unwrap();
+    assert!(races(&sim).is_empty(), "{:?}", races(&sim));
+}
+
+#[test]
+fn a_race_set_to_fail_faults_the_later_task() {
+    let sim = sim_with(|c| {
+        c.races = true;
+        c.hazards.set(HazardKind::DataRace, HazardAction::Fail);
+    });
+    let b = buffer(&sim);
+    let (s1, s2) = two_streams(&sim);
+    sim.submit(s1, memset(b, 1, N)).unwrap();
+    sim.submit(s2, memset(b, 2, N)).unwrap();
+    let r1 = sim.synchronize_stream(s1, None);
+    let r2 = sim.synchronize_stream(s2, None);
+    let err = r1.err().or(r2.err()).expect("one of the fills faults");
+    assert!(err.to_string().contains("data_race hazard"), "{err}");
+}
+
+#[test]
+fn race_detection_is_off_by_default() {
+    let sim = sim();
+    let b = buffer(&sim);
+    let (s1, s2) = two_streams(&sim);
+    sim.submit(s1, memset(b, 1, N)).unwrap();
+    sim.submit(s2, memset(b, 2, N)).unwrap();
+    finish(&sim, &[s1, s2]);
+    assert!(races(&sim).is_empty());
+}
+
+#[test]
+fn freed_memory_allocated_again_starts_with_no_history() {
+    let sim = racing_sim();
+    let (s1, s2) = two_streams(&sim);
+    let b = buffer(&sim);
+    sim.submit(s1, memset(b, 1, N)).unwrap();
+    sim.synchronize_stream(s1, None).unwrap();
+    sim.free(0, b).unwrap();
+    let b2 = buffer(&sim);
+    sim.submit(s2, memset(b2, 2, N)).unwrap();
+    sim.synchronize_stream(s2, None).unwrap();
+    assert!(races(&sim).is_empty(), "{:?}", races(&sim));
+}
