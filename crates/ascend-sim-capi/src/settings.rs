@@ -12,8 +12,8 @@
 //! | `ASCEND_SIM_LOG` | a `tracing` filter (`warn`, `info`, `ascend_sim=debug`, ...) | `warn` |
 //! | `ASCEND_SIM_PACING` | `calls` (only host calls advance the host clock: deterministic) or `wall` / `wall:RATIO` (also the wall clock while no call arrives, RATIO simulated ns per wall ns, 1 by default; docs/host-clock.md) | `calls` |
 //! | `ASCEND_SIM_KERNEL_STACK` | the stack of each kernel block: bytes, or `256K`, `4M` (16 KiB to 1 GiB; mapped on demand; docs/kernels.md) | `1M` |
-//! | `ASCEND_SIM_HAZARDS` | `ignore`, `record` or `fail` for every hazard class, and/or `class=action` entries, comma-separated (`record,lost_write=fail`); classes `lost_write`, `partial_line`, `never_written_read`, `clobber`, `stale_read`, `invisible_write`, `dcache_stale_read`, `false_sharing`, `dropped_store`, `data_race` | `record` |
-//! | `ASCEND_SIM_RACES` | `on` or `off` (any case): happens-before race detection, reported as `data_race` hazards (docs/races.md) | `off` |
+//! | `ASCEND_SIM_HAZARDS` | `ignore`, `record` or `fail` for every hazard class, and/or `class=action` entries, comma-separated (`record,lost_write=fail`); classes `lost_write`, `partial_line`, `never_written_read`, `clobber`, `stale_read`, `invisible_write`, `dcache_stale_read`, `false_sharing`, `dropped_store`, `data_race`, `sync_word_race` | `record` |
+//! | `ASCEND_SIM_RACES` | `on` or `off` (any case): happens-before race detection, reported as `data_race` and `sync_word_race` hazards (docs/races.md) | `off` |
 
 use std::path::Path;
 use std::time::Duration;

@@ -79,11 +79,15 @@ pub enum HazardKind {
     /// Two accesses of the same bytes, at least one a write, that the program's
     /// synchronisation does not order (found only with race detection on, `SimConfig::races`).
     DataRace,
+    /// A synchronisation word written by two writers that nothing orders, or overwritten by a
+    /// write that nothing orders after an EQ, AND or NOR wait's observation of it (race
+    /// detection on).
+    SyncWordRace,
 }
 
 impl HazardKind {
     /// Every class.
-    pub const ALL: [HazardKind; 10] = [
+    pub const ALL: [HazardKind; 11] = [
         HazardKind::LostWrite,
         HazardKind::PartialLine,
         HazardKind::NeverWrittenRead,
@@ -94,6 +98,7 @@ impl HazardKind {
         HazardKind::FalseSharing,
         HazardKind::DroppedStore,
         HazardKind::DataRace,
+        HazardKind::SyncWordRace,
     ];
 
     /// The name used in reports and settings (`lost_write`, ...).
@@ -109,6 +114,7 @@ impl HazardKind {
             HazardKind::FalseSharing => "false_sharing",
             HazardKind::DroppedStore => "dropped_store",
             HazardKind::DataRace => "data_race",
+            HazardKind::SyncWordRace => "sync_word_race",
         }
     }
 
@@ -141,6 +147,8 @@ pub struct HazardPolicy {
     pub dropped_store: HazardAction,
     /// For [`HazardKind::DataRace`].
     pub data_race: HazardAction,
+    /// For [`HazardKind::SyncWordRace`].
+    pub sync_word_race: HazardAction,
 }
 
 impl HazardPolicy {
@@ -157,6 +165,7 @@ impl HazardPolicy {
             false_sharing: action,
             dropped_store: action,
             data_race: action,
+            sync_word_race: action,
         }
     }
 
@@ -173,6 +182,7 @@ impl HazardPolicy {
             HazardKind::FalseSharing => self.false_sharing,
             HazardKind::DroppedStore => self.dropped_store,
             HazardKind::DataRace => self.data_race,
+            HazardKind::SyncWordRace => self.sync_word_race,
         }
     }
 
@@ -189,6 +199,7 @@ impl HazardPolicy {
             HazardKind::FalseSharing => self.false_sharing = action,
             HazardKind::DroppedStore => self.dropped_store = action,
             HazardKind::DataRace => self.data_race = action,
+            HazardKind::SyncWordRace => self.sync_word_race = action,
         }
     }
 }
@@ -224,7 +235,7 @@ pub struct SimConfig {
     pub kernel_stack_bytes: usize,
     /// Happens-before race detection: each data access of device memory is checked against
     /// the accesses the program's synchronisation does not order it with, whatever the
-    /// schedule (`data_race` hazards; docs/races.md). Off by default.
+    /// schedule (`data_race` and `sync_word_race` hazards; docs/races.md). Off by default.
     pub races: bool,
 }
 

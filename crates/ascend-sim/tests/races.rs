@@ -338,3 +338,159 @@ fn freed_memory_allocated_again_starts_with_no_history() {
     sim.synchronize_stream(s2, None).unwrap();
     assert!(races(&sim).is_empty(), "{:?}", races(&sim));
 }
+
+/// The `sync_word_race` hazards reported so far.
+fn word_races(sim: &Sim) -> Vec<report::Hazard> {
+    sim.report()
+        .hazards
+        .iter()
+        .filter(|h| h.kind == "sync_word_race")
+        .cloned()
+        .collect()
+}
+
+fn value_write(addr: u64, value: u64) -> Task {
+    Task::ValueWrite { addr, value }
+}
+
+fn wait_eq(addr: u64, value: u64) -> Task {
+    Task::ValueWait {
+        addr,
+        value,
+        mode: WaitMode::Eq,
+    }
+}
+
+#[test]
+fn a_second_write_that_nothing_orders_after_an_eq_waits_observation_is_a_sync_word_race() {
+    for ordered in [false, true] {
+        let sim = racing_sim();
+        let flag = sim.malloc(0, 8).unwrap();
+        write_u64(&sim, flag, 0);
+        let (s1, s2) = two_streams(&sim);
+        sim.submit(s1, wait_eq(flag, 1)).unwrap();
+        sim.submit(s2, value_write(flag, 1)).unwrap();
+        if ordered {
+            // Stream 2 writes 2 only once stream 1's wait has seen 1.
+            order(&sim, s1, s2);
+        } else {
+            // Long enough for the wait to catch the 1 in this schedule.
+            sim.charge_host(1_000_000);
+        }
+        sim.submit(s2, value_write(flag, 2)).unwrap();
+        finish(&sim, &[s1, s2]);
+        let found = word_races(&sim);
+        assert_eq!(found.len(), usize::from(!ordered), "{found:?}");
+        if let Some(h) = found.first() {
+            assert_eq!(h.addr, flag);
+            assert!(h.detail.contains("wrote 2"), "{}", h.detail);
+            assert!(h.detail.contains("an EQ wait for 1"), "{}", h.detail);
+            assert!(
+                h.detail
+                    .contains(&format!("record an event on stream {}", s1.0)),
+                "{}",
+                h.detail
+            );
+        }
+        assert!(races(&sim).is_empty(), "no data race: {:?}", races(&sim));
+    }
+}
+
+#[test]
+fn two_streams_writing_one_flag_unordered_race_and_an_event_between_them_orders_them() {
+    for ordered in [false, true] {
+        let sim = racing_sim();
+        let flag = sim.malloc(0, 8).unwrap();
+        write_u64(&sim, flag, 0);
+        let (s1, s2) = two_streams(&sim);
+        sim.submit(s1, value_write(flag, 1)).unwrap();
+        if ordered {
+            order(&sim, s1, s2);
+        }
+        sim.submit(s2, value_write(flag, 2)).unwrap();
+        finish(&sim, &[s1, s2]);
+        let found = word_races(&sim);
+        assert_eq!(found.len(), usize::from(!ordered), "{found:?}");
+        if let Some(h) = found.first() {
+            assert!(
+                h.detail.contains("both wrote the synchronisation word"),
+                "{}",
+                h.detail
+            );
+        }
+    }
+}
+
+#[test]
+fn a_geq_wait_is_not_raced_by_a_later_larger_write() {
+    let sim = racing_sim();
+    let flag = sim.malloc(0, 8).unwrap();
+    write_u64(&sim, flag, 0);
+    let (s1, s2) = two_streams(&sim);
+    sim.submit(
+        s1,
+        Task::ValueWait {
+            addr: flag,
+            value: 1,
+            mode: WaitMode::Geq,
+        },
+    )
+    .unwrap();
+    sim.submit(s2, value_write(flag, 1)).unwrap();
+    sim.charge_host(1_000_000);
+    sim.submit(s2, value_write(flag, 2)).unwrap();
+    finish(&sim, &[s1, s2]);
+    assert!(word_races(&sim).is_empty(), "{:?}", word_races(&sim));
+}
+
+/// The developer guide's memory-semantic example: stream 1 waits (EQ) for a kernel on stream 2
+/// to store 1 (with `dcci`), then runs a kernel polling for 2, which a value write on stream 2
+/// provides after a delay. It completes under the simulator's schedule, but nothing orders the
+/// write of 2 after the wait's observation of 1: were the delay shorter than the kernel's
+/// store-to-wait latency, the 2 would overwrite the 1 before the wait saw it and stream 1
+/// would wait forever. That is the verdict, a `sync_word_race`; no data race (every access
+/// of the flag is a synchronisation access).
+#[test]
+fn the_developer_guides_memory_semantic_example_is_a_sync_word_race_between_the_write_of_2_and_the_wait_for_1(
+) {
+    for ordered in [false, true] {
+        let sim = racing_sim();
+        let flag = sim.malloc(0, 8).unwrap();
+        sim.fill(flag, 0, 8).unwrap();
+        let (s1, s2) = two_streams(&sim);
+        sim.submit(s1, wait_eq(flag, 1)).unwrap();
+        let e = sim.create_event(0).unwrap();
+        if ordered {
+            sim.submit(s1, Task::EventRecord(e)).unwrap();
+        }
+        let signal = Kernel::new("myKernel1", move |ctx: &mut dyn KernelOps| {
+            ctx.store(flag, 8, 1);
+            ctx.dcci(flag, false, 2);
+        });
+        let wait_for_two = Kernel::new("myKernel2", move |ctx: &mut dyn KernelOps| loop {
+            ctx.dcci(flag, false, 2);
+            if ctx.load(flag, 8) == 2 {
+                break;
+            }
+            ctx.spin(100);
+        });
+        let delay = Kernel::new("delay", |ctx: &mut dyn KernelOps| ctx.spin(50_000));
+        sim.submit(s2, kernel(signal, 1)).unwrap();
+        sim.submit(s1, kernel(wait_for_two, 1)).unwrap();
+        sim.submit(s2, kernel(delay, 1)).unwrap();
+        if ordered {
+            // The fix: the write of 2 waits for the wait's observation of 1.
+            sim.submit(s2, Task::EventWait(e)).unwrap();
+        }
+        sim.submit(s2, value_write(flag, 2)).unwrap();
+        finish(&sim, &[s2, s1]);
+        assert_eq!(read_u64(&sim, flag), 2);
+        let found = word_races(&sim);
+        assert_eq!(found.len(), usize::from(!ordered), "{found:?}");
+        if let Some(h) = found.first() {
+            assert!(h.detail.contains("(ValueWrite) on stream"), "{}", h.detail);
+            assert!(h.detail.contains("an EQ wait for 1"), "{}", h.detail);
+        }
+        assert!(races(&sim).is_empty(), "{:?}", races(&sim));
+    }
+}

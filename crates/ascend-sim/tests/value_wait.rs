@@ -327,3 +327,99 @@ fn free_under_a_parked_value_wait_faults_it() {
         other => panic!("expected a fault, got {other:?}"),
     }
 }
+
+#[test]
+fn a_wait_whose_releasing_write_is_queued_behind_it_on_its_stream_is_named_as_waiting_for_itself() {
+    let sim = sim_with(strict);
+    let a = sim.malloc(0, 64).unwrap();
+    write_u64(&sim, a, 0);
+    let s = sim.create_stream(0, 0, false).unwrap();
+    sim.submit(
+        s,
+        Task::ValueWait {
+            addr: a,
+            value: 7,
+            mode: WaitMode::Eq,
+        },
+    )
+    .unwrap();
+    let wt = sim
+        .submit(s, Task::ValueWrite { addr: a, value: 7 })
+        .unwrap();
+    let Err(SimError::Stalled(d)) = sim.synchronize_device(0, None) else {
+        panic!("expected a stall")
+    };
+    let text = &d.blocked[0].waiting_for;
+    assert!(
+        text.contains(&format!(
+            "it waits for itself: task {} on this stream writes 7 to this address (which would \
+             release it), but runs only after this wait",
+            wt.0
+        )),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_wait_whose_releasing_write_waits_for_an_event_recorded_behind_it_is_named_as_waiting_for_itself(
+) {
+    let sim = sim_with(strict);
+    let a = sim.malloc(0, 64).unwrap();
+    write_u64(&sim, a, 0);
+    let s1 = sim.create_stream(0, 0, false).unwrap();
+    let s2 = sim.create_stream(0, 0, false).unwrap();
+    let e = sim.create_event(0).unwrap();
+    sim.submit(
+        s1,
+        Task::ValueWait {
+            addr: a,
+            value: 7,
+            mode: WaitMode::Eq,
+        },
+    )
+    .unwrap();
+    sim.submit(s1, Task::EventRecord(e)).unwrap();
+    sim.submit(s2, Task::EventWait(e)).unwrap();
+    let wt = sim
+        .submit(s2, Task::ValueWrite { addr: a, value: 7 })
+        .unwrap();
+    let Err(SimError::Stalled(d)) = sim.synchronize_device(0, None) else {
+        panic!("expected a stall")
+    };
+    let wait = d
+        .blocked
+        .iter()
+        .find(|b| b.stream == s1.0)
+        .expect("stream 1");
+    assert!(
+        wait.waiting_for.contains(&format!(
+            "task {} on stream {} (behind a wait for an event this stream records after this \
+             wait) writes 7",
+            wt.0, s2.0
+        )),
+        "{}",
+        wait.waiting_for
+    );
+    assert!(d.text.contains("it waits for itself"), "{}", d.text);
+}
+
+#[test]
+fn a_wait_released_by_another_stream_is_not_said_to_wait_for_itself() {
+    let sim = sim_with(strict);
+    let a = sim.malloc(0, 64).unwrap();
+    write_u64(&sim, a, 0);
+    let s = sim.create_stream(0, 0, false).unwrap();
+    sim.submit(
+        s,
+        Task::ValueWait {
+            addr: a,
+            value: 7,
+            mode: WaitMode::Eq,
+        },
+    )
+    .unwrap();
+    let Err(SimError::Stalled(d)) = sim.synchronize_device(0, None) else {
+        panic!("expected a stall")
+    };
+    assert!(!d.text.contains("waits for itself"), "{}", d.text);
+}

@@ -9,6 +9,10 @@
  *   invalid   a fill and a WRITEBACK of a range on stream 1, an INVALID of it on stream 2
  *   host-read the host copies out (aclrtMemcpy) what a stream is still filling (the twin
  *             synchronizes the stream first)
+ *   eq        stream 1 waits (EQ) for a flag to be 1; stream 2 writes 1, then 2, and nothing
+ *             orders the write of 2 after the wait's observation of 1 (a sync_word_race; the
+ *             twin makes stream 2 wait for an event recorded after the wait)
+ *   writers   two streams write one flag (a sync_word_race)
  */
 #include <stdint.h>
 #include <string.h>
@@ -100,6 +104,33 @@ int main(int argc, char **argv) {
         if (ordered) CHECK(aclrtSynchronizeStream(s1));
         expect_bytes(b, 5, "what the host read");
         CHECK(aclrtSynchronizeStream(s1));
+    } else if (strcmp(shape, "eq") == 0) {
+        CHECK(aclrtValueWait(flag, 1, ACL_STREAM_WAIT_VALUE_EQ, s1));
+        CHECK(aclrtValueWrite(flag, 1, 0, s2));
+        /* Under this schedule the wait sees the 1 before the 2 comes. */
+        CHECK(aclrtSynchronizeStream(s2));
+        if (ordered) order();
+        CHECK(aclrtValueWrite(flag, 2, 0, s2));
+        CHECK(aclrtSynchronizeStream(s1));
+        CHECK(aclrtSynchronizeStream(s2));
+        uint64_t v = 0;
+        CHECK(aclrtMemcpy(&v, 8, flag, 8, ACL_MEMCPY_DEVICE_TO_HOST));
+        if (v != 2) {
+            fprintf(stderr, "flag %llu, expected 2\n", (unsigned long long)v);
+            failures++;
+        }
+    } else if (strcmp(shape, "writers") == 0) {
+        CHECK(aclrtValueWrite(flag, 1, 0, s1));
+        if (ordered) order();
+        CHECK(aclrtValueWrite(flag, 2, 0, s2));
+        CHECK(aclrtSynchronizeStream(s1));
+        CHECK(aclrtSynchronizeStream(s2));
+        uint64_t v = 0;
+        CHECK(aclrtMemcpy(&v, 8, flag, 8, ACL_MEMCPY_DEVICE_TO_HOST));
+        if (v != 2) {
+            fprintf(stderr, "flag %llu, expected 2\n", (unsigned long long)v);
+            failures++;
+        }
     } else {
         fprintf(stderr, "unknown shape %s\n", shape);
         return 2;

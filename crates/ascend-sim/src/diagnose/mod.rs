@@ -2,6 +2,7 @@
 //! what that task waits for, with addresses, values, predicates and the last writers.
 
 mod cores;
+mod self_deadlock;
 
 use crate::compare;
 use crate::engine::Engine;
@@ -104,9 +105,13 @@ impl Engine {
                     .cached_store_note(*addr)
                     .map(|n| format!("; {n}"))
                     .unwrap_or_default();
+                let itself = self
+                    .self_deadlock_note(s, *addr, *value, *mode)
+                    .map(|n| format!("; it waits for itself: {n}"))
+                    .unwrap_or_default();
                 format!(
                     "value wait on {addr:#x} (current value {m:#x}): {pred}; {writer}; \
-                     polling since {} ns (~{passes} passes){cached}",
+                     polling since {} ns (~{passes} passes){cached}{itself}",
                     st.head_start
                 )
             }

@@ -2,7 +2,7 @@
 //! race report (both accesses, and the edge that would order them).
 
 use super::shadow::{Access, Accessor, Conflict};
-use super::AgentKey;
+use super::{AgentKey, SyncAccess, SyncConflict};
 use crate::engine::Engine;
 use crate::types::HazardKind;
 
@@ -20,12 +20,7 @@ impl Engine {
         if !self.races.on || len == 0 {
             return None;
         }
-        let key = match &who {
-            Accessor::Task { stream, .. } | Accessor::Kernel { stream, .. } => {
-                AgentKey::Stream(*stream)
-            }
-            Accessor::Host { thread, .. } => AgentKey::Host(*thread),
-        };
+        let key = agent_of(&who);
         let at_ns = match key {
             AgentKey::Host(_) => self.host_time(),
             AgentKey::Stream(_) => self.now,
@@ -73,10 +68,96 @@ impl Engine {
             return None;
         }
         let thread = crate::facade::caller_key();
+        let who = Accessor::Host { thread, call };
+        let mut fault = None;
         if write && len <= 8 {
-            self.races.word_written(AgentKey::Host(thread), addr, len);
+            fault = self.race_word_write(who.clone(), addr, len, None);
         }
-        self.race_access(Accessor::Host { thread, call }, write, addr, len)
+        fault.or(self.race_access(who, write, addr, len))
+    }
+
+    /// A write of a synchronisation word by `who` (a value write, a kernel's scalar store, a
+    /// small host write): checked against the word's previous write and its latest EQ, AND or
+    /// NOR observation (`sync_word_race`), then released to whoever reads the word next.
+    pub(crate) fn race_word_write(
+        &mut self,
+        who: Accessor,
+        addr: u64,
+        len: u64,
+        value: Option<u64>,
+    ) -> Option<String> {
+        if !self.races.on {
+            return None;
+        }
+        let key = agent_of(&who);
+        let at_ns = match key {
+            AgentKey::Host(_) => self.host_time(),
+            AgentKey::Stream(_) => self.now,
+        };
+        let acc = SyncAccess {
+            who,
+            addr,
+            len,
+            value,
+            mode: None,
+            at_ns,
+        };
+        let conflicts = self.races.word_written(key, acc.clone());
+        let mut fault = None;
+        for c in conflicts {
+            let detail = match &c {
+                SyncConflict::TwoWriters { prior } => format!(
+                    "{} and {} both wrote the synchronisation word {addr:#x}, and neither write \
+                     is ordered before the other: which value a wait sees depends on the \
+                     timing; {}",
+                    describe_sync(prior),
+                    describe_sync(&acc),
+                    missing_edge(&prior.who, &acc.who),
+                ),
+                SyncConflict::Overwritten { wait } => format!(
+                    "{} after {} observed it, and nothing orders the write after that \
+                     observation: in another timing the write lands first, the value the wait \
+                     needs is gone and the wait waits on; {}",
+                    describe_sync(&acc),
+                    describe_sync(wait),
+                    missing_edge(&wait.who, &acc.who),
+                ),
+            };
+            let device = self.mem.device_of(addr).unwrap_or(0);
+            let f = self.hazard(HazardKind::SyncWordRace, device, addr & !7, 8, detail);
+            fault = fault.or(f);
+        }
+        fault
+    }
+
+    /// The value wait task `task` of stream `s` passed on the word at `addr`, comparing with
+    /// `value` by `mode`: it acquires the word's latest write, and an EQ, AND or NOR wait's
+    /// observation is kept for the next write to be checked against.
+    pub(crate) fn race_wait_passed(
+        &mut self,
+        s: u64,
+        task: u64,
+        addr: u64,
+        value: u64,
+        mode: crate::types::WaitMode,
+    ) {
+        if !self.races.on {
+            return;
+        }
+        self.races.word_read(AgentKey::Stream(s), addr, 8);
+        let acc = SyncAccess {
+            who: Accessor::Task {
+                task,
+                stream: s,
+                kind: "ValueWait",
+            },
+            addr,
+            len: 8,
+            value: Some(value),
+            mode: Some(mode),
+            at_ns: self.now,
+        };
+        self.races.wait_observed(s, acc);
     }
 
     /// The calling host thread observed that stream `s` has done all it was given.
@@ -190,6 +271,41 @@ impl Engine {
         );
         let device = self.mem.device_of(c.lo).unwrap_or(0);
         self.hazard(HazardKind::DataRace, device, c.lo, bytes, detail)
+    }
+}
+
+/// The agent an accessor acts as: its stream, or its host thread.
+fn agent_of(who: &Accessor) -> AgentKey {
+    match who {
+        Accessor::Task { stream, .. } | Accessor::Kernel { stream, .. } => {
+            AgentKey::Stream(*stream)
+        }
+        Accessor::Host { thread, .. } => AgentKey::Host(*thread),
+    }
+}
+
+/// "task 3 (ValueWrite) on stream 1 wrote 2 to 0x… at 1200 ns", "task 5 (ValueWait) on
+/// stream 2, an EQ wait for 1 on 0x…, passed at 900 ns".
+fn describe_sync(a: &SyncAccess) -> String {
+    let who = match &a.who {
+        Accessor::Task { task, stream, kind } => format!("task {task} ({kind}) on stream {stream}"),
+        Accessor::Kernel {
+            task,
+            stream,
+            block,
+            core,
+        } => format!("kernel task {task} on stream {stream} (block {block}, AI core {core})"),
+        Accessor::Host { thread, call } => format!("host thread {thread} (a {call})"),
+    };
+    match (a.mode, a.value) {
+        (Some(mode), Some(v)) => format!(
+            "{who}, an {} wait for {v} on {:#x}, which passed at {} ns",
+            crate::compare::mode_name(mode),
+            a.addr,
+            a.at_ns
+        ),
+        (_, Some(v)) => format!("{who} wrote {v} to {:#x} at {} ns", a.addr, a.at_ns),
+        _ => format!("{who} wrote {:#x} at {} ns", a.addr, a.at_ns),
     }
 }
 

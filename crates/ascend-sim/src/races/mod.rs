@@ -25,6 +25,9 @@
 pub mod clock;
 mod hooks;
 pub mod shadow;
+mod words;
+
+pub use words::{SyncAccess, SyncConflict};
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
@@ -70,8 +73,8 @@ pub struct Races {
     record_order: HashMap<u64, VecDeque<u64>>,
     /// Notifies set and not yet consumed.
     notifies: HashMap<u64, VClock>,
-    /// Synchronisation words (8-byte aligned): their latest writer's release.
-    words: BTreeMap<u64, Released>,
+    /// Synchronisation words (8-byte aligned): their latest write and observation.
+    words: BTreeMap<u64, words::Word>,
     /// Barrier INVALIDs done, by (model, barrier id).
     barriers: HashMap<(Option<u64>, u32), VClock>,
     /// Model instances: what their finished tasks knew.
@@ -296,28 +299,6 @@ impl Races {
         self.instances.remove(&i);
     }
 
-    // ----- synchronisation words -----
-
-    /// `key` wrote the synchronisation word(s) of `[addr, addr+len)`.
-    pub fn word_written(&mut self, key: AgentKey, addr: u64, len: u64) {
-        let a = self.agent(key);
-        let r = self.hand_out(a);
-        for w in words_of(addr, len) {
-            self.words.insert(w, r.clone());
-        }
-    }
-
-    /// `key` read the synchronisation word at `addr` (a value wait that passed, a kernel's
-    /// scalar load).
-    pub fn word_read(&mut self, key: AgentKey, addr: u64, len: u64) {
-        let a = self.agent(key);
-        for w in words_of(addr, len) {
-            if let Some(r) = self.words.get(&w).cloned() {
-                self.learn_released(a, &r);
-            }
-        }
-    }
-
     // ----- host synchronisation -----
 
     /// Host thread `host` observed that stream `s` has done everything submitted so far.
@@ -363,7 +344,7 @@ impl Races {
 }
 
 /// The 8-byte words `[addr, addr+len)` touches.
-fn words_of(addr: u64, len: u64) -> impl Iterator<Item = u64> {
+pub(crate) fn words_of(addr: u64, len: u64) -> impl Iterator<Item = u64> {
     let first = addr & !7;
     let end = addr.saturating_add(len.max(1));
     (first..end).step_by(8)

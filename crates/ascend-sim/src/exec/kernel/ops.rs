@@ -43,8 +43,11 @@ impl Engine {
                 let fill_ns = self.dcache_fill(dev, core, addr)?;
                 let by = self.core_writer(dev, core);
                 if self.races.on {
-                    let key = self.kernel_agent(dev, core);
-                    self.races.word_written(key, addr, u64::from(bytes));
+                    let who = self.kernel_accessor(dev, core);
+                    let len = u64::from(bytes);
+                    if let Some(f) = self.race_word_write(who, addr, len, Some(value)) {
+                        return Err(f);
+                    }
                 }
                 let dc = &mut self.cores[dev][core].dcache;
                 let line = dc.line_of(addr);

@@ -32,10 +32,12 @@ impl Engine {
         });
         match written {
             Ok(()) => {
-                if self.races.on {
-                    self.races
-                        .word_written(crate::races::AgentKey::Stream(s), addr, 8);
-                }
+                let who = crate::races::shadow::Accessor::Task {
+                    task: id,
+                    stream: s,
+                    kind: "ValueWrite",
+                };
+                let fault = fault.or(self.race_word_write(who, addr, 8, Some(value)));
                 self.on_mem_write(addr, 8);
                 fault.map(|f| format!("task {id}: {f}"))
             }
@@ -130,10 +132,7 @@ impl Engine {
                     };
                     let limit = self.config.max_timeline_entries;
                     self.report.note_value_wait(record, limit);
-                    if self.races.on {
-                        self.races
-                            .word_read(crate::races::AgentKey::Stream(s), addr, 8);
-                    }
+                    self.race_wait_passed(s, id, addr, value, mode);
                     self.unwatch(addr, s);
                     self.complete(s, None);
                 } else if let Some(Head::Wait(w)) = self.streams.get_mut(&s).map(|st| &mut st.head)
