@@ -20,6 +20,8 @@ pub const KERNEL_STACK: &str = "ASCEND_SIM_KERNEL_STACK";
 pub const HAZARDS: &str = "ASCEND_SIM_HAZARDS";
 /// Happens-before race detection: `on` or `off`.
 pub const RACES: &str = "ASCEND_SIM_RACES";
+/// A seeded schedule (schedule exploration): a whole number.
+pub const SCHEDULE_SEED: &str = "ASCEND_SIM_SCHEDULE_SEED";
 /// Where the run report is written at exit.
 pub const REPORT: &str = "ASCEND_SIM_REPORT";
 /// Where the trace (Chrome trace format) is written at exit.

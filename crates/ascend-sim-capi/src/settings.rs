@@ -13,6 +13,7 @@
 //! | `ASCEND_SIM_PACING` | `calls` (only host calls advance the host clock: deterministic) or `wall` / `wall:RATIO` (also the wall clock while no call arrives, RATIO simulated ns per wall ns, 1 by default; docs/host-clock.md) | `calls` |
 //! | `ASCEND_SIM_KERNEL_STACK` | the stack of each kernel block: bytes, or `256K`, `4M` (16 KiB to 1 GiB; mapped on demand; docs/kernels.md) | `1M` |
 //! | `ASCEND_SIM_HAZARDS` | `ignore`, `record` or `fail` for every hazard class, and/or `class=action` entries, comma-separated (`record,lost_write=fail`); classes `lost_write`, `partial_line`, `never_written_read`, `clobber`, `stale_read`, `invisible_write`, `dcache_stale_read`, `false_sharing`, `dropped_store`, `data_race`, `sync_word_race` | `record` |
+//! | `ASCEND_SIM_SCHEDULE_SEED` | a whole number: run under the schedule it chooses (schedule exploration: stream dispatch lags a device may vary; the same seed, the same schedule; docs/races.md) | unset: the default schedule |
 //! | `ASCEND_SIM_RACES` | `on` or `off` (any case): happens-before race detection, reported as `data_race` and `sync_word_race` hazards (docs/races.md) | `off` |
 
 use std::path::Path;
@@ -61,6 +62,7 @@ pub fn accepted(name: &str) -> String {
                 .to_string()
         }
         crate::env_names::RACES => "`on` or `off`".to_string(),
+        crate::env_names::SCHEDULE_SEED => "a whole number from 0 to 2^64-1".to_string(),
         crate::env_names::HAZARDS => format!(
             "`ignore`, `record` or `fail`, or comma-separated `class=action` entries with \
              classes {}",
@@ -124,6 +126,13 @@ impl Settings {
                 "off" => false,
                 _ => return Err(invalid(crate::env_names::RACES, &v, "neither on nor off")),
             };
+        }
+        if let Some(v) = var(crate::env_names::SCHEDULE_SEED)? {
+            let seed = v
+                .trim()
+                .parse::<u64>()
+                .map_err(|_| invalid(crate::env_names::SCHEDULE_SEED, &v, "not a whole number"))?;
+            config.schedule_seed = Some(seed);
         }
         if let Some(v) = var(crate::env_names::PACING)? {
             config.pacing =

@@ -16,6 +16,9 @@ pub struct Options {
     pub hazards: &'static str,
     /// `on` or `off`; `None` leaves `ASCEND_SIM_RACES` as it is.
     pub races: Option<&'static str>,
+    /// Run under the schedule of this seed (`None`: the default schedule, or what
+    /// `ASCEND_SIM_SCHEDULE_SEED` says).
+    pub schedule_seed: Option<u64>,
     pub on_stall: &'static str,
     pub watchdog_ms: u64,
     pub report: Option<PathBuf>,
@@ -28,7 +31,7 @@ pub struct Options {
 
 /// Exit status when the program itself succeeded but the run did not: a stall the watchdog
 /// ended, or a hazard set to fail.
-const RUN_FAILED: u8 = 3;
+pub const RUN_FAILED: u8 = 3;
 
 /// The folder holding the `libascendcl.so` built with this binary: cargo builds it into
 /// `deps/` beside the binary on every build of this crate (the copy one folder up is only
@@ -70,31 +73,12 @@ pub fn run(o: Options) -> Result<u8, String> {
         ),
     };
     let _ = std::fs::remove_file(&report);
-    let library_path = match std::env::var_os("LD_LIBRARY_PATH") {
-        Some(old) if !old.is_empty() => {
-            let mut p = lib.clone().into_os_string();
-            p.push(":");
-            p.push(old);
-            p
-        }
-        _ => lib.clone().into_os_string(),
-    };
-    let mut cmd = Command::new(&o.program[0]);
-    cmd.args(&o.program[1..])
-        .env("LD_LIBRARY_PATH", library_path)
-        .env(crate::env_names::SOC, &o.soc)
-        .env(crate::env_names::HAZARDS, o.hazards)
-        .env(crate::env_names::ON_STALL, o.on_stall)
-        .env(crate::env_names::WATCHDOG_MS, o.watchdog_ms.to_string())
-        .env(crate::env_names::REPORT, &report)
-        .stdin(Stdio::inherit())
+    let mut cmd = program_command(&o, &lib, &report);
+    cmd.stdin(Stdio::inherit())
         .stdout(Stdio::inherit())
         .stderr(Stdio::piped());
     if let Some(t) = &o.trace {
         cmd.env(crate::env_names::TRACE, t);
-    }
-    if let Some(r) = o.races {
-        cmd.env(crate::env_names::RACES, r);
     }
     let progress = Progress::new(o.quiet);
     if let Some(f) = progress.file() {
@@ -156,8 +140,37 @@ pub fn run(o: Options) -> Result<u8, String> {
     Ok(exit_status(&run, &s, o.hazards == "fail"))
 }
 
+/// The program, to be run against the library in `lib` with the simulator's settings `o` names
+/// in its environment, writing its run report to `report`.
+pub fn program_command(o: &Options, lib: &Path, report: &Path) -> Command {
+    let library_path = match std::env::var_os("LD_LIBRARY_PATH") {
+        Some(old) if !old.is_empty() => {
+            let mut p = lib.as_os_str().to_owned();
+            p.push(":");
+            p.push(old);
+            p
+        }
+        _ => lib.as_os_str().to_owned(),
+    };
+    let mut cmd = Command::new(&o.program[0]);
+    cmd.args(&o.program[1..])
+        .env("LD_LIBRARY_PATH", library_path)
+        .env(crate::env_names::SOC, &o.soc)
+        .env(crate::env_names::HAZARDS, o.hazards)
+        .env(crate::env_names::ON_STALL, o.on_stall)
+        .env(crate::env_names::WATCHDOG_MS, o.watchdog_ms.to_string())
+        .env(crate::env_names::REPORT, report);
+    if let Some(r) = o.races {
+        cmd.env(crate::env_names::RACES, r);
+    }
+    if let Some(seed) = o.schedule_seed {
+        cmd.env(crate::env_names::SCHEDULE_SEED, seed.to_string());
+    }
+    cmd
+}
+
 /// The signal that ended the program, if one did.
-fn signal_of(status: &std::process::ExitStatus) -> Option<i32> {
+pub fn signal_of(status: &std::process::ExitStatus) -> Option<i32> {
     #[cfg(unix)]
     {
         use std::os::unix::process::ExitStatusExt;

@@ -13,6 +13,7 @@
 mod env_names;
 mod examples;
 mod exec;
+mod explore;
 mod models;
 mod progress;
 mod summary;
@@ -74,6 +75,15 @@ enum Command {
         /// `ASCEND_SIM_RACES` stands (off when unset).
         #[arg(long, value_enum)]
         races: Option<Switch>,
+        /// Run under the schedule of this seed (stream dispatch lags a device may vary; the
+        /// same seed, the same schedule); with `--explore`, the first seed.
+        #[arg(long)]
+        schedule_seed: Option<u64>,
+        /// Run the program N times, each under a schedule of its own, and report each distinct
+        /// outcome with the seeds that give it; exits non-zero when outcomes differ or one
+        /// fails.
+        #[arg(long, value_name = "N")]
+        explore: Option<u64>,
         /// What a wait on a stalled device does; `error` (the default here) ends a deadlock
         /// instead of hanging.
         #[arg(long, value_enum, default_value = "error")]
@@ -160,6 +170,7 @@ fn run_example(
         soc: soc.unwrap_or_else(|| example.soc.to_string()),
         hazards: "record",
         races: None,
+        schedule_seed: None,
         on_stall: "error",
         watchdog_ms: 500,
         report,
@@ -183,6 +194,8 @@ fn main() -> ExitCode {
             soc,
             hazards,
             races,
+            schedule_seed,
+            explore,
             on_stall,
             watchdog_ms,
             report,
@@ -191,29 +204,36 @@ fn main() -> ExitCode {
             json,
             quiet,
             program,
-        } => exec::run(exec::Options {
-            soc,
-            hazards: match hazards {
-                HazardSetting::Ignore => "ignore",
-                HazardSetting::Record => "record",
-                HazardSetting::Fail => "fail",
-            },
-            races: races.map(|r| match r {
-                Switch::On => "on",
-                Switch::Off => "off",
-            }),
-            on_stall: match on_stall {
-                OnStall::Wait => "wait",
-                OnStall::Error => "error",
-            },
-            watchdog_ms: watchdog_ms.max(1),
-            report,
-            trace,
-            svg,
-            json,
-            quiet,
-            program,
-        }),
+        } => {
+            let o = exec::Options {
+                soc,
+                hazards: match hazards {
+                    HazardSetting::Ignore => "ignore",
+                    HazardSetting::Record => "record",
+                    HazardSetting::Fail => "fail",
+                },
+                races: races.map(|r| match r {
+                    Switch::On => "on",
+                    Switch::Off => "off",
+                }),
+                schedule_seed,
+                on_stall: match on_stall {
+                    OnStall::Wait => "wait",
+                    OnStall::Error => "error",
+                },
+                watchdog_ms: watchdog_ms.max(1),
+                report,
+                trace,
+                svg,
+                json,
+                quiet,
+                program,
+            };
+            match explore {
+                Some(n) => explore::run(o, n.max(1), schedule_seed.unwrap_or(1)),
+                None => exec::run(o),
+            }
+        }
         Command::Report { file, svg, json } => {
             summary::from_file(&file, svg.as_deref(), json).map(|()| 0)
         }

@@ -225,3 +225,65 @@ fn every_example_runs_by_name_and_the_deadlock_ends_with_the_watchdog() {
     let picture = std::fs::read_to_string(&svg).unwrap();
     assert!(picture.contains("ValueWait") && picture.contains("marker-end"));
 }
+
+#[test]
+fn explore_finds_a_failing_schedule_for_a_missing_edge_and_none_for_its_twin() {
+    let src = include_str!("../../ascend-sim-capi/tests/c/races.c");
+    let Some(exe) = build_c("races", src) else {
+        return;
+    };
+    for (shape, buggy) in [
+        ("copy", true),
+        ("copy-ordered", false),
+        ("eq", true),
+        ("eq-ordered", false),
+    ] {
+        let out = cli()
+            .args(["exec", "--explore", "20", "--"])
+            .arg(&exe)
+            .arg(shape)
+            .output()
+            .unwrap();
+        let said = text(&out);
+        assert_eq!(!out.status.success(), buggy, "{shape}: {said}");
+        assert_eq!(said.contains("1 outcome(s)"), !buggy, "{shape}: {said}");
+        if buggy {
+            // The seed it names replays a failing schedule exactly.
+            let seed = said
+                .split("--schedule-seed ")
+                .nth(1)
+                .and_then(|r| r.split_whitespace().next())
+                .expect("a seed to replay");
+            for _ in 0..2 {
+                let replay = cli()
+                    .args(["exec", "--quiet", "--schedule-seed", seed, "--"])
+                    .arg(&exe)
+                    .arg(shape)
+                    .output()
+                    .unwrap();
+                assert!(
+                    !replay.status.success(),
+                    "{shape} seed {seed}: {}",
+                    text(&replay)
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn exec_with_races_on_names_the_race_in_its_summary() {
+    let src = include_str!("../../ascend-sim-capi/tests/c/races.c");
+    let Some(exe) = build_c("races_summary", src) else {
+        return;
+    };
+    let out = cli()
+        .args(["exec", "--races", "on", "--"])
+        .arg(&exe)
+        .arg("fills")
+        .output()
+        .unwrap();
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    assert!(said.contains("data_race"), "{said}");
+}

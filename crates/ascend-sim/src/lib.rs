@@ -39,6 +39,7 @@ mod races;
 mod random;
 mod reduce;
 pub mod report;
+mod schedule;
 mod stream;
 mod sync;
 pub mod trace;

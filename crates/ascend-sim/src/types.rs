@@ -237,6 +237,11 @@ pub struct SimConfig {
     /// the accesses the program's synchronisation does not order it with, whatever the
     /// schedule (`data_race` and `sync_word_race` hazards; docs/races.md). Off by default.
     pub races: bool,
+    /// A schedule other than the default one (schedule exploration): with a seed, each
+    /// stream's dispatches are held back by lags the seed chooses, as a device's timing may
+    /// vary, never reordering what the program orders; the same seed, the same schedule
+    /// (docs/races.md). `None`: the default schedule.
+    pub schedule_seed: Option<u64>,
 }
 
 /// The default of [`SimConfig::kernel_stack_bytes`]: 1 MiB.
@@ -275,6 +280,7 @@ impl Default for SimConfig {
             pacing: Pacing::Calls,
             kernel_stack_bytes: DEFAULT_KERNEL_STACK_BYTES,
             races: false,
+            schedule_seed: None,
         }
     }
 }

@@ -494,3 +494,46 @@ fn the_developer_guides_memory_semantic_example_is_a_sync_word_race_between_the_
         assert!(races(&sim).is_empty(), "{:?}", races(&sim));
     }
 }
+
+/// The copy shape under a seeded schedule: what the second copy read (the first byte).
+fn copy_of_copy_under(seed: Option<u64>, ordered: bool) -> u8 {
+    let sim = sim_with(|c| c.schedule_seed = seed);
+    let (a, b, c) = (buffer(&sim), buffer(&sim), buffer(&sim));
+    sim.fill(a, 1, N).unwrap();
+    let (s1, s2) = two_streams(&sim);
+    sim.submit(s1, copy(b, a)).unwrap();
+    if ordered {
+        order(&sim, s1, s2);
+    }
+    sim.submit(s2, copy(c, b)).unwrap();
+    finish(&sim, &[s1, s2]);
+    let mut out = [0u8; 1];
+    sim.read(c, &mut out).unwrap();
+    out[0]
+}
+
+#[test]
+fn seeded_schedules_vary_what_an_unordered_program_computes_and_never_what_an_ordered_one_does() {
+    let buggy: std::collections::BTreeSet<u8> = (1..=50)
+        .map(|seed| copy_of_copy_under(Some(seed), false))
+        .collect();
+    assert_eq!(
+        buggy.len(),
+        2,
+        "some schedule shows the missing edge: {buggy:?}"
+    );
+    for seed in 1..=50 {
+        assert_eq!(copy_of_copy_under(Some(seed), true), 1, "seed {seed}");
+    }
+    // The default schedule, and a seed replayed, are the same every time.
+    assert_eq!(
+        copy_of_copy_under(None, false),
+        copy_of_copy_under(None, false)
+    );
+    for seed in [3, 17] {
+        assert_eq!(
+            copy_of_copy_under(Some(seed), false),
+            copy_of_copy_under(Some(seed), false)
+        );
+    }
+}

@@ -196,6 +196,8 @@ pub struct Engine {
     pub report: ReportData,
     /// The happens-before race detector (idle unless `config.races`).
     pub races: crate::races::Races,
+    /// A seeded schedule's dispatch lags (`config.schedule_seed`).
+    pub schedule: Option<crate::schedule::Schedule>,
     /// Bumped whenever anything happens (the watchdog's notion of progress).
     pub progress: u64,
     /// Host threads waiting on a stalled device, by wait number, and what each waits in.
@@ -254,6 +256,7 @@ impl Engine {
     /// A fresh device side.
     pub fn new(chip: ChipProfile, config: SimConfig) -> Engine {
         let races_on = config.races;
+        let schedule_seed = config.schedule_seed;
         let n = chip.limits.device_count.max(1);
         let m = &chip.memory;
         let mem = Memory::new(
@@ -321,6 +324,7 @@ impl Engine {
             next_task: 0,
             report: ReportData::default(),
             races: crate::races::Races::new(races_on),
+            schedule: schedule_seed.map(crate::schedule::Schedule::new),
             progress: 0,
             host_waits: BTreeMap::new(),
             next_host_wait: 0,

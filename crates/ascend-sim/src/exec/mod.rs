@@ -114,7 +114,9 @@ impl Engine {
         self.sched_stats[dev].0 += 1;
         self.sched_stats[dev].1 = self.sched_stats[dev].1.saturating_add(d);
         tracing::trace!(stream = s, at_ns = start, "dispatch");
-        let dispatched = start.saturating_add(d);
+        // A seeded schedule holds this stream's dispatch back (the scheduler itself is not).
+        let lag = self.schedule.as_mut().map_or(0, |sch| sch.lag(s));
+        let dispatched = start.saturating_add(d).saturating_add(lag);
         match fixed {
             // A task whose dispatch does nothing but start a fixed time: one event, its end.
             Some(ns) => {
