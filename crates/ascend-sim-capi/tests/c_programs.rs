@@ -863,6 +863,7 @@ fn each_missing_ordering_edge_is_a_race_and_its_twin_with_the_edge_is_silent() {
         ("fills", "data_race"),
         ("invalid", "data_race"),
         ("host-read", "data_race"),
+        ("pinned", "data_race"),
         ("eq", "sync_word_race"),
         ("writers", "sync_word_race"),
     ];

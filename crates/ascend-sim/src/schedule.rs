@@ -3,7 +3,8 @@
 //!
 //! With a seed, each stream's dispatches are held back by a lag of its own (none, or 1, 4, 16
 //! or 64 µs), so streams and the engines they feed progress at different relative speeds, and
-//! a value wait's first poll comes at a different phase. As in a probabilistic priority
+//! a value wait's first poll comes at a different phase; and one host call in four costs the
+//! host one of those lags more, so that the device gets further between two calls. As in a probabilistic priority
 //! scheduler with bounded change points (PCT: Burckhardt, Kothari, Musuvathi and Nagarakatte,
 //! ASPLOS 2010), the lags are drawn when a stream first dispatches and redrawn for one stream
 //! at each of [`CHANGE_POINTS`] dispatches chosen at random among the first [`HORIZON`]. A lag
@@ -56,6 +57,16 @@ impl Schedule {
 
     fn draw_lag(&mut self) -> u64 {
         LAGS_NS[(self.next() % LAGS_NS.len() as u64) as usize]
+    }
+
+    /// Extra host time for one host call: mostly none, sometimes one of the lags (the host
+    /// thread was slower this time), so that the device gets further between two calls.
+    pub fn host_lag(&mut self) -> u64 {
+        if self.next().is_multiple_of(4) {
+            self.draw_lag()
+        } else {
+            0
+        }
     }
 
     /// How long stream `s`'s next dispatch is held back.

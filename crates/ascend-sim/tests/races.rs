@@ -537,3 +537,281 @@ fn seeded_schedules_vary_what_an_unordered_program_computes_and_never_what_an_or
         );
     }
 }
+
+fn delay(cycles: u64) -> Task {
+    kernel(
+        Kernel::new("delay", move |c: &mut dyn KernelOps| c.spin(cycles)),
+        1,
+    )
+}
+
+fn all_races(sim: &Sim) -> Vec<report::Hazard> {
+    let mut r = races(sim);
+    r.extend(word_races(sim));
+    r
+}
+
+#[test]
+fn kernels_writing_different_bytes_of_one_word_are_not_two_writers() {
+    let sim = racing_sim();
+    let f = sim.malloc(0, 64).unwrap();
+    sim.fill(f, 0, 64).unwrap();
+    let (s1, s2) = two_streams(&sim);
+    let low = Kernel::new("low", move |c: &mut dyn KernelOps| {
+        c.store(f, 4, 1);
+        c.dcci(f, false, 2);
+    });
+    let high = Kernel::new("high", move |c: &mut dyn KernelOps| {
+        c.store(f + 4, 4, 1);
+        c.dcci(f + 4, false, 2);
+    });
+    sim.submit(s1, kernel(low, 1)).unwrap();
+    sim.submit(s2, kernel(high, 1)).unwrap();
+    finish(&sim, &[s1, s2]);
+    assert!(word_races(&sim).is_empty(), "{:?}", word_races(&sim));
+    // The same bytes from both are two writers, named by the word's own address.
+    let sim = racing_sim();
+    let f = sim.malloc(0, 64).unwrap();
+    sim.fill(f, 0, 64).unwrap();
+    let (s1, s2) = two_streams(&sim);
+    for s in [s1, s2] {
+        let k = Kernel::new("same", move |c: &mut dyn KernelOps| c.store(f + 4, 4, 1));
+        sim.submit(s, kernel(k, 1)).unwrap();
+    }
+    finish(&sim, &[s1, s2]);
+    let found = word_races(&sim);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].detail.contains(&format!("word {f:#x}")),
+        "{}",
+        found[0].detail
+    );
+}
+
+/// Stream 2's wait for record 1 of `e` is held behind a value wait released late, while
+/// stream 1 records `e` many more times (or `e` is destroyed): the wait still orders.
+fn wait_for_an_old_record(then: impl FnOnce(&Sim, StreamId, EventId)) -> Vec<report::Hazard> {
+    let sim = racing_sim();
+    let (a, b) = (buffer(&sim), buffer(&sim));
+    let f = sim.malloc(0, 8).unwrap();
+    write_u64(&sim, f, 0);
+    let (s1, s2) = two_streams(&sim);
+    let s3 = sim.create_stream(0, 0, false).unwrap();
+    let e = sim.create_event(0).unwrap();
+    sim.submit(s3, delay(2_000_000)).unwrap();
+    sim.submit(s3, value_write(f, 1)).unwrap();
+    sim.submit(s2, wait_eq(f, 1)).unwrap();
+    sim.submit(s1, memset(a, 1, N)).unwrap();
+    sim.submit(s1, Task::EventRecord(e)).unwrap();
+    sim.submit(s2, Task::EventWait(e)).unwrap();
+    sim.submit(s2, copy(b, a)).unwrap();
+    then(&sim, s1, e);
+    sim.synchronize_device(0, None).unwrap();
+    all_races(&sim)
+}
+
+#[test]
+fn a_queued_wait_keeps_its_records_ordering_however_many_records_follow() {
+    let found = wait_for_an_old_record(|sim, s1, e| {
+        for _ in 0..100 {
+            sim.submit(s1, Task::EventRecord(e)).unwrap();
+        }
+    });
+    assert!(found.is_empty(), "{found:?}");
+}
+
+#[test]
+fn a_queued_wait_keeps_its_records_ordering_when_the_event_is_destroyed() {
+    let found = wait_for_an_old_record(|sim, s1, e| {
+        while !sim.stream_idle(s1).unwrap() {
+            sim.charge_host(1_000);
+        }
+        sim.destroy_event(e).unwrap();
+    });
+    assert!(found.is_empty(), "{found:?}");
+}
+
+#[test]
+fn a_host_polling_a_flag_with_reads_is_ordered_after_what_raised_it() {
+    let sim = racing_sim();
+    let a = buffer(&sim);
+    let f = sim.malloc(0, 8).unwrap();
+    write_u64(&sim, f, 0);
+    let s = sim.create_stream(0, 0, false).unwrap();
+    sim.submit(s, memset(a, 5, N)).unwrap();
+    sim.submit(s, value_write(f, 1)).unwrap();
+    while read_u64(&sim, f) != 1 {
+        sim.charge_host(1_000);
+    }
+    let mut out = vec![0u8; N as usize];
+    sim.read(a, &mut out).unwrap();
+    sim.synchronize_stream(s, None).unwrap();
+    assert!(all_races(&sim).is_empty(), "{:?}", all_races(&sim));
+}
+
+#[test]
+fn a_flag_raised_by_a_small_copy_or_a_kernels_copy_orders_the_waiting_stream() {
+    for by_kernel in [false, true] {
+        let sim = racing_sim();
+        let (a, out) = (buffer(&sim), buffer(&sim));
+        let f = sim.malloc(0, 64).unwrap();
+        sim.fill(f, 0, 64).unwrap();
+        let (s1, s2) = two_streams(&sim);
+        if by_kernel {
+            let k = Kernel::new("raise", move |c: &mut dyn KernelOps| {
+                c.copy_local_to_gm(a, &[4u8; N as usize]);
+                c.copy_local_to_gm(f, &1u64.to_le_bytes());
+            });
+            sim.submit(s1, kernel(k, 1)).unwrap();
+        } else {
+            sim.submit(s1, memset(a, 5, N)).unwrap();
+            let one = host_buf(1u64.to_le_bytes().to_vec());
+            let raise = Task::Memcpy {
+                dst: Loc::Device(f),
+                src: Loc::Host {
+                    buf: one,
+                    offset: 0,
+                },
+                len: 8,
+            };
+            sim.submit(s1, raise).unwrap();
+        }
+        sim.submit(s2, wait_eq(f, 1)).unwrap();
+        sim.submit(s2, copy(out, a)).unwrap();
+        finish(&sim, &[s1, s2]);
+        assert!(
+            all_races(&sim).is_empty(),
+            "kernel {by_kernel}: {:?}",
+            all_races(&sim)
+        );
+    }
+}
+
+#[test]
+fn a_host_flag_write_after_submitting_a_value_write_races_with_it_in_either_timing() {
+    for value_write_first in [false, true] {
+        let sim = racing_sim();
+        let f = sim.malloc(0, 8).unwrap();
+        write_u64(&sim, f, 0);
+        let s = sim.create_stream(0, 0, false).unwrap();
+        if !value_write_first {
+            sim.submit(s, delay(2_000_000)).unwrap();
+        }
+        sim.submit(s, value_write(f, 1)).unwrap();
+        if value_write_first {
+            sim.charge_host(1_000_000);
+        }
+        write_u64(&sim, f, 7);
+        sim.synchronize_device(0, None).unwrap();
+        assert_eq!(
+            word_races(&sim).len(),
+            1,
+            "first {value_write_first}: {:?}",
+            word_races(&sim)
+        );
+    }
+}
+
+#[test]
+fn a_model_runs_completion_does_not_pass_on_what_the_next_run_learnt() {
+    let sim = racing_sim();
+    let (a, b) = (buffer(&sim), buffer(&sim));
+    let m = sim.create_model(0).unwrap();
+    let ms = sim.create_stream(0, 0, true).unwrap();
+    sim.bind_stream(m, ms).unwrap();
+    sim.submit(ms, memset(a, 1, N)).unwrap();
+    let (r1, r2) = two_streams(&sim);
+    sim.submit(r2, memset(b, 2, N)).unwrap();
+    sim.execute_model_async(m, r1).unwrap();
+    sim.execute_model_async(m, r2).unwrap();
+    // Unordered with r2's fill of b: the second run on r2 does not order r1 after it.
+    sim.submit(r1, memset(b, 3, N)).unwrap();
+    sim.synchronize_device(0, None).unwrap();
+    let on_b: Vec<_> = races(&sim).into_iter().filter(|h| h.addr == b).collect();
+    assert_eq!(on_b.len(), 1, "{:?}", races(&sim));
+}
+
+#[test]
+fn the_host_running_a_non_blocking_host_call_is_not_ordered_after_tasks_behind_it() {
+    let sim = racing_sim();
+    let a = buffer(&sim);
+    let s = sim.create_stream(0, 0, false).unwrap();
+    let call = HostCall {
+        call: 1,
+        channel: 5,
+        blocking: false,
+    };
+    sim.submit_host_call(s, call).unwrap();
+    sim.submit(s, memset(a, 1, N)).unwrap();
+    sim.charge_host(1_000_000);
+    let due = sim.next_host_call(5, Some(0)).unwrap().expect("due");
+    let mut out = vec![0u8; N as usize];
+    sim.read(a, &mut out).unwrap();
+    sim.finish_host_call(due.task);
+    sim.synchronize_stream(s, None).unwrap();
+    assert_eq!(races(&sim).len(), 1, "{:?}", races(&sim));
+}
+
+#[test]
+fn a_write_is_checked_against_every_eq_wait_that_observed_the_word() {
+    let sim = racing_sim();
+    let f = sim.malloc(0, 8).unwrap();
+    write_u64(&sim, f, 0);
+    let (s1, s2) = two_streams(&sim);
+    let w = sim.create_stream(0, 0, false).unwrap();
+    sim.submit(s1, wait_eq(f, 1)).unwrap();
+    sim.submit(s2, wait_eq(f, 1)).unwrap();
+    sim.submit(w, value_write(f, 1)).unwrap();
+    sim.charge_host(1_000_000);
+    // Ordered after stream 2's observation, not stream 1's.
+    order(&sim, s2, w);
+    sim.submit(w, value_write(f, 2)).unwrap();
+    sim.synchronize_device(0, None).unwrap();
+    let found = word_races(&sim);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].detail.contains(&format!("on stream {}", s1.0)),
+        "{}",
+        found[0].detail
+    );
+}
+
+#[test]
+fn a_host_buffer_at_the_address_of_a_dropped_one_starts_with_no_history() {
+    let sim = racing_sim();
+    let a = buffer(&sim);
+    let (s1, s2) = two_streams(&sim);
+    let to = |buf: HostBuf| Task::Memcpy {
+        dst: Loc::Host { buf, offset: 0 },
+        src: Loc::Device(a),
+        len: N,
+    };
+    sim.submit(s1, to(host_buf(vec![0u8; N as usize]))).unwrap();
+    sim.synchronize_stream(s1, None).unwrap();
+    // The first buffer is gone; the allocator may give the second its memory.
+    sim.submit(s2, to(host_buf(vec![0u8; N as usize]))).unwrap();
+    sim.synchronize_stream(s2, None).unwrap();
+    assert!(races(&sim).is_empty(), "{:?}", races(&sim));
+}
+
+#[test]
+fn a_kernel_writing_tile_after_tile_leaves_few_intervals_for_later_accesses() {
+    // Behaviour, not speed: the tiles' writes are still one access each in a race report,
+    // and a later unordered read of the whole buffer is one report with the union range.
+    let sim = racing_sim();
+    let a = buffer(&sim);
+    let out = buffer(&sim);
+    let (s1, s2) = two_streams(&sim);
+    let tiles = Kernel::new("tiles", move |c: &mut dyn KernelOps| {
+        for t in 0..N / 64 {
+            c.copy_local_to_gm(a + t * 64, &[7u8; 64]);
+        }
+    });
+    sim.submit(s1, kernel(tiles, 1)).unwrap();
+    sim.charge_host(10_000_000);
+    sim.submit(s2, copy(out, a)).unwrap();
+    finish(&sim, &[s1, s2]);
+    let found = races(&sim);
+    assert_eq!(found.len(), 1, "one report for all the tiles: {found:?}");
+    assert_eq!((found[0].addr, found[0].len), (a, N));
+}

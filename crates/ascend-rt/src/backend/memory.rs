@@ -66,6 +66,13 @@ pub trait Memory {
     /// Fills `count` bytes of device memory at `addr` with `value`, synchronously.
     fn memset(&self, addr: u64, value: u8, count: u64) -> BResult<()>;
 
+    /// The host read (or, `write`, wrote) `len` bytes of page-locked host memory at `addr` in
+    /// a synchronous call, where tasks can touch them too: the simulator checks it for races
+    /// with those tasks (a real device has nothing to do).
+    ///
+    /// - `[addr, addr+len)` lies in one live buffer of [`Memory::malloc_host`].
+    fn host_access(&self, addr: u64, len: u64, write: bool) -> BResult<()>;
+
     /// Writes a CMO descriptor (`aclrtCmoSetDesc`) for `src`/`size` at `desc`.
     ///
     /// - `desc` has room for the chip's descriptor; `src` is only recorded, never read here.

@@ -131,6 +131,11 @@ impl Memory for NullBackend {
         Ok(())
     }
 
+    /// Nothing to check: only the simulator detects races.
+    fn host_access(&self, _addr: u64, _len: u64, _write: bool) -> BResult<()> {
+        Ok(())
+    }
+
     fn cmo_set_desc(&self, _desc: u64, _src: u64, _size: u64) -> BResult<()> {
         Ok(())
     }

@@ -375,8 +375,14 @@ impl Memory for SimBackend {
         Ok(Arc::new(Mutex::new(v)))
     }
 
-    fn free_host(&self, _buf: &HostBuf) -> BResult<()> {
+    fn free_host(&self, buf: &HostBuf) -> BResult<()> {
         // The buffer goes with its last clone: a copy queued on a stream may still hold one.
+        // Its addresses may serve a new buffer: the race detector forgets them.
+        let (addr, len) = {
+            let b = buf.lock().unwrap_or_else(|p| p.into_inner());
+            (b.as_ptr() as u64, b.len() as u64)
+        };
+        self.sim.host_memory_freed(addr, len);
         Ok(())
     }
 
@@ -390,6 +396,10 @@ impl Memory for SimBackend {
 
     fn memset(&self, addr: u64, value: u8, count: u64) -> BResult<()> {
         self.sim.fill(addr, value, count).map_err(m)
+    }
+
+    fn host_access(&self, addr: u64, len: u64, write: bool) -> BResult<()> {
+        self.sim.host_accessed(addr, len, write).map_err(m)
     }
 
     fn cmo_set_desc(&self, desc: u64, src: u64, size: u64) -> BResult<()> {

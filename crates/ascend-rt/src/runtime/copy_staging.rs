@@ -85,6 +85,16 @@ impl Runtime {
     /// inside it), and page-locked memory is staged a bounded chunk at a time.
     pub(super) fn copy_now(&self, dst: DSide<'_>, src: Side<'_>, c: usize) -> AclResult<()> {
         let n = c as u64;
+        // Page-locked ends are memory tasks can touch too: the backend hears of the host's
+        // access (the simulator checks it for races).
+        if let Side::Pinned(b, o) = &src {
+            let addr = locked(b).as_ptr() as u64 + *o as u64;
+            self.backend.host_access(addr, n, false)?;
+        }
+        if let DSide::Pinned(b, o) = &dst {
+            let addr = locked(b).as_ptr() as u64 + *o as u64;
+            self.backend.host_access(addr, n, true)?;
+        }
         let chunk = || vec![0u8; c.min(STAGING_CHUNK)];
         match (dst, src) {
             (DSide::Device(d), Side::Device(s)) => self

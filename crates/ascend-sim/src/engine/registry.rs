@@ -211,6 +211,11 @@ impl Engine {
             if let (Work::User(Task::EventRecord(e)), Some(seq)) = (&t.work, t.event_seq) {
                 self.record_done(e.0, seq, None);
             }
+            if let (true, Work::User(Task::EventWait(e)), Some(seq)) =
+                (self.races.on, &t.work, t.event_seq)
+            {
+                self.races.event_wait_gone(e.0, seq);
+            }
         }
         // A model run's copy of a host call is not the call's last: the model keeps it.
         self.dropped_host_calls
@@ -245,6 +250,9 @@ impl Engine {
         }
         self.cancel_copy(st);
         let dropped = self.host_calls.drop_stream(s);
+        for c in &dropped {
+            self.races.host_call_gone(c.task);
+        }
         self.dropped_host_calls
             .extend(dropped.into_iter().filter(|c| !c.repeats).map(|c| c.call));
         self.forget_waiter(s, &st.head);

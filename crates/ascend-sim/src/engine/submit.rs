@@ -45,7 +45,13 @@ impl Engine {
     fn event_seq_of(&mut self, work: &Work) -> Option<u64> {
         match work {
             Work::User(Task::EventRecord(e)) => self.new_record(e.0),
-            Work::User(Task::EventWait(e)) => self.events.get(&e.0).and_then(|ev| ev.latest),
+            Work::User(Task::EventWait(e)) => {
+                let seq = self.events.get(&e.0).and_then(|ev| ev.latest);
+                if let (true, Some(q)) = (self.races.on, seq) {
+                    self.races.event_wait_queued(e.0, q);
+                }
+                seq
+            }
             _ => None,
         }
     }

@@ -15,6 +15,9 @@ impl Engine {
             channel,
             blocking,
         } = call;
+        if self.races.on {
+            self.races.host_call_due(s, task);
+        }
         self.host_calls.insert(DueHostCall {
             task,
             call,
@@ -44,6 +47,9 @@ impl Engine {
         let Some(due) = self.host_calls.finish(task) else {
             return false;
         };
+        if self.races.on {
+            self.races.host_call_gone(task);
+        }
         self.effects += 1;
         self.progress += 1;
         if due.blocking && self.races.on {
@@ -70,7 +76,10 @@ impl Engine {
     /// call runs after what its stream did before reaching it.
     pub(crate) fn take_host_call(&mut self, channel: u64) -> Option<DueHostCall> {
         let c = self.host_calls.take(channel)?;
-        self.race_host_saw_stream(c.stream);
+        if self.races.on {
+            self.races
+                .host_call_taken(crate::facade::caller_key(), c.task);
+        }
         Some(c)
     }
 

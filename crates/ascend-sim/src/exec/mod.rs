@@ -237,6 +237,7 @@ impl Engine {
                 if let (true, Some(seq)) = (self.races.on, event_seq) {
                     self.races
                         .event_waited(crate::races::AgentKey::Stream(s), e.0, seq);
+                    self.races.event_wait_gone(e.0, seq);
                 }
                 None
             }
@@ -413,6 +414,10 @@ impl Engine {
         );
         let more = !st.queue.is_empty();
         let stop = fault.is_some() && st.stop_on_failure && task.instance.is_none();
+        if let (true, Some(i)) = (self.races.on, task.instance) {
+            // What the instance's task knew, taken before the stream starts its next task.
+            self.races.instance_task_done(i, s);
+        }
         let device = st.device;
         self.report.push_span(span, limit);
         if !more {
@@ -436,9 +441,6 @@ impl Engine {
             self.start_head(s);
         }
         if let Some(i) = task.instance {
-            if self.races.on {
-                self.races.instance_task_done(i, s);
-            }
             self.instance_task_done(i);
         }
     }

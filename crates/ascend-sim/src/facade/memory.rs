@@ -161,6 +161,34 @@ impl Sim {
         })
     }
 
+    /// The host read (`write`: wrote) `len` bytes of host memory at `addr` that tasks can
+    /// touch too (page-locked memory a copy task reads or fills) in a synchronous call: with
+    /// race detection on, checked against those tasks (docs/races.md); a race set to `fail`
+    /// is the call's error.
+    pub fn host_accessed(&self, addr: u64, len: u64, write: bool) -> Result<(), SimError> {
+        if !self.config.races {
+            return Ok(());
+        }
+        self.with(|e| {
+            let call = "synchronous copy of page-locked memory";
+            match e.race_host_access(call, write, addr, len) {
+                Some(fault) => Err(SimError::TaskFault(fault)),
+                None => Ok(()),
+            }
+        })
+    }
+
+    /// Host memory `[addr, addr+len)` that tasks could touch was freed: the race detector
+    /// forgets it (a new buffer there is new memory).
+    pub fn host_memory_freed(&self, addr: u64, len: u64) {
+        if self.config.races {
+            let _ = self.with(|e| {
+                e.races.freed(addr, addr.saturating_add(len));
+                Ok::<(), SimError>(())
+            });
+        }
+    }
+
     /// The address window of all devices' memory: every device address lies in it and no
     /// host memory does.
     pub fn device_window(&self) -> std::ops::Range<DevAddr> {

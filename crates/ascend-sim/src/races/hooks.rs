@@ -26,6 +26,10 @@ impl Engine {
             AgentKey::Stream(_) => self.now,
         };
         let hi = addr.saturating_add(len);
+        if write && len <= 8 && !matches!(who, Accessor::Host { .. }) {
+            // A small write may raise a flag: it releases as a synchronisation write does.
+            self.races.small_data_write(key, who.clone(), addr, len);
+        }
         let later_who = who.clone();
         let conflicts = self.races.access(key, |epoch| Access {
             epoch,
@@ -73,7 +77,12 @@ impl Engine {
         if write && len <= 8 {
             fault = self.race_word_write(who.clone(), addr, len, None);
         }
-        fault.or(self.race_access(who, write, addr, len))
+        fault = fault.or(self.race_access(who, write, addr, len));
+        if !write && len <= 8 {
+            // A host polling a flag acquires what raised it.
+            self.races.word_read(AgentKey::Host(thread), addr, len);
+        }
+        fault
     }
 
     /// A write of a synchronisation word by `who` (a value write, a kernel's scalar store, a
@@ -107,11 +116,12 @@ impl Engine {
         for c in conflicts {
             let detail = match &c {
                 SyncConflict::TwoWriters { prior } => format!(
-                    "{} and {} both wrote the synchronisation word {addr:#x}, and neither write \
+                    "{} and {} both wrote the synchronisation word {:#x}, and neither write \
                      is ordered before the other: which value a wait sees depends on the \
                      timing; {}",
                     describe_sync(prior),
                     describe_sync(&acc),
+                    addr & !7,
                     missing_edge(&prior.who, &acc.who),
                 ),
                 SyncConflict::Overwritten { wait } => format!(
@@ -167,6 +177,24 @@ impl Engine {
         }
     }
 
+    /// The address of a copy's end: a device address, or a host buffer's own (host memory is
+    /// named by its heap address, which never lies in the device window). A host buffer seen
+    /// at an address another buffer had (the first one dropped, the allocator reusing its
+    /// memory) starts with no history.
+    fn race_loc_address(&mut self, loc: &crate::types::Loc) -> u64 {
+        match loc {
+            crate::types::Loc::Device(a) => *a,
+            crate::types::Loc::Host { buf, offset } => {
+                let (base, len) = {
+                    let b = buf.lock().unwrap_or_else(|p| p.into_inner());
+                    (b.as_ptr() as u64, b.len() as u64)
+                };
+                self.races.host_buffer_seen(base, len, buf);
+                base + *offset as u64
+            }
+        }
+    }
+
     /// The block on `core` of device `dev`, as an accessor.
     pub(crate) fn kernel_accessor(&self, dev: usize, core: usize) -> Accessor {
         match self.core_writer(dev, core) {
@@ -200,16 +228,16 @@ impl Engine {
     }
 
     /// The data accesses of an engine task (task `id` on stream `s`) as it applies its effect:
-    /// a copy reads its source and writes its destination, a fill writes, a reduce reads both
-    /// operands and writes one; an INVALID discards what the cache held (a write), the other
-    /// CMOs read. Host ends of copies are not tracked (docs/races.md).
+    /// a copy reads its source and writes its destination (a host end at its buffer's own
+    /// address), a fill writes, a reduce reads both operands and writes one; an INVALID
+    /// discards what the cache held (a write), the other CMOs read.
     pub(crate) fn race_task_accesses(
         &mut self,
         s: u64,
         id: u64,
         kind: &crate::types::Task,
     ) -> Option<String> {
-        use crate::types::{CmoType, Loc, Task};
+        use crate::types::{CmoType, Task};
         if !self.races.on {
             return None;
         }
@@ -227,12 +255,8 @@ impl Engine {
         let mut ranges: Vec<(bool, u64, u64)> = Vec::new();
         match kind {
             Task::Memcpy { dst, src, len } => {
-                if let Loc::Device(a) = src {
-                    ranges.push((false, *a, *len));
-                }
-                if let Loc::Device(a) = dst {
-                    ranges.push((true, *a, *len));
-                }
+                ranges.push((false, self.race_loc_address(src), *len));
+                ranges.push((true, self.race_loc_address(dst), *len));
             }
             Task::Memset { addr, len, .. } => ranges.push((true, *addr, *len)),
             Task::Reduce { dst, src, len, .. } => {
@@ -369,8 +393,11 @@ fn missing_edge(first: &Accessor, second: &Accessor) -> String {
              call (aclrtSynchronizeStream, aclrtSynchronizeEvent)"
         ),
         (None, Some((t2, s2))) => format!(
-            "make the host's call before submitting task {t2} to stream {s2}, or have stream \
-             {s2} wait for it"
+            "if task {t2} was meant to come first, synchronize stream {s2} (or an event \
+             recorded after it) before the host's call; if the call was, make it before \
+             submitting task {t2} (from the same host thread, or one the simulator sees \
+             ordered with it through a stream, an event or a synchronize: it sees no \
+             synchronisation between host threads outside the API)"
         ),
         (None, None) => "order the two host threads' calls (the simulator sees no \
                          synchronisation between host threads)"

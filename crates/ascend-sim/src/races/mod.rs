@@ -71,12 +71,21 @@ pub struct Races {
     /// Event records executed, by (event, record number).
     records: HashMap<(u64, u64), Released>,
     record_order: HashMap<u64, VecDeque<u64>>,
+    /// Stream waits queued for each (event, record): their record's clock is kept for them.
+    waits_queued: HashMap<(u64, u64), u32>,
+    /// Events destroyed while waits for their records were still queued.
+    destroyed_events: std::collections::HashSet<u64>,
     /// Notifies set and not yet consumed.
     notifies: HashMap<u64, VClock>,
     /// Synchronisation words (8-byte aligned): their latest write and observation.
     words: BTreeMap<u64, words::Word>,
     /// Barrier INVALIDs done, by (model, barrier id).
     barriers: HashMap<(Option<u64>, u32), VClock>,
+    /// Host calls due and not yet taken: what their stream had done when it reached them.
+    host_calls: HashMap<u64, Released>,
+    /// Host buffers seen by tasks, by their base address (to tell a new buffer at a reused
+    /// address).
+    host_buffers: HashMap<u64, std::sync::Weak<std::sync::Mutex<Vec<u8>>>>,
     /// Model instances: what their finished tasks knew.
     instances: HashMap<u64, VClock>,
     shadow: Shadow,
@@ -221,9 +230,41 @@ impl Races {
         self.records.insert((e, seq), r);
         let order = self.record_order.entry(e).or_default();
         order.push_back(seq);
+        // Beyond the kept number, the oldest records no queued wait names go.
         if order.len() > RECORDS_KEPT {
-            if let Some(old) = order.pop_front() {
-                self.records.remove(&(e, old));
+            let waits = &self.waits_queued;
+            if let Some(i) = order.iter().position(|&q| !waits.contains_key(&(e, q))) {
+                if let Some(old) = order.remove(i) {
+                    self.records.remove(&(e, old));
+                }
+            }
+        }
+    }
+
+    /// A stream wait for record `seq` of event `e` was queued: the record's clock is kept for
+    /// it, however many records follow and even if the event is destroyed meanwhile.
+    pub fn event_wait_queued(&mut self, e: u64, seq: u64) {
+        *self.waits_queued.entry((e, seq)).or_default() += 1;
+    }
+
+    /// A queued stream wait for record `seq` of event `e` passed or was dropped.
+    pub fn event_wait_gone(&mut self, e: u64, seq: u64) {
+        let Some(n) = self.waits_queued.get_mut(&(e, seq)) else {
+            return;
+        };
+        *n -= 1;
+        if *n > 0 {
+            return;
+        }
+        self.waits_queued.remove(&(e, seq));
+        if self.destroyed_events.contains(&e) {
+            self.records.remove(&(e, seq));
+            if let Some(order) = self.record_order.get_mut(&e) {
+                order.retain(|&q| q != seq);
+                if order.is_empty() {
+                    self.record_order.remove(&e);
+                    self.destroyed_events.remove(&e);
+                }
             }
         }
     }
@@ -236,10 +277,21 @@ impl Races {
         }
     }
 
-    /// Event `e` is gone: its records' clocks go too.
+    /// Event `e` is gone: its records' clocks go too, but for those queued waits still name.
     pub fn event_destroyed(&mut self, e: u64) {
-        for seq in self.record_order.remove(&e).unwrap_or_default() {
-            self.records.remove(&(e, seq));
+        let Some(mut order) = self.record_order.remove(&e) else {
+            return;
+        };
+        order.retain(|&seq| {
+            let named = self.waits_queued.contains_key(&(e, seq));
+            if !named {
+                self.records.remove(&(e, seq));
+            }
+            named
+        });
+        if !order.is_empty() {
+            self.record_order.insert(e, order);
+            self.destroyed_events.insert(e);
         }
     }
 
@@ -310,6 +362,27 @@ impl Races {
         }
     }
 
+    /// Stream `s` reached host call task `task`: the host thread that takes the call is ordered
+    /// after what the stream did up to this point (not after what it does later).
+    pub fn host_call_due(&mut self, s: u64, task: u64) {
+        let a = self.agent(AgentKey::Stream(s));
+        let r = self.hand_out(a);
+        self.host_calls.insert(task, r);
+    }
+
+    /// Host thread `host` took host call task `task` to run it.
+    pub fn host_call_taken(&mut self, host: u64, task: u64) {
+        let h = self.agent(AgentKey::Host(host));
+        if let Some(r) = self.host_calls.remove(&task) {
+            self.learn_released(h, &r);
+        }
+    }
+
+    /// Host call task `task` will not be taken (its stream went).
+    pub fn host_call_gone(&mut self, task: u64) {
+        self.host_calls.remove(&task);
+    }
+
     /// Stream `s` goes on after host thread `host` (a blocking host call it ran returned).
     pub fn stream_saw_host(&mut self, s: u64, host: u64) {
         let h = self.agent(AgentKey::Host(host));
@@ -331,6 +404,25 @@ impl Races {
         let clock = &self.states[a as usize].clock;
         let acc = Arc::new(make(clock.epoch(a)));
         self.shadow.access(acc, clock)
+    }
+
+    /// Host buffer `buf` is at `[base, base+len)`: if another buffer was seen there (now
+    /// dropped, its memory reused), what the shadow holds of the range is forgotten.
+    pub fn host_buffer_seen(&mut self, base: u64, len: u64, buf: &crate::types::HostBuf) {
+        let same = self
+            .host_buffers
+            .get(&base)
+            .and_then(std::sync::Weak::upgrade)
+            .is_some_and(|b| Arc::ptr_eq(&b, buf));
+        if !same {
+            if self.host_buffers.contains_key(&base) {
+                self.freed(base, base.saturating_add(len));
+            }
+            if self.host_buffers.len() >= 4096 {
+                self.host_buffers.retain(|_, w| w.strong_count() > 0);
+            }
+            self.host_buffers.insert(base, Arc::downgrade(buf));
+        }
     }
 
     /// Memory `[lo, hi)` was freed.

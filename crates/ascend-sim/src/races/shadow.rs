@@ -88,10 +88,29 @@ struct Interval {
     reads: Vec<Arc<Access>>,
 }
 
+/// Two accesses that race with the same things and read the same in a report but for their
+/// ranges: one agent's step, one direction, one accessor (a kernel's tiles, say).
+fn alike(a: &Arc<Access>, b: &Arc<Access>) -> bool {
+    Arc::ptr_eq(a, b) || (a.epoch == b.epoch && a.write == b.write && a.who == b.who)
+}
+
+/// One access standing for two alike ones: their ranges joined.
+fn joined(a: &Arc<Access>, b: &Arc<Access>) -> Arc<Access> {
+    if Arc::ptr_eq(a, b) {
+        return a.clone();
+    }
+    Arc::new(Access {
+        lo: a.lo.min(b.lo),
+        hi: a.hi.max(b.hi),
+        at_ns: a.at_ns.min(b.at_ns),
+        ..(**a).clone()
+    })
+}
+
 impl Interval {
     fn same_state(&self, other: &Interval) -> bool {
         let same = |a: &Option<Arc<Access>>, b: &Option<Arc<Access>>| match (a, b) {
-            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (Some(a), Some(b)) => alike(a, b),
             (None, None) => true,
             _ => false,
         };
@@ -101,7 +120,18 @@ impl Interval {
                 .reads
                 .iter()
                 .zip(&other.reads)
-                .all(|(a, b)| Arc::ptr_eq(a, b))
+                .all(|(a, b)| alike(a, b))
+    }
+
+    /// Takes in its neighbour `next` (in the same state) as one interval.
+    fn absorb(&mut self, next: &Interval) {
+        self.hi = next.hi;
+        if let (Some(a), Some(b)) = (&self.write, &next.write) {
+            self.write = Some(joined(a, b));
+        }
+        for (a, b) in self.reads.iter_mut().zip(&next.reads) {
+            *a = joined(a, b);
+        }
     }
 }
 
@@ -191,8 +221,32 @@ impl Shadow {
         let mut merged: Vec<(u64, Interval)> = Vec::with_capacity(rebuilt.len());
         for (start, iv) in rebuilt {
             match merged.last_mut() {
-                Some((_, prev)) if prev.hi == start && prev.same_state(&iv) => prev.hi = iv.hi,
+                Some((_, prev)) if prev.hi == start && prev.same_state(&iv) => prev.absorb(&iv),
                 _ => merged.push((start, iv)),
+            }
+        }
+        // And with the neighbours outside the range (a kernel writing tile after tile leaves
+        // one interval, not one a tile).
+        if let Some((first_start, first)) = merged.first_mut() {
+            let before = self.intervals.range(..*first_start).next_back();
+            if let Some((&b, prev)) = before.filter(|(_, p)| p.hi == *first_start) {
+                if prev.same_state(first) {
+                    let mut prev = self.intervals.remove(&b).expect("present");
+                    prev.absorb(first);
+                    *first_start = b;
+                    *first = prev;
+                }
+            }
+        }
+        if let Some((_, last)) = merged.last_mut() {
+            let after = self
+                .intervals
+                .get(&last.hi)
+                .filter(|n| last.same_state(n))
+                .cloned();
+            if let Some(next) = after {
+                self.intervals.remove(&last.hi);
+                last.absorb(&next);
             }
         }
         self.intervals.extend(merged);

@@ -45,64 +45,108 @@ pub enum SyncConflict {
     },
 }
 
+/// The most EQ, AND or NOR observations of one word kept since its latest write.
+const OBSERVATIONS_KEPT: usize = 8;
+
 /// What the detector keeps of one word.
 #[derive(Debug, Clone, Default)]
 pub(super) struct Word {
-    /// The latest write: what it released, and what it was.
-    write: Option<(Released, Arc<SyncAccess>)>,
-    /// The latest EQ, AND or NOR wait that passed on the word since that write, with the
+    /// The latest write of each byte range of the word: what it released, and what it was
+    /// (two writers of different bytes of one word do not race).
+    writes: Vec<(Released, Arc<SyncAccess>)>,
+    /// The EQ, AND or NOR waits that passed on the word since its latest write, with the
     /// waiting stream's epoch then.
-    observed: Option<(Epoch, Arc<SyncAccess>)>,
+    observed: Vec<(Epoch, Arc<SyncAccess>)>,
+}
+
+impl Word {
+    /// What a reader of the word acquires: every write it holds.
+    fn releases(&self) -> impl Iterator<Item = &Released> {
+        self.writes.iter().map(|(r, _)| r)
+    }
 }
 
 impl Races {
-    /// `key` wrote the word(s) of `[addr, addr+len)` (`acc` says what): checked against the
-    /// word's previous write and its latest observation, then released.
+    /// `key` wrote `acc.len` bytes at `acc.addr` of synchronisation memory (`acc` says what):
+    /// checked against the previous writes of the same bytes and the word's observations
+    /// since, then released.
     pub fn word_written(&mut self, key: AgentKey, acc: SyncAccess) -> Vec<SyncConflict> {
         let a = self.agent(key);
-        let len = acc.len;
+        // A write after a release is a new step: whoever got the release is not ordered after
+        // this write.
+        self.step_if_released(a);
+        let (lo, hi) = (acc.addr, acc.addr.saturating_add(acc.len.max(1)));
         let acc = Arc::new(acc);
         let mut found = Vec::new();
-        let clock = self.states[a as usize].clock.clone();
+        let clock = &self.states[a as usize].clock;
         let unordered = |e: Epoch| e.agent != a && !clock.covers(e);
-        for w in words_of(acc.addr, len) {
+        for w in words_of(lo, hi - lo) {
             let Some(word) = self.words.get(&w) else {
                 continue;
             };
-            if let Some((r, prior)) = &word.write {
-                if unordered(r.own) && !found.iter().any(|f| same_prior(f, prior)) {
+            for (r, prior) in &word.writes {
+                let overlaps = prior.addr < hi && lo < prior.addr.saturating_add(prior.len.max(1));
+                if overlaps && unordered(r.own) && !found.iter().any(|f| same_prior(f, prior)) {
                     found.push(SyncConflict::TwoWriters {
                         prior: prior.clone(),
                     });
                 }
             }
-            if let Some((e, wait)) = &word.observed {
+            for (e, wait) in &word.observed {
                 if unordered(*e) {
                     found.push(SyncConflict::Overwritten { wait: wait.clone() });
                 }
             }
         }
         let r = self.hand_out(a);
-        for w in words_of(acc.addr, len) {
-            self.words.insert(
-                w,
-                Word {
-                    write: Some((r.clone(), acc.clone())),
-                    observed: None,
-                },
-            );
+        for w in words_of(lo, hi - lo) {
+            let word = self.words.entry(w).or_default();
+            // Writes of bytes this one covers are superseded.
+            word.writes
+                .retain(|(_, p)| !(lo <= p.addr && p.addr.saturating_add(p.len.max(1)) <= hi));
+            word.writes.push((r.clone(), acc.clone()));
+            word.observed.clear();
         }
         found
     }
 
-    /// `key` read the word at `addr` (a value wait that passed, a kernel's scalar load): it
-    /// acquires what the word's latest write released.
+    /// `key` read synchronisation memory `[addr, addr+len)` (a value wait that passed, a
+    /// kernel's scalar load, a small host read): it acquires what the latest writes of those
+    /// words released.
     pub fn word_read(&mut self, key: AgentKey, addr: u64, len: u64) {
         let a = self.agent(key);
         for w in words_of(addr, len) {
-            if let Some((r, _)) = self.words.get(&w).and_then(|x| x.write.clone()) {
+            let releases: Vec<Released> = self
+                .words
+                .get(&w)
+                .map(|x| x.releases().cloned().collect())
+                .unwrap_or_default();
+            for r in releases {
                 self.learn_released(a, &r);
             }
+        }
+    }
+
+    /// A data write of at most 8 bytes by `key` (a small copy or fill, a kernel's copy from a
+    /// local buffer): a flag may be raised this way, so it releases like a synchronisation
+    /// write, without the synchronisation checks (the data checks apply).
+    pub fn small_data_write(&mut self, key: AgentKey, who: Accessor, addr: u64, len: u64) {
+        let a = self.agent(key);
+        let r = self.hand_out(a);
+        let acc = Arc::new(SyncAccess {
+            who,
+            addr,
+            len,
+            value: None,
+            mode: None,
+            at_ns: 0,
+        });
+        let hi = addr.saturating_add(len.max(1));
+        for w in words_of(addr, len) {
+            let word = self.words.entry(w).or_default();
+            word.writes
+                .retain(|(_, p)| !(addr <= p.addr && p.addr.saturating_add(p.len.max(1)) <= hi));
+            word.writes.push((r.clone(), acc.clone()));
         }
     }
 
@@ -115,8 +159,11 @@ impl Races {
         let a = self.agent(AgentKey::Stream(s));
         let e = self.states[a as usize].clock.epoch(a);
         let w = acc.addr & !7;
-        let acc = Arc::new(acc);
-        self.words.entry(w).or_default().observed = Some((e, acc));
+        let word = self.words.entry(w).or_default();
+        if word.observed.len() == OBSERVATIONS_KEPT {
+            word.observed.remove(0);
+        }
+        word.observed.push((e, Arc::new(acc)));
     }
 }
 
