@@ -74,23 +74,38 @@ fn round(
 }
 
 #[test]
-fn a_hundred_thousand_tasks_run_in_flat_memory() {
-    let r = rt0(A2);
-    let long_lived = stream(&r);
+fn a_hundred_thousand_tasks_run_in_flat_memory_with_race_detection_off_and_on() {
+    // One after the other, each measured from its own warm-up (one test: see the module doc).
+    for races in [false, true] {
+        let config = ascend_sim::SimConfig {
+            races,
+            ..ascend_sim::SimConfig::default()
+        };
+        let r = Runtime::sim_with(A2, config).expect("a simulator runtime");
+        r.set_device(0).expect("aclrtSetDevice(0)");
+        if !hundred_thousand_tasks(&r, races) {
+            return;
+        }
+    }
+}
+
+/// The run of the test on `r`; false (SKIPPED printed) where memory cannot be measured.
+fn hundred_thousand_tasks(r: &Runtime, races: bool) -> bool {
+    let long_lived = stream(r);
     let k = Kernel::new("touch", |ctx: &mut dyn KernelOps| ctx.spin(10));
     let calls = Arc::new(AtomicU64::new(0));
     let (mut tasks, mut rounds) = (0u64, 0u64);
     // Warm up until every bounded list of the report is full (10,000 records of each kind).
     while tasks < 25_000 {
-        tasks += round(&r, long_lived, &k, &calls);
+        tasks += round(r, long_lived, &k, &calls);
         rounds += 1;
     }
     let Some(before) = resident_kib() else {
         println!("SKIPPED: /proc/self/status is not readable; cannot measure resident memory");
-        return;
+        return false;
     };
     while tasks < 125_000 {
-        tasks += round(&r, long_lived, &k, &calls);
+        tasks += round(r, long_lived, &k, &calls);
         rounds += 1;
     }
     let after = resident_kib().expect("read before");
@@ -102,7 +117,7 @@ fn a_hundred_thousand_tasks_run_in_flat_memory() {
     let grown = after.saturating_sub(before);
     assert!(
         grown < 3 * 1024,
-        "resident memory grew by {grown} KiB over 100,000 tasks ({before} -> {after} KiB)"
+        "races {races}: resident memory grew by {grown} KiB over 100,000 tasks ({before} -> {after} KiB)"
     );
     let report = r.sim_view().expect("a simulator runtime").report();
     let limit = ascend_sim::DEFAULT_REPORT_RECORDS;
@@ -114,5 +129,6 @@ fn a_hundred_thousand_tasks_run_in_flat_memory() {
     );
     assert_eq!(report.kernel_blocks.len(), limit);
     assert!(report.streams.total() > rounds);
-    println!("{tasks} tasks in {rounds} rounds: resident {before} -> {after} KiB");
+    println!("races {races}: {tasks} tasks in {rounds} rounds: resident {before} -> {after} KiB");
+    true
 }

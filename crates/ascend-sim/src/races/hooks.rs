@@ -26,7 +26,11 @@ impl Engine {
             AgentKey::Stream(_) => self.now,
         };
         let hi = addr.saturating_add(len);
-        if write && len <= 8 && !matches!(who, Accessor::Host { .. }) {
+        if write
+            && len <= 8
+            && !matches!(who, Accessor::Host { .. })
+            && self.mem.device_of(addr).is_some()
+        {
             // A small write may raise a flag: it releases as a synchronisation write does.
             self.races.small_data_write(key, who.clone(), addr, len);
         }

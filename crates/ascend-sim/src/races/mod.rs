@@ -44,6 +44,12 @@ pub enum AgentKey {
     Host(u64),
 }
 
+/// A host buffer as the detector remembers it: without keeping it alive.
+type WeakHostBuf = std::sync::Weak<std::sync::Mutex<Vec<u8>>>;
+
+/// Host buffers remembered before the dropped ones are forgotten.
+const HOST_BUFFERS_KEPT: usize = 1024;
+
 /// The records of one event whose clocks are kept for waits that name them.
 const RECORDS_KEPT: usize = 64;
 
@@ -85,7 +91,7 @@ pub struct Races {
     host_calls: HashMap<u64, Released>,
     /// Host buffers seen by tasks, by their base address (to tell a new buffer at a reused
     /// address).
-    host_buffers: HashMap<u64, std::sync::Weak<std::sync::Mutex<Vec<u8>>>>,
+    host_buffers: HashMap<u64, (WeakHostBuf, u64)>,
     /// Model instances: what their finished tasks knew.
     instances: HashMap<u64, VClock>,
     shadow: Shadow,
@@ -412,16 +418,26 @@ impl Races {
         let same = self
             .host_buffers
             .get(&base)
-            .and_then(std::sync::Weak::upgrade)
+            .and_then(|(w, _)| w.upgrade())
             .is_some_and(|b| Arc::ptr_eq(&b, buf));
         if !same {
-            if self.host_buffers.contains_key(&base) {
-                self.freed(base, base.saturating_add(len));
+            if let Some((_, old_len)) = self.host_buffers.remove(&base) {
+                self.freed(base, base.saturating_add(old_len.max(len)));
             }
-            if self.host_buffers.len() >= 4096 {
-                self.host_buffers.retain(|_, w| w.strong_count() > 0);
+            if self.host_buffers.len() >= HOST_BUFFERS_KEPT {
+                // Buffers dropped since: their ranges are forgotten with them.
+                let dead: Vec<(u64, u64)> = self
+                    .host_buffers
+                    .iter()
+                    .filter(|(_, (w, _))| w.strong_count() == 0)
+                    .map(|(&b, &(_, l))| (b, l))
+                    .collect();
+                for (b, l) in dead {
+                    self.host_buffers.remove(&b);
+                    self.freed(b, b.saturating_add(l));
+                }
             }
-            self.host_buffers.insert(base, Arc::downgrade(buf));
+            self.host_buffers.insert(base, (Arc::downgrade(buf), len));
         }
     }
 
