@@ -37,6 +37,13 @@ fn buffer(sim: &Sim) -> u64 {
     b
 }
 
+/// A synchronisation word (in 64 zeroed bytes of its own) the host has written.
+fn zeroed_flag(sim: &Sim) -> u64 {
+    let f = sim.malloc(0, 64).unwrap();
+    sim.fill(f, 0, 64).unwrap();
+    f
+}
+
 fn copy(dst: u64, src: u64) -> Task {
     Task::Memcpy {
         dst: Loc::Device(dst),
@@ -125,8 +132,7 @@ fn a_consumer_that_never_waits_for_the_producers_flag_races_and_a_value_wait_ord
     for waits in [false, true] {
         let sim = racing_sim();
         let (data, out) = (buffer(&sim), buffer(&sim));
-        let flag = sim.malloc(0, 8).unwrap();
-        write_u64(&sim, flag, 0);
+        let flag = zeroed_flag(&sim);
         let (s1, s2) = two_streams(&sim);
         sim.submit(s1, memset(data, 7, N)).unwrap();
         sim.submit(
@@ -250,8 +256,7 @@ fn a_kernel_flag_raised_with_dcci_orders_the_data_before_it_for_the_waiting_stre
     for waits in [false, true] {
         let sim = racing_sim();
         let (data, out) = (buffer(&sim), buffer(&sim));
-        let flag = sim.malloc(0, 64).unwrap();
-        sim.fill(flag, 0, 64).unwrap();
+        let flag = zeroed_flag(&sim);
         let (s1, s2) = two_streams(&sim);
         let producer = Kernel::new("produce", move |ctx: &mut dyn KernelOps| {
             ctx.copy_local_to_gm(data, &[4u8; N as usize]);
@@ -365,8 +370,7 @@ fn wait_eq(addr: u64, value: u64) -> Task {
 fn a_second_write_that_nothing_orders_after_an_eq_waits_observation_is_a_sync_word_race() {
     for ordered in [false, true] {
         let sim = racing_sim();
-        let flag = sim.malloc(0, 8).unwrap();
-        write_u64(&sim, flag, 0);
+        let flag = zeroed_flag(&sim);
         let (s1, s2) = two_streams(&sim);
         sim.submit(s1, wait_eq(flag, 1)).unwrap();
         sim.submit(s2, value_write(flag, 1)).unwrap();
@@ -400,8 +404,7 @@ fn a_second_write_that_nothing_orders_after_an_eq_waits_observation_is_a_sync_wo
 fn two_streams_writing_one_flag_unordered_race_and_an_event_between_them_orders_them() {
     for ordered in [false, true] {
         let sim = racing_sim();
-        let flag = sim.malloc(0, 8).unwrap();
-        write_u64(&sim, flag, 0);
+        let flag = zeroed_flag(&sim);
         let (s1, s2) = two_streams(&sim);
         sim.submit(s1, value_write(flag, 1)).unwrap();
         if ordered {
@@ -424,8 +427,7 @@ fn two_streams_writing_one_flag_unordered_race_and_an_event_between_them_orders_
 #[test]
 fn a_geq_wait_is_not_raced_by_a_later_larger_write() {
     let sim = racing_sim();
-    let flag = sim.malloc(0, 8).unwrap();
-    write_u64(&sim, flag, 0);
+    let flag = zeroed_flag(&sim);
     let (s1, s2) = two_streams(&sim);
     sim.submit(
         s1,
@@ -455,8 +457,7 @@ fn the_developer_guides_memory_semantic_example_is_a_sync_word_race_between_the_
 ) {
     for ordered in [false, true] {
         let sim = racing_sim();
-        let flag = sim.malloc(0, 8).unwrap();
-        sim.fill(flag, 0, 8).unwrap();
+        let flag = zeroed_flag(&sim);
         let (s1, s2) = two_streams(&sim);
         sim.submit(s1, wait_eq(flag, 1)).unwrap();
         let e = sim.create_event(0).unwrap();
@@ -554,8 +555,7 @@ fn all_races(sim: &Sim) -> Vec<report::Hazard> {
 #[test]
 fn kernels_writing_different_bytes_of_one_word_are_not_two_writers() {
     let sim = racing_sim();
-    let f = sim.malloc(0, 64).unwrap();
-    sim.fill(f, 0, 64).unwrap();
+    let f = zeroed_flag(&sim);
     let (s1, s2) = two_streams(&sim);
     let low = Kernel::new("low", move |c: &mut dyn KernelOps| {
         c.store(f, 4, 1);
@@ -571,8 +571,7 @@ fn kernels_writing_different_bytes_of_one_word_are_not_two_writers() {
     assert!(word_races(&sim).is_empty(), "{:?}", word_races(&sim));
     // The same bytes from both are two writers, named by the word's own address.
     let sim = racing_sim();
-    let f = sim.malloc(0, 64).unwrap();
-    sim.fill(f, 0, 64).unwrap();
+    let f = zeroed_flag(&sim);
     let (s1, s2) = two_streams(&sim);
     for s in [s1, s2] {
         let k = Kernel::new("same", move |c: &mut dyn KernelOps| c.store(f + 4, 4, 1));
@@ -593,8 +592,7 @@ fn kernels_writing_different_bytes_of_one_word_are_not_two_writers() {
 fn wait_for_an_old_record(then: impl FnOnce(&Sim, StreamId, EventId)) -> Vec<report::Hazard> {
     let sim = racing_sim();
     let (a, b) = (buffer(&sim), buffer(&sim));
-    let f = sim.malloc(0, 8).unwrap();
-    write_u64(&sim, f, 0);
+    let f = zeroed_flag(&sim);
     let (s1, s2) = two_streams(&sim);
     let s3 = sim.create_stream(0, 0, false).unwrap();
     let e = sim.create_event(0).unwrap();
@@ -635,8 +633,7 @@ fn a_queued_wait_keeps_its_records_ordering_when_the_event_is_destroyed() {
 fn a_host_polling_a_flag_with_reads_is_ordered_after_what_raised_it() {
     let sim = racing_sim();
     let a = buffer(&sim);
-    let f = sim.malloc(0, 8).unwrap();
-    write_u64(&sim, f, 0);
+    let f = zeroed_flag(&sim);
     let s = sim.create_stream(0, 0, false).unwrap();
     sim.submit(s, memset(a, 5, N)).unwrap();
     sim.submit(s, value_write(f, 1)).unwrap();
@@ -654,8 +651,7 @@ fn a_flag_raised_by_a_small_copy_or_a_kernels_copy_orders_the_waiting_stream() {
     for by_kernel in [false, true] {
         let sim = racing_sim();
         let (a, out) = (buffer(&sim), buffer(&sim));
-        let f = sim.malloc(0, 64).unwrap();
-        sim.fill(f, 0, 64).unwrap();
+        let f = zeroed_flag(&sim);
         let (s1, s2) = two_streams(&sim);
         if by_kernel {
             let k = Kernel::new("raise", move |c: &mut dyn KernelOps| {
@@ -691,8 +687,7 @@ fn a_flag_raised_by_a_small_copy_or_a_kernels_copy_orders_the_waiting_stream() {
 fn a_host_flag_write_after_submitting_a_value_write_races_with_it_in_either_timing() {
     for value_write_first in [false, true] {
         let sim = racing_sim();
-        let f = sim.malloc(0, 8).unwrap();
-        write_u64(&sim, f, 0);
+        let f = zeroed_flag(&sim);
         let s = sim.create_stream(0, 0, false).unwrap();
         if !value_write_first {
             sim.submit(s, delay(2_000_000)).unwrap();
@@ -755,8 +750,7 @@ fn the_host_running_a_non_blocking_host_call_is_not_ordered_after_tasks_behind_i
 #[test]
 fn a_write_is_checked_against_every_eq_wait_that_observed_the_word() {
     let sim = racing_sim();
-    let f = sim.malloc(0, 8).unwrap();
-    write_u64(&sim, f, 0);
+    let f = zeroed_flag(&sim);
     let (s1, s2) = two_streams(&sim);
     let w = sim.create_stream(0, 0, false).unwrap();
     sim.submit(s1, wait_eq(f, 1)).unwrap();

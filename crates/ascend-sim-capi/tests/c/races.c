@@ -48,6 +48,15 @@ static void expect_bytes(const void *dev, unsigned char want, const char *what) 
     }
 }
 
+static void expect_flag(const void *flag, uint64_t want) {
+    uint64_t v = 0;
+    CHECK(aclrtMemcpy(&v, 8, flag, 8, ACL_MEMCPY_DEVICE_TO_HOST));
+    if (v != want) {
+        fprintf(stderr, "flag %llu, expected %llu\n", (unsigned long long)v, (unsigned long long)want);
+        failures++;
+    }
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
         fprintf(stderr, "usage: races <shape>[-ordered]\n");
@@ -134,24 +143,14 @@ int main(int argc, char **argv) {
         CHECK(aclrtValueWrite(flag, 2, 0, s2));
         CHECK(aclrtSynchronizeStream(s1));
         CHECK(aclrtSynchronizeStream(s2));
-        uint64_t v = 0;
-        CHECK(aclrtMemcpy(&v, 8, flag, 8, ACL_MEMCPY_DEVICE_TO_HOST));
-        if (v != 2) {
-            fprintf(stderr, "flag %llu, expected 2\n", (unsigned long long)v);
-            failures++;
-        }
+        expect_flag(flag, 2);
     } else if (strcmp(shape, "writers") == 0) {
         CHECK(aclrtValueWrite(flag, 1, 0, s1));
         if (ordered) order();
         CHECK(aclrtValueWrite(flag, 2, 0, s2));
         CHECK(aclrtSynchronizeStream(s1));
         CHECK(aclrtSynchronizeStream(s2));
-        uint64_t v = 0;
-        CHECK(aclrtMemcpy(&v, 8, flag, 8, ACL_MEMCPY_DEVICE_TO_HOST));
-        if (v != 2) {
-            fprintf(stderr, "flag %llu, expected 2\n", (unsigned long long)v);
-            failures++;
-        }
+        expect_flag(flag, 2);
     } else {
         fprintf(stderr, "unknown shape %s\n", shape);
         return 2;
