@@ -421,3 +421,34 @@ fn chips_with_host_registration_register_on_every_family() {
         ok(r.host_unregister(prog.addr()));
     }
 }
+
+#[test]
+fn the_runtimes_own_mirror_copies_of_mapped_memory_are_not_races_of_the_program() {
+    // A task fills the mapped memory's device side while the host makes calls (each of which
+    // exchanges the mirror); the program synchronizes before it reads: correct, no race.
+    let config = ascend_sim::SimConfig {
+        races: true,
+        ..ascend_sim::SimConfig::default()
+    };
+    let r = ascend_rt::Runtime::sim_with(A2, config).unwrap();
+    r.set_device(0).unwrap();
+    let s = stream(&r);
+    let prog = SharedBytes::new(4096);
+    let host = prog.addr();
+    ok(r.host_register_v2(host, 4096, host_reg_flag::MAPPED, Some(prog.clone())));
+    let dev = ok(with_out(|o| r.host_get_device_pointer(host, Some(o), 0)));
+    ok(r.memset_async(dev, 4096, 5, 4096, s));
+    // Calls while the fill may still run: each one exchanges the mirror.
+    let other = malloc(&r, 64);
+    ok(r.memset(other, 64, 0, 64));
+    ok(r.synchronize_stream(s));
+    assert_eq!(prog.get(4095), 5);
+    let report = r.sim_view().expect("a simulator runtime").report();
+    let races: Vec<_> = report
+        .hazards
+        .iter()
+        .filter(|h| h.kind.ends_with("race"))
+        .collect();
+    assert!(races.is_empty(), "{races:?}");
+    ok(r.host_unregister(host));
+}

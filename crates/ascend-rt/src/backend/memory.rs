@@ -66,6 +66,12 @@ pub trait Memory {
     /// Fills `count` bytes of device memory at `addr` with `value`, synchronously.
     fn memset(&self, addr: u64, value: u8, count: u64) -> BResult<()>;
 
+    /// A copy the runtime makes to keep a mapped host registration and its device mirror
+    /// alike: as [`Memory::memcpy`], but not the program's own access, so the simulator's
+    /// race detection does not see it (the program reaches mapped memory by its CPU's loads
+    /// and stores, which no detector here sees).
+    fn mirror_copy(&self, copy: SyncCopy<'_>) -> BResult<()>;
+
     /// The host read (or, `write`, wrote) `len` bytes of page-locked host memory at `addr` in
     /// a synchronous call, where tasks can touch them too: the simulator checks it for races
     /// with those tasks (a real device has nothing to do).

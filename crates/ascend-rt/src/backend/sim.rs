@@ -398,6 +398,10 @@ impl Memory for SimBackend {
         self.sim.fill(addr, value, count).map_err(m)
     }
 
+    fn mirror_copy(&self, copy: SyncCopy<'_>) -> BResult<()> {
+        ascend_sim::untracked(|| self.memcpy(copy))
+    }
+
     fn host_access(&self, addr: u64, len: u64, write: bool) -> BResult<()> {
         self.sim.host_accessed(addr, len, write).map_err(m)
     }

@@ -161,7 +161,7 @@ impl Registrations {
             if to_device {
                 host.read(0, &mut now);
             } else if backend
-                .memcpy(SyncCopy::DeviceToHost {
+                .mirror_copy(SyncCopy::DeviceToHost {
                     dst: &mut now,
                     src: dev,
                 })
@@ -174,7 +174,7 @@ impl Registrations {
                 if to_device {
                     let at = dev + start as u64;
                     if backend
-                        .memcpy(SyncCopy::HostToDevice {
+                        .mirror_copy(SyncCopy::HostToDevice {
                             dst: at,
                             src: bytes,
                         })

@@ -624,6 +624,30 @@ fn note_caller(e: &mut Engine) {
     }
 }
 
+thread_local! {
+    /// The calling thread runs [`untracked`] work.
+    static UNTRACKED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f` with the calling thread's synchronous reads, writes, fills and copies hidden from
+/// race detection: for a runtime's own copies that are not the program's accesses (keeping a
+/// mapped host registration and its device mirror alike).
+pub fn untracked<R>(f: impl FnOnce() -> R) -> R {
+    struct Reset(bool);
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            UNTRACKED.with(|u| u.set(self.0));
+        }
+    }
+    let _reset = Reset(UNTRACKED.with(|u| u.replace(true)));
+    f()
+}
+
+/// True while the calling thread runs [`untracked`] work.
+pub(crate) fn is_untracked() -> bool {
+    UNTRACKED.with(std::cell::Cell::get)
+}
+
 /// The calling thread's number (1 for the first thread that asked, then 2, ...), service
 /// threads included: the race detector's name for a host thread.
 pub(crate) fn caller_key() -> u64 {

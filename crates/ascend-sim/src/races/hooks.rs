@@ -72,7 +72,7 @@ impl Engine {
         addr: u64,
         len: u64,
     ) -> Option<String> {
-        if !self.races.on {
+        if !self.races.on || crate::facade::is_untracked() {
             return None;
         }
         let thread = crate::facade::caller_key();

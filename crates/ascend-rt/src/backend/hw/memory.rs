@@ -73,6 +73,11 @@ impl Memory for HwBackend {
         Ok(acl!(self, aclrtMemset(ptr(addr), n, value as i32, n))?)
     }
 
+    /// A plain copy: only the simulator tells the runtime's copies from the program's.
+    fn mirror_copy(&self, copy: SyncCopy<'_>) -> BResult<()> {
+        self.memcpy(copy)
+    }
+
     /// Nothing to check: only the simulator detects races.
     fn host_access(&self, _addr: u64, _len: u64, _write: bool) -> BResult<()> {
         Ok(())
