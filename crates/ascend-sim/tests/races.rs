@@ -809,3 +809,37 @@ fn a_kernel_writing_tile_after_tile_leaves_few_intervals_for_later_accesses() {
     assert_eq!(found.len(), 1, "one report for all the tiles: {found:?}");
     assert_eq!((found[0].addr, found[0].len), (a, N));
 }
+
+#[test]
+fn a_random_number_tasks_results_race_with_an_unordered_fill_of_them() {
+    for ordered in [false, true] {
+        let sim = racing_sim();
+        let (out, counter) = (buffer(&sim), buffer(&sim));
+        let (s1, s2) = two_streams(&sim);
+        let value = |v: u64| RandomParam {
+            value: v,
+            size: 8,
+            at_addr: false,
+        };
+        let task = RandomTask {
+            func: RandomFunc::Uniform,
+            ty: RandomType::U32,
+            result: out,
+            counter,
+            seed: value(7),
+            num: value(64),
+            params: [value(0), value(100)],
+        };
+        sim.submit(s1, Task::RandomNum(Box::new(task))).unwrap();
+        if ordered {
+            order(&sim, s1, s2);
+        }
+        sim.submit(s2, memset(out, 0, 256)).unwrap();
+        finish(&sim, &[s1, s2]);
+        let found = races(&sim);
+        assert_eq!(found.len(), usize::from(!ordered), "{found:?}");
+        if let Some(h) = found.first() {
+            assert!(h.detail.contains("(RandomNum)"), "{}", h.detail);
+        }
+    }
+}

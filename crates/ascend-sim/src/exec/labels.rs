@@ -30,6 +30,9 @@ impl Engine {
             at_ns: self.now,
         };
         let mut b = [0u8; 4];
+        if let Some(f) = self.race_ranges(s, id, "LabelSwitch", &[(index, 4)], &[]) {
+            return Err(f);
+        }
         let (read, fault) = self.agent_access(L2Agent::Scheduler, &[(index, 4)], &[], by, |m| {
             m.read(index, &mut b)
         });

@@ -51,6 +51,7 @@ impl Engine {
             return Some(format!("task {id}: the result range: {e}"));
         }
         let writes = [(r.result, len), (r.counter, 16)];
+        let race = self.race_ranges(s, id, "RandomNum", &reads, &writes);
         let (done, fault) = self.agent_access(L2Agent::Scheduler, &reads, &writes, by, |m| {
             let seed = param(m, &r.seed)?;
             let a = param(m, &r.params[0])?;
@@ -68,6 +69,6 @@ impl Engine {
         }
         self.on_mem_write(r.result, len);
         self.on_mem_write(r.counter, 16);
-        fault
+        fault.or(race)
     }
 }

@@ -285,6 +285,34 @@ impl Engine {
         fault
     }
 
+    /// The data accesses of task `id` (of kind `kind`) on stream `s` that reads `reads` and
+    /// writes `writes` (a random-number task, a label switch's index).
+    pub(crate) fn race_ranges(
+        &mut self,
+        s: u64,
+        id: u64,
+        kind: &'static str,
+        reads: &[(u64, u64)],
+        writes: &[(u64, u64)],
+    ) -> Option<String> {
+        if !self.races.on {
+            return None;
+        }
+        let who = Accessor::Task {
+            task: id,
+            stream: s,
+            kind,
+        };
+        let mut fault = None;
+        for (write, ranges) in [(false, reads), (true, writes)] {
+            for &(addr, len) in ranges {
+                let f = self.race_access(who.clone(), write, addr, len);
+                fault = fault.or(f);
+            }
+        }
+        fault
+    }
+
     /// One race between `c.prior` and `later`, as a `data_race` hazard.
     fn report_race(&mut self, c: &Conflict, later: &Access) -> Option<String> {
         let bytes = c.hi - c.lo;
