@@ -8,7 +8,7 @@
 //! processes; seed ranges can be spread over machines (`--schedule-seed` gives the first).
 
 use std::collections::hash_map::DefaultHasher;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::hash::{Hash, Hasher};
 use std::process::Stdio;
 
@@ -17,7 +17,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use crate::exec::{self, Options};
 
 /// What one run came to.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone)]
 struct Outcome {
     exit: String,
     stdout_digest: u64,
@@ -72,14 +72,13 @@ pub fn run(o: Options, runs: u64, first: u64) -> Result<u8, String> {
         ProgressStyle::with_template("{bar:30} {pos}/{len} schedules {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    let mut outcomes: BTreeMap<Outcome, Vec<u64>> = BTreeMap::new();
+    // Each distinct outcome with its seeds, in the order first seen.
+    let mut outcomes: Vec<(Outcome, Vec<u64>)> = Vec::new();
     for seed in first..first.saturating_add(runs) {
         let outcome = one(&o, &lib, seed)?;
-        match outcomes.keys().find(|k| k.key() == outcome.key()).cloned() {
-            Some(k) => outcomes.get_mut(&k).expect("present").push(seed),
-            None => {
-                outcomes.insert(outcome, vec![seed]);
-            }
+        match outcomes.iter_mut().find(|(k, _)| k.key() == outcome.key()) {
+            Some((_, seeds)) => seeds.push(seed),
+            None => outcomes.push((outcome, vec![seed])),
         }
         bar.set_message(format!("{} outcome(s)", outcomes.len()));
         bar.inc(1);
@@ -91,9 +90,8 @@ pub fn run(o: Options, runs: u64, first: u64) -> Result<u8, String> {
         o.program.join(" "),
         outcomes.len()
     );
-    let mut sorted: Vec<(&Outcome, &Vec<u64>)> = outcomes.iter().collect();
-    sorted.sort_by_key(|(_, seeds)| std::cmp::Reverse(seeds.len()));
-    for (i, (outcome, seeds)) in sorted.iter().enumerate() {
+    outcomes.sort_by_key(|(_, seeds)| std::cmp::Reverse(seeds.len()));
+    for (i, (outcome, seeds)) in outcomes.iter().enumerate() {
         let shown: Vec<String> = seeds.iter().take(8).map(u64::to_string).collect();
         let more = if seeds.len() > 8 { ", ..." } else { "" };
         println!(
@@ -104,9 +102,9 @@ pub fn run(o: Options, runs: u64, first: u64) -> Result<u8, String> {
             outcome.line()
         );
     }
-    let failing = sorted.iter().find(|(o, _)| !o.passed());
+    let failing = outcomes.iter().find(|(o, _)| !o.passed());
     if outcomes.len() > 1 || failing.is_some() {
-        let (_, seeds) = failing.unwrap_or(&sorted[sorted.len() - 1]);
+        let (_, seeds) = failing.unwrap_or(&outcomes[outcomes.len() - 1]);
         println!(
             "replay one: ascend-sim exec --schedule-seed {} -- {}",
             seeds[0],

@@ -135,24 +135,9 @@ fn a_consumer_that_never_waits_for_the_producers_flag_races_and_a_value_wait_ord
         let flag = zeroed_flag(&sim);
         let (s1, s2) = two_streams(&sim);
         sim.submit(s1, memset(data, 7, N)).unwrap();
-        sim.submit(
-            s1,
-            Task::ValueWrite {
-                addr: flag,
-                value: 1,
-            },
-        )
-        .unwrap();
+        sim.submit(s1, value_write(flag, 1)).unwrap();
         if waits {
-            sim.submit(
-                s2,
-                Task::ValueWait {
-                    addr: flag,
-                    value: 1,
-                    mode: WaitMode::Eq,
-                },
-            )
-            .unwrap();
+            sim.submit(s2, wait_eq(flag, 1)).unwrap();
         }
         sim.submit(s2, copy(out, data)).unwrap();
         finish(&sim, &[s1, s2]);
@@ -265,15 +250,7 @@ fn a_kernel_flag_raised_with_dcci_orders_the_data_before_it_for_the_waiting_stre
         });
         sim.submit(s1, kernel(producer, 1)).unwrap();
         if waits {
-            sim.submit(
-                s2,
-                Task::ValueWait {
-                    addr: flag,
-                    value: 1,
-                    mode: WaitMode::Eq,
-                },
-            )
-            .unwrap();
+            sim.submit(s2, wait_eq(flag, 1)).unwrap();
         } else {
             // Long enough for the kernel to have run: the schedule orders them, nothing else.
             sim.charge_host(1_000_000);

@@ -21,10 +21,7 @@ impl Engine {
             return None;
         }
         let key = agent_of(&who);
-        let at_ns = match key {
-            AgentKey::Host(_) => self.host_time(),
-            AgentKey::Stream(_) => self.now,
-        };
+        let at_ns = self.race_time(key);
         let hi = addr.saturating_add(len);
         if write
             && len <= 8
@@ -103,10 +100,7 @@ impl Engine {
             return None;
         }
         let key = agent_of(&who);
-        let at_ns = match key {
-            AgentKey::Host(_) => self.host_time(),
-            AgentKey::Stream(_) => self.now,
-        };
+        let at_ns = self.race_time(key);
         let acc = SyncAccess {
             who,
             addr,
@@ -174,6 +168,15 @@ impl Engine {
         self.races.wait_observed(s, acc);
     }
 
+    /// When an access by `key` happens: the host's time for a host thread, the device's for a
+    /// stream.
+    fn race_time(&self, key: AgentKey) -> u64 {
+        match key {
+            AgentKey::Host(_) => self.host_time(),
+            AgentKey::Stream(_) => self.now,
+        }
+    }
+
     /// The calling host thread observed that stream `s` has done all it was given.
     pub(crate) fn race_host_saw_stream(&mut self, s: u64) {
         if self.races.on {
@@ -225,10 +228,7 @@ impl Engine {
 
     /// The agent of the block on `core`: its kernel's stream.
     pub(crate) fn kernel_agent(&self, dev: usize, core: usize) -> AgentKey {
-        match self.kernel_accessor(dev, core) {
-            Accessor::Kernel { stream, .. } => AgentKey::Stream(stream),
-            _ => AgentKey::Stream(0),
-        }
+        agent_of(&self.kernel_accessor(dev, core))
     }
 
     /// The data accesses of an engine task (task `id` on stream `s`) as it applies its effect:
@@ -251,38 +251,36 @@ impl Engine {
             | Task::CmoWithDesc { op, .. } => cmo_name(*op),
             _ => crate::stream::task_name(kind),
         };
-        let who = Accessor::Task {
-            task: id,
-            stream: s,
-            kind: name,
-        };
-        let mut ranges: Vec<(bool, u64, u64)> = Vec::new();
+        let (mut reads, mut writes) = (Vec::new(), Vec::new());
         match kind {
             Task::Memcpy { dst, src, len } => {
-                ranges.push((false, self.race_loc_address(src), *len));
-                ranges.push((true, self.race_loc_address(dst), *len));
+                reads.push((self.race_loc_address(src), *len));
+                writes.push((self.race_loc_address(dst), *len));
             }
-            Task::Memset { addr, len, .. } => ranges.push((true, *addr, *len)),
+            Task::Memset { addr, len, .. } => writes.push((*addr, *len)),
             Task::Reduce { dst, src, len, .. } => {
-                ranges.push((false, *src, *len));
-                ranges.push((true, *dst, *len));
+                reads.push((*src, *len));
+                writes.push((*dst, *len));
             }
             Task::Cmo { op, addr, len } | Task::CmoWithBarrier { op, addr, len, .. } => {
-                ranges.push((*op == CmoType::Invalid, *addr, *len));
+                let side = if *op == CmoType::Invalid {
+                    &mut writes
+                } else {
+                    &mut reads
+                };
+                side.push((*addr, *len));
             }
             Task::CmoWithDesc { op, .. } => {
-                for &(addr, len) in self.desc_blocks.get(&id).into_iter().flatten() {
-                    ranges.push((*op == CmoType::Invalid, addr, len));
+                let blocks = self.desc_blocks.get(&id).into_iter().flatten().copied();
+                if *op == CmoType::Invalid {
+                    writes.extend(blocks);
+                } else {
+                    reads.extend(blocks);
                 }
             }
             _ => {}
         }
-        let mut fault = None;
-        for (write, addr, len) in ranges {
-            let f = self.race_access(who.clone(), write, addr, len);
-            fault = fault.or(f);
-        }
-        fault
+        self.race_ranges(s, id, name, &reads, &writes)
     }
 
     /// The data accesses of task `id` (of kind `kind`) on stream `s` that reads `reads` and
@@ -340,10 +338,10 @@ fn agent_of(who: &Accessor) -> AgentKey {
     }
 }
 
-/// "task 3 (ValueWrite) on stream 1 wrote 2 to 0x… at 1200 ns", "task 5 (ValueWait) on
-/// stream 2, an EQ wait for 1 on 0x…, passed at 900 ns".
-fn describe_sync(a: &SyncAccess) -> String {
-    let who = match &a.who {
+/// "task 3 (Memcpy) on stream 1", "kernel task 4 on stream 2 (block 0, AI core 3)" or "host
+/// thread 1": who an accessor is, in a report.
+fn named(who: &Accessor) -> String {
+    match who {
         Accessor::Task { task, stream, kind } => format!("task {task} ({kind}) on stream {stream}"),
         Accessor::Kernel {
             task,
@@ -351,7 +349,16 @@ fn describe_sync(a: &SyncAccess) -> String {
             block,
             core,
         } => format!("kernel task {task} on stream {stream} (block {block}, AI core {core})"),
-        Accessor::Host { thread, call } => format!("host thread {thread} (a {call})"),
+        Accessor::Host { thread, .. } => format!("host thread {thread}"),
+    }
+}
+
+/// "task 3 (ValueWrite) on stream 1 wrote 2 to 0x… at 1200 ns", "task 5 (ValueWait) on
+/// stream 2, an EQ wait for 1 on 0x…, passed at 900 ns".
+fn describe_sync(a: &SyncAccess) -> String {
+    let who = match &a.who {
+        Accessor::Host { call, .. } => format!("{} (a {call})", named(&a.who)),
+        other => named(other),
     };
     match (a.mode, a.value) {
         (Some(mode), Some(v)) => format!(
@@ -380,23 +387,11 @@ fn cmo_name(op: crate::types::CmoType) -> &'static str {
 fn describe(a: &Access) -> String {
     let verb = if a.write { "wrote" } else { "read" };
     let range = format!("[{:#x}, +{})", a.lo, a.hi - a.lo);
-    match &a.who {
-        Accessor::Task { task, stream, kind } => {
-            format!("task {task} ({kind}) on stream {stream} {verb} {range} at {} ns", a.at_ns)
-        }
-        Accessor::Kernel {
-            task,
-            stream,
-            block,
-            core,
-        } => format!(
-            "kernel task {task} on stream {stream} (block {block}, AI core {core}) {verb} {range} at {} ns",
-            a.at_ns
-        ),
-        Accessor::Host { thread, call } => {
-            format!("host thread {thread} {verb} {range} in a {call} at {} ns", a.at_ns)
-        }
-    }
+    let how = match &a.who {
+        Accessor::Host { call, .. } => format!(" in a {call}"),
+        _ => String::new(),
+    };
+    format!("{} {verb} {range}{how} at {} ns", named(&a.who), a.at_ns)
 }
 
 /// The task number and stream of a device-side accessor.

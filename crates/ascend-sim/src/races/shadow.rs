@@ -267,31 +267,25 @@ impl Shadow {
         self.intervals.len()
     }
 
+    /// Splits the interval that starts before `point` and reaches past it into two at `point`
+    /// (both keep its state).
+    fn split_at(&mut self, point: u64) {
+        let Some((&start, iv)) = self.intervals.range(..point).next_back() else {
+            return;
+        };
+        if iv.hi <= point {
+            return;
+        }
+        let right = iv.clone();
+        self.intervals.get_mut(&start).expect("present").hi = point;
+        self.intervals.insert(point, right);
+    }
+
     /// Removes and returns the intervals inside `[lo, hi)`, splitting those that cross its
     /// ends (their outer parts stay).
     fn take_range(&mut self, lo: u64, hi: u64) -> Vec<(u64, Interval)> {
-        // An interval starting before `lo` and reaching into the range is split at `lo`.
-        if let Some((&start, iv)) = self.intervals.range(..lo).next_back() {
-            if iv.hi > lo {
-                let mut right = iv.clone();
-                let mut left = self.intervals.remove(&start).expect("present");
-                left.hi = lo;
-                right.hi = right.hi.max(lo);
-                self.intervals.insert(start, left);
-                self.intervals.insert(lo, right);
-            }
-        }
-        // One reaching past `hi` is split at `hi`.
-        if let Some((&start, iv)) = self.intervals.range(..hi).next_back() {
-            if iv.hi > hi && start >= lo {
-                let mut right = iv.clone();
-                let mut left = self.intervals.remove(&start).expect("present");
-                left.hi = hi;
-                right.hi = right.hi.max(hi);
-                self.intervals.insert(start, left);
-                self.intervals.insert(hi, right);
-            }
-        }
+        self.split_at(lo);
+        self.split_at(hi);
         let keys: Vec<u64> = self.intervals.range(lo..hi).map(|(&k, _)| k).collect();
         keys.into_iter()
             .map(|k| (k, self.intervals.remove(&k).expect("present")))

@@ -30,6 +30,13 @@ pub struct SyncAccess {
     pub at_ns: u64,
 }
 
+impl SyncAccess {
+    /// The bytes it wrote (or a wait read), `[lo, hi)`.
+    fn bytes(&self) -> (u64, u64) {
+        (self.addr, self.addr.saturating_add(self.len.max(1)))
+    }
+}
+
 /// A race on a synchronisation word, found at a write.
 #[derive(Debug, Clone)]
 pub enum SyncConflict {
@@ -60,6 +67,17 @@ pub(super) struct Word {
 }
 
 impl Word {
+    /// `acc` (which released `r`) is the latest write of its bytes: writes of bytes it covers
+    /// are superseded.
+    fn record_write(&mut self, r: &Released, acc: &Arc<SyncAccess>) {
+        let (lo, hi) = acc.bytes();
+        self.writes.retain(|(_, p)| {
+            let (plo, phi) = p.bytes();
+            !(lo <= plo && phi <= hi)
+        });
+        self.writes.push((r.clone(), acc.clone()));
+    }
+
     /// What a reader of the word acquires: every write it holds.
     fn releases(&self) -> impl Iterator<Item = &Released> {
         self.writes.iter().map(|(r, _)| r)
@@ -75,7 +93,7 @@ impl Races {
         // A write after a release is a new step: whoever got the release is not ordered after
         // this write.
         self.step_if_released(a);
-        let (lo, hi) = (acc.addr, acc.addr.saturating_add(acc.len.max(1)));
+        let (lo, hi) = acc.bytes();
         let acc = Arc::new(acc);
         let mut found = Vec::new();
         let clock = &self.states[a as usize].clock;
@@ -85,7 +103,8 @@ impl Races {
                 continue;
             };
             for (r, prior) in &word.writes {
-                let overlaps = prior.addr < hi && lo < prior.addr.saturating_add(prior.len.max(1));
+                let (plo, phi) = prior.bytes();
+                let overlaps = plo < hi && lo < phi;
                 if overlaps && unordered(r.own) && !found.iter().any(|f| same_prior(f, prior)) {
                     found.push(SyncConflict::TwoWriters {
                         prior: prior.clone(),
@@ -101,10 +120,7 @@ impl Races {
         let r = self.hand_out(a);
         for w in words_of(lo, hi - lo) {
             let word = self.words.entry(w).or_default();
-            // Writes of bytes this one covers are superseded.
-            word.writes
-                .retain(|(_, p)| !(lo <= p.addr && p.addr.saturating_add(p.len.max(1)) <= hi));
-            word.writes.push((r.clone(), acc.clone()));
+            word.record_write(&r, &acc);
             word.observed.clear();
         }
         found
@@ -141,12 +157,8 @@ impl Races {
             mode: None,
             at_ns: 0,
         });
-        let hi = addr.saturating_add(len.max(1));
         for w in words_of(addr, len) {
-            let word = self.words.entry(w).or_default();
-            word.writes
-                .retain(|(_, p)| !(addr <= p.addr && p.addr.saturating_add(p.len.max(1)) <= hi));
-            word.writes.push((r.clone(), acc.clone()));
+            self.words.entry(w).or_default().record_write(&r, &acc);
         }
     }
 
