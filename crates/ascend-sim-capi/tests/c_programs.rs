@@ -866,6 +866,8 @@ fn each_missing_ordering_edge_is_a_race_and_its_twin_with_the_edge_is_silent() {
         ("pinned", "data_race"),
         ("eq", "sync_word_race"),
         ("writers", "sync_word_race"),
+        ("kernel", "data_race"),
+        ("blocks", "data_race"),
     ];
     for (shape, class) in shapes {
         for ordered in [false, true] {

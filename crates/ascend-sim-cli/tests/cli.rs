@@ -237,6 +237,8 @@ fn explore_finds_a_failing_schedule_for_a_missing_edge_and_none_for_its_twin() {
         ("copy-ordered", false),
         ("eq", true),
         ("eq-ordered", false),
+        ("blocks", true),
+        ("blocks-ordered", false),
     ] {
         let out = cli()
             .args(["exec", "--explore", "20", "--"])

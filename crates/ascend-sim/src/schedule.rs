@@ -10,11 +10,22 @@
 //! at each of [`CHANGE_POINTS`] dispatches chosen at random among the first [`HORIZON`]. A lag
 //! only delays a task's dispatch: stream order, events, waits and synchronizes still hold, so
 //! every schedule is one a device could run. The same seed gives the same schedule.
+//!
+//! A kernel's blocks interleave differently too: each block starts after a delay of its own
+//! (none, or 0.1, 1 or 10 µs) and runs at a speed of its own (each operation taking 1, 2, 4 or
+//! 8 times its cost), so that which block gets where first varies; and a blocking host call's
+//! return to its stream takes one of the host lags more, one time in four.
 
 use std::collections::HashMap;
 
 /// Dispatch lags a stream can be given, in ns.
 const LAGS_NS: [u64; 5] = [0, 1_000, 4_000, 16_000, 64_000];
+
+/// Delays before a kernel block's first operation, in ns.
+const BLOCK_STARTS_NS: [u64; 4] = [0, 100, 1_000, 10_000];
+
+/// Factors a kernel block's operations' costs are multiplied by.
+const BLOCK_SLOWDOWNS: [u64; 4] = [1, 2, 4, 8];
 
 /// Dispatches at which one stream's lag changes.
 pub const CHANGE_POINTS: usize = 3;
@@ -27,6 +38,8 @@ pub const HORIZON: u64 = 256;
 pub struct Schedule {
     rng: u64,
     lags: HashMap<u64, u64>,
+    /// Running kernel blocks' slowdowns, by block number.
+    blocks: HashMap<u64, u64>,
     dispatches: u64,
     change_at: [u64; CHANGE_POINTS],
 }
@@ -37,6 +50,7 @@ impl Schedule {
         let mut s = Schedule {
             rng: seed ^ 0x5851_f42d_4c95_7f2d,
             lags: HashMap::new(),
+            blocks: HashMap::new(),
             dispatches: 0,
             change_at: [0; CHANGE_POINTS],
         };
@@ -67,6 +81,24 @@ impl Schedule {
         } else {
             0
         }
+    }
+
+    /// Kernel block `block` (the simulator's block number) is placed on a core: how long its
+    /// first operation is held back; its speed is drawn too.
+    pub fn block_start(&mut self, block: u64) -> u64 {
+        let slow = BLOCK_SLOWDOWNS[(self.next() % BLOCK_SLOWDOWNS.len() as u64) as usize];
+        self.blocks.insert(block, slow);
+        BLOCK_STARTS_NS[(self.next() % BLOCK_STARTS_NS.len() as u64) as usize]
+    }
+
+    /// How long an operation of block `block` that costs `ns` takes in this schedule.
+    pub fn block_step(&self, block: u64, ns: u64) -> u64 {
+        ns.saturating_mul(self.blocks.get(&block).copied().unwrap_or(1))
+    }
+
+    /// Block `block` left its core.
+    pub fn block_gone(&mut self, block: u64) {
+        self.blocks.remove(&block);
     }
 
     /// How long stream `s`'s next dispatch is held back.
@@ -101,5 +133,23 @@ mod tests {
         let distinct: std::collections::BTreeSet<Vec<u64>> = (1..20).map(lags).collect();
         assert!(distinct.len() > 10, "seeds give different schedules");
         assert!(lags(3).iter().all(|l| LAGS_NS.contains(l)));
+    }
+
+    #[test]
+    fn kernel_blocks_get_starts_and_speeds_of_their_own_and_lose_them_when_gone() {
+        let draws = |seed| {
+            let mut s = Schedule::new(seed);
+            (0..16)
+                .map(|b| (s.block_start(b), s.block_step(b, 10)))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(draws(5), draws(5));
+        let distinct: std::collections::BTreeSet<_> = (1..20).map(draws).collect();
+        assert!(distinct.len() > 10, "seeds give different interleavings");
+        let mut s = Schedule::new(9);
+        let _ = s.block_start(1);
+        s.block_gone(1);
+        assert_eq!(s.block_step(1, 10), 10, "a block gone runs at its cost");
+        assert!(s.blocks.is_empty());
     }
 }

@@ -586,3 +586,56 @@ fn read_word(sim: &Sim, addr: u64) -> u64 {
     sim.read(addr, &mut b).unwrap();
     u64::from_le_bytes(b)
 }
+
+/// Block 0 stores a flag and writes it back with a dcci `delay_cycles` later (or never, at
+/// the kernel's end); block 1 polls it. The hazards, and what block 1 saw.
+fn block_flag_handoff(delay_cycles: u64, dcci: bool) -> (Vec<String>, u64) {
+    let sim = sim();
+    let flag = sim.malloc(0, 64).unwrap();
+    let seen = sim.malloc(0, 64).unwrap();
+    sim.fill(flag, 0, 64).unwrap();
+    sim.fill(seen, 0, 64).unwrap();
+    let s = sim.create_stream(0, 0, false).unwrap();
+    let k = Kernel::new("handoff", move |c: &mut dyn KernelOps| {
+        if c.block_idx() == 0 {
+            c.store(flag, 8, 1);
+            c.spin(delay_cycles);
+            if dcci {
+                c.dcci(flag, false, 2);
+            }
+            return;
+        }
+        let mut v = 0;
+        for _ in 0..200 {
+            c.dcci(flag, false, 2);
+            v = c.load(flag, 8);
+            if v == 1 {
+                break;
+            }
+        }
+        c.store(seen, 8, v);
+        c.dcci(seen, false, 2);
+    });
+    sim.submit(s, kernel(k, 2)).unwrap();
+    sim.synchronize_stream(s, None).unwrap();
+    (hazard_kinds(&sim), read_u64(&sim, seen))
+}
+
+#[test]
+fn a_block_polling_a_flag_just_before_its_writers_dcci_sees_no_invisible_write() {
+    // The poll reads memory while the store sits in the writer's cache for 1 µs, less than a
+    // polling pass: the dcci was on its way.
+    let (hazards, seen) = block_flag_handoff(1_850, true);
+    assert_eq!(seen, 1, "the poll saw the flag once written back");
+    assert!(hazards.is_empty(), "{hazards:?}");
+}
+
+#[test]
+fn a_block_polling_a_flag_its_writer_never_writes_back_sees_an_invisible_write() {
+    let (hazards, seen) = block_flag_handoff(400_000, false);
+    assert_eq!(seen, 0, "the store reaches memory only at the kernel's end");
+    assert!(
+        hazards.contains(&"invisible_write".to_string()),
+        "{hazards:?}"
+    );
+}

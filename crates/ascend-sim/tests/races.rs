@@ -820,3 +820,237 @@ fn a_random_number_tasks_results_race_with_an_unordered_fill_of_them() {
         }
     }
 }
+
+#[test]
+fn blocks_of_one_kernel_writing_the_same_bytes_race_and_bytes_of_their_own_do_not() {
+    for own_bytes in [false, true] {
+        let found = {
+            let sim = racing_sim();
+            let out = buffer(&sim);
+            let s = sim.create_stream(0, 0, false).unwrap();
+            let k = Kernel::new("tile", move |c: &mut dyn KernelOps| {
+                let at = if own_bytes {
+                    out + 64 * u64::from(c.block_idx())
+                } else {
+                    out
+                };
+                c.copy_local_to_gm(at, &[c.block_idx() as u8; 64]);
+            });
+            sim.submit(s, kernel(k, 4)).unwrap();
+            finish(&sim, &[s]);
+            races(&sim)
+        };
+        if own_bytes {
+            assert!(found.is_empty(), "{found:?}");
+            continue;
+        }
+        assert!(!found.is_empty(), "blocks writing one range race");
+        let h = &found[0];
+        assert!(h.detail.contains("(block 0,"), "{}", h.detail);
+        assert!(h.detail.contains("(block 1,"), "{}", h.detail);
+        assert!(
+            h.detail.contains("of one kernel run at once"),
+            "{}",
+            h.detail
+        );
+    }
+}
+
+#[test]
+fn a_block_reading_what_another_block_wrote_is_ordered_only_by_a_flag_it_polls() {
+    for polls in [false, true] {
+        let sim = racing_sim();
+        let (data, out) = (buffer(&sim), buffer(&sim));
+        let flag = zeroed_flag(&sim);
+        let s = sim.create_stream(0, 0, false).unwrap();
+        let k = Kernel::new("handoff", move |c: &mut dyn KernelOps| {
+            if c.block_idx() == 0 {
+                c.copy_local_to_gm(data, &[5u8; 256]);
+                c.store(flag, 8, 1);
+                c.dcci(flag, false, 2);
+                return;
+            }
+            if polls {
+                loop {
+                    c.dcci(flag, false, 2);
+                    if c.load(flag, 8) == 1 {
+                        break;
+                    }
+                }
+            } else {
+                c.spin(100_000);
+            }
+            let mut local = [0u8; 256];
+            c.copy_gm_to_local(&mut local, data);
+            c.copy_local_to_gm(out, &local);
+        });
+        sim.submit(s, kernel(k, 2)).unwrap();
+        finish(&sim, &[s]);
+        let found = races(&sim);
+        assert_eq!(found.len(), usize::from(!polls), "polls {polls}: {found:?}");
+        let mut back = [0u8; 256];
+        sim.read(out, &mut back).unwrap();
+        assert_eq!(
+            back, [5u8; 256],
+            "the data arrived in this schedule either way"
+        );
+    }
+}
+
+#[test]
+fn a_kernels_blocks_are_ordered_after_the_stream_before_it_and_before_the_stream_after_it() {
+    let sim = racing_sim();
+    let (a, b) = (buffer(&sim), buffer(&sim));
+    let s = sim.create_stream(0, 0, false).unwrap();
+    sim.submit(s, memset(a, 1, N)).unwrap();
+    let k = Kernel::new("double", move |c: &mut dyn KernelOps| {
+        let at = 512 * u64::from(c.block_idx());
+        let mut local = [0u8; 512];
+        c.copy_gm_to_local(&mut local, a + at);
+        c.copy_local_to_gm(b + at, &local);
+    });
+    sim.submit(s, kernel(k.clone(), 8)).unwrap();
+    sim.submit(s, copy(a, b)).unwrap();
+    // A second launch of the kernel: its blocks share the first one's agents, after them.
+    sim.submit(s, kernel(k, 8)).unwrap();
+    finish(&sim, &[s]);
+    assert!(all_races(&sim).is_empty(), "{:?}", all_races(&sim));
+}
+
+#[test]
+fn two_blocks_raising_one_flag_unordered_are_two_writers() {
+    let found = {
+        let sim = racing_sim();
+        let flag = zeroed_flag(&sim);
+        let s = sim.create_stream(0, 0, false).unwrap();
+        let k = Kernel::new("done", move |c: &mut dyn KernelOps| {
+            c.store(flag, 8, u64::from(c.block_idx()) + 1);
+            c.dcci(flag, false, 2);
+        });
+        sim.submit(s, kernel(k, 2)).unwrap();
+        finish(&sim, &[s]);
+        word_races(&sim)
+    };
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].detail.contains("both wrote"),
+        "{}",
+        found[0].detail
+    );
+}
+
+/// One block hands 256 bytes to another, through a flag it polls or not, under a seeded
+/// schedule: the first byte the second block copied out.
+fn block_handoff_under(seed: Option<u64>, polls: bool) -> u8 {
+    let sim = sim_with(|c| c.schedule_seed = seed);
+    let (data, out) = (buffer(&sim), buffer(&sim));
+    let flag = zeroed_flag(&sim);
+    let s = sim.create_stream(0, 0, false).unwrap();
+    let k = Kernel::new("handoff", move |c: &mut dyn KernelOps| {
+        if c.block_idx() == 0 {
+            c.spin(200);
+            c.copy_local_to_gm(data, &[5u8; 256]);
+            c.store(flag, 8, 1);
+            c.dcci(flag, false, 2);
+            return;
+        }
+        if polls {
+            loop {
+                c.dcci(flag, false, 2);
+                if c.load(flag, 8) == 1 {
+                    break;
+                }
+            }
+        }
+        c.spin(300);
+        let mut local = [0u8; 256];
+        c.copy_gm_to_local(&mut local, data);
+        c.copy_local_to_gm(out, &local);
+    });
+    sim.submit(s, kernel(k, 2)).unwrap();
+    finish(&sim, &[s]);
+    let mut back = [0u8; 1];
+    sim.read(out, &mut back).unwrap();
+    back[0]
+}
+
+#[test]
+fn seeded_schedules_vary_how_a_kernels_blocks_interleave_and_never_what_a_flag_orders() {
+    let default = block_handoff_under(None, false);
+    let seen: std::collections::BTreeSet<u8> = (1..=50)
+        .map(|seed| block_handoff_under(Some(seed), false))
+        .collect();
+    assert_eq!(
+        seen.len(),
+        2,
+        "some schedule lets block 1 read first: {seen:?} (default {default})"
+    );
+    for seed in 1..=50 {
+        assert_eq!(block_handoff_under(Some(seed), true), 5, "seed {seed}");
+    }
+    assert_eq!(
+        block_handoff_under(Some(7), false),
+        block_handoff_under(Some(7), false)
+    );
+}
+
+/// An asynchronous copy into a host buffer (page-locked memory), then the host's own access
+/// of it under a seeded schedule: the first byte the host found.
+fn page_locked_read_under(seed: u64) -> u8 {
+    let sim = sim_with(|c| c.schedule_seed = Some(seed));
+    let b = buffer(&sim);
+    let buf = host_buf(vec![0u8; N as usize]);
+    let s = sim.create_stream(0, 0, false).unwrap();
+    sim.submit(s, memset(b, 6, N)).unwrap();
+    sim.submit(
+        s,
+        Task::Memcpy {
+            dst: Loc::Host {
+                buf: buf.clone(),
+                offset: 0,
+            },
+            src: Loc::Device(b),
+            len: N,
+        },
+    )
+    .unwrap();
+    let addr = buf.lock().unwrap().as_ptr() as u64;
+    sim.host_accessed(addr, N, false).unwrap();
+    let seen = buf.lock().unwrap()[0];
+    sim.synchronize_stream(s, None).unwrap();
+    seen
+}
+
+#[test]
+fn a_host_access_of_page_locked_memory_comes_at_the_hosts_time_so_schedules_vary_what_it_sees() {
+    let seen: std::collections::BTreeSet<u8> = (1..=50).map(page_locked_read_under).collect();
+    assert_eq!(
+        seen.len(),
+        2,
+        "some schedule lets the copy land first: {seen:?}"
+    );
+}
+
+#[test]
+fn what_a_block_writes_after_raising_its_flag_is_not_ordered_before_the_flags_observer() {
+    let sim = racing_sim();
+    let (data, out) = (buffer(&sim), buffer(&sim));
+    let flag = zeroed_flag(&sim);
+    let (s1, s2) = two_streams(&sim);
+    let k = Kernel::new("late", move |c: &mut dyn KernelOps| {
+        c.store(flag, 8, 1);
+        c.dcci(flag, false, 2);
+        c.copy_local_to_gm(data, &[4u8; N as usize]);
+    });
+    sim.submit(s1, kernel(k, 1)).unwrap();
+    sim.submit(s2, wait_eq(flag, 1)).unwrap();
+    sim.submit(s2, copy(out, data)).unwrap();
+    finish(&sim, &[s1, s2]);
+    let found = races(&sim);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].detail.contains("kernel task 1"),
+        "{}",
+        found[0].detail
+    );
+}

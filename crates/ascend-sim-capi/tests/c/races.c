@@ -17,11 +17,15 @@
  *             orders the write of 2 after the wait's observation of 1 (a sync_word_race; the
  *             twin makes stream 2 wait for an event recorded after the wait)
  *   writers   two streams write one flag (a sync_word_race)
+ *   kernel    a kernel on stream 2 sums what stream 1 fills, with no event between them
+ *   blocks    block 1 of a kernel copies out what block 0 writes (the twin's block 1 polls a
+ *             flag block 0 raises with a store and dcci)
  */
 #include <stdint.h>
 #include <string.h>
 
 #include "acl/acl.h"
+#include "acl/acl_sim.h"
 #include "check.h"
 
 #define N 4096
@@ -55,6 +59,39 @@ static void expect_flag(const void *flag, uint64_t want) {
         fprintf(stderr, "flag %llu, expected %llu\n", (unsigned long long)v, (unsigned long long)want);
         failures++;
     }
+}
+
+/* The kernel shape: sums the N bytes at args[0] into the 8 bytes at args[1]. */
+static void sum_kernel(aclsimKernelCtx *ctx, void *args) {
+    void **p = (void **)args;
+    static unsigned char local[N];
+    aclsimCopyGmToLocal(ctx, local, p[0], N);
+    uint64_t total = 0;
+    for (int i = 0; i < N; i++) total += local[i];
+    aclsimCopyLocalToGm(ctx, p[1], &total, sizeof total);
+}
+
+/* The blocks shape: block 0 writes N bytes of 9 at args[0] and raises the flag at args[2];
+ * block 1 (after polling the flag when args[3] is set) copies them to args[1]. */
+static void handoff_kernel(aclsimKernelCtx *ctx, void *args) {
+    void **p = (void **)args;
+    static unsigned char local[2][N];
+    unsigned char *mine = local[aclsimGetBlockIdx(ctx) & 1];
+    if (aclsimGetBlockIdx(ctx) == 0) {
+        memset(mine, 9, N);
+        aclsimSpin(ctx, 200);
+        aclsimCopyLocalToGm(ctx, p[0], mine, N);
+        aclsimStore64(ctx, p[2], 1);
+        aclsimDcci(ctx, p[2], 0, ACLSIM_CACHELINE_OUT);
+        return;
+    }
+    aclsimSpin(ctx, 300);
+    while (p[3]) {
+        aclsimDcci(ctx, p[2], 0, ACLSIM_CACHELINE_OUT);
+        if (aclsimLoad64(ctx, p[2]) == 1) break;
+    }
+    aclsimCopyGmToLocal(ctx, mine, p[0], N);
+    aclsimCopyLocalToGm(ctx, p[1], mine, N);
 }
 
 int main(int argc, char **argv) {
@@ -151,6 +188,19 @@ int main(int argc, char **argv) {
         CHECK(aclrtSynchronizeStream(s1));
         CHECK(aclrtSynchronizeStream(s2));
         expect_flag(flag, 2);
+    } else if (strcmp(shape, "kernel") == 0) {
+        CHECK(aclrtMemsetAsync(b, N, 2, N, s1));
+        if (ordered) order();
+        void *args[2] = {b, c};
+        CHECK(aclsimLaunchKernel(sum_kernel, 1, args, sizeof args, s2));
+        CHECK(aclrtSynchronizeStream(s1));
+        CHECK(aclrtSynchronizeStream(s2));
+        expect_flag(c, 2 * N);
+    } else if (strcmp(shape, "blocks") == 0) {
+        void *args[4] = {b, c, flag, ordered ? flag : NULL};
+        CHECK(aclsimLaunchKernel(handoff_kernel, 2, args, sizeof args, s1));
+        CHECK(aclrtSynchronizeStream(s1));
+        expect_bytes(c, 9, "what block 1 copied");
     } else {
         fprintf(stderr, "unknown shape %s\n", shape);
         return 2;

@@ -111,6 +111,19 @@ pub enum Ev {
         /// Its bytes.
         len: u64,
     },
+    /// A data-cache fill that read a line another core held dirty is looked at again.
+    FillCheck {
+        /// Device.
+        dev: u32,
+        /// The reading core.
+        core: u32,
+        /// The line.
+        line: u64,
+        /// The reading block's number.
+        block: u64,
+        /// When it filled.
+        at_ns: u64,
+    },
     /// The earliest job of an engine pool may have finished.
     PoolNext {
         /// Device.

@@ -63,7 +63,14 @@ impl Engine {
                 .get(&due.stream)
                 .is_some_and(|st| matches!(st.head, Head::HostCall(t) if t == task));
             if held {
-                let ns = self.chip.timing.host_sync_ns.saturating_mul(2);
+                // A seeded schedule makes the return slower some of the time.
+                let lag = self.schedule.as_mut().map_or(0, |sch| sch.host_lag());
+                let ns = self
+                    .chip
+                    .timing
+                    .host_sync_ns
+                    .saturating_mul(2)
+                    .saturating_add(lag);
                 self.run_for(due.stream, ns);
             }
         }

@@ -162,14 +162,16 @@ impl Sim {
     }
 
     /// The host read (`write`: wrote) `len` bytes of host memory at `addr` that tasks can
-    /// touch too (page-locked memory a copy task reads or fills) in a synchronous call: with
-    /// race detection on, checked against those tasks (docs/races.md); a race set to `fail`
-    /// is the call's error.
+    /// touch too (page-locked memory a copy task reads or fills) in a synchronous call: the
+    /// device first runs to the host's time (what its tasks did to the memory by then is
+    /// there, as on a device that runs beside the host), and with race detection on the
+    /// access is checked against those tasks (docs/races.md); a race set to `fail` is the
+    /// call's error.
     pub fn host_accessed(&self, addr: u64, len: u64, write: bool) -> Result<(), SimError> {
-        if !self.config.races {
-            return Ok(());
-        }
-        self.with(|e| {
+        self.with_charge(0, |e| {
+            if !e.races.on {
+                return Ok(());
+            }
             let call = "synchronous copy of page-locked memory";
             match e.race_host_access(call, write, addr, len) {
                 Some(fault) => Err(SimError::TaskFault(fault)),

@@ -173,7 +173,7 @@ impl Engine {
     fn race_time(&self, key: AgentKey) -> u64 {
         match key {
             AgentKey::Host(_) => self.host_time(),
-            AgentKey::Stream(_) => self.now,
+            AgentKey::Stream(_) | AgentKey::Block { .. } => self.now,
         }
     }
 
@@ -226,7 +226,7 @@ impl Engine {
         }
     }
 
-    /// The agent of the block on `core`: its kernel's stream.
+    /// The agent of the block on `core`.
     pub(crate) fn kernel_agent(&self, dev: usize, core: usize) -> AgentKey {
         agent_of(&self.kernel_accessor(dev, core))
     }
@@ -328,12 +328,11 @@ impl Engine {
     }
 }
 
-/// The agent an accessor acts as: its stream, or its host thread.
+/// The agent an accessor acts as: its stream, its kernel block, or its host thread.
 fn agent_of(who: &Accessor) -> AgentKey {
     match who {
-        Accessor::Task { stream, .. } | Accessor::Kernel { stream, .. } => {
-            AgentKey::Stream(*stream)
-        }
+        Accessor::Task { stream, .. } => AgentKey::Stream(*stream),
+        Accessor::Kernel { stream, block, .. } => AgentKey::block(*stream, *block),
         Accessor::Host { thread, .. } => AgentKey::Host(*thread),
     }
 }
@@ -406,6 +405,28 @@ fn on_stream(w: &Accessor) -> Option<(u64, u64)> {
 
 /// What would order `first` before `second`.
 fn missing_edge(first: &Accessor, second: &Accessor) -> String {
+    if let (
+        Accessor::Kernel {
+            task: t1,
+            block: b1,
+            ..
+        },
+        Accessor::Kernel {
+            task: t2,
+            block: b2,
+            ..
+        },
+    ) = (first, second)
+    {
+        if t1 == t2 {
+            return format!(
+                "blocks {b1} and {b2} of one kernel run at once and in any order; give each \
+                 block bytes of its own, or order them through a flag in global memory (one \
+                 block stores it and writes it back with dcci, the other polls it with loads \
+                 after dcci before touching the bytes)"
+            );
+        }
+    }
     match (on_stream(first), on_stream(second)) {
         (Some((t1, s1)), Some((t2, s2))) if s1 == s2 => format!(
             "tasks {t1} and {t2} of stream {s1} ran in separate model runs or instances that \

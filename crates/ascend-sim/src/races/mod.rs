@@ -2,10 +2,13 @@
 //! program's synchronisation, whatever the schedule (vector clocks in the manner of
 //! ThreadSanitizer; FastTrack's epochs for accesses).
 //!
-//! This file owns the detector's state: the agents (each stream, each host thread), their
-//! clocks, and what each synchronisation object carries from its release to its acquire.
+//! This file owns the detector's state: the agents (each stream, each kernel block, each host
+//! thread), their clocks, and what each synchronisation object carries from its release to its acquire.
 //! The edges (docs/races.md):
 //! - stream order: a stream's tasks run in order, each one step of the stream;
+//! - a kernel's blocks: each block starts after what its stream did before the kernel, and
+//!   the stream goes on after every block (the blocks of one kernel are not ordered with
+//!   each other);
 //! - submission: a task is ordered after what its host thread did before submitting it, and
 //!   a model instance's tasks after the run that started them;
 //! - event record → the stream wait or host synchronize of that record; notify record → the
@@ -42,6 +45,31 @@ pub enum AgentKey {
     Stream(u64),
     /// A host thread, by its caller number.
     Host(u64),
+    /// The blocks of the kernels of a stream whose numbers are `slot` modulo
+    /// [`BLOCK_AGENTS`].
+    Block {
+        /// The kernel's stream.
+        stream: u64,
+        /// The block's number modulo [`BLOCK_AGENTS`].
+        slot: u32,
+    },
+}
+
+/// Agents a stream's kernel blocks act as: block `b` acts as agent `b % BLOCK_AGENTS` of its
+/// stream. The blocks of one kernel are not ordered with each other, but for blocks whose
+/// numbers differ by a multiple of this, which are taken as ordered (so that vector clocks
+/// stay short however many blocks a kernel has). Blocks of the stream's later kernels share
+/// the agents exactly: stream order puts them after every block before them.
+pub const BLOCK_AGENTS: u32 = 64;
+
+impl AgentKey {
+    /// The agent of block `block` of a kernel on stream `stream`.
+    pub fn block(stream: u64, block: u32) -> AgentKey {
+        AgentKey::Block {
+            stream,
+            slot: block % BLOCK_AGENTS,
+        }
+    }
 }
 
 /// A host buffer as the detector remembers it: without keeping it alive.
@@ -141,11 +169,20 @@ impl Races {
         a
     }
 
-    /// Stream `s` is gone: its agent's number may serve a new agent.
+    /// Stream `s` is gone: its agent's number, and those of its kernels' blocks, may serve
+    /// new agents.
     pub fn stream_gone(&mut self, s: u64) {
-        if let Some(a) = self.agents.remove(&AgentKey::Stream(s)) {
-            self.free_agents.push(a);
-        }
+        let free = &mut self.free_agents;
+        self.agents.retain(|key, &mut a| {
+            let gone = match key {
+                AgentKey::Stream(x) | AgentKey::Block { stream: x, .. } => *x == s,
+                AgentKey::Host(_) => false,
+            };
+            if gone {
+                free.push(a);
+            }
+            !gone
+        });
     }
 
     fn state(&mut self, a: Agent) -> &mut AgentState {
@@ -225,6 +262,26 @@ impl Races {
         }
         st.joined = Some(r.clone());
         self.learn_released(a, r);
+    }
+
+    /// Block `block` of a kernel on stream `s` starts: a new step of its agent, after what
+    /// the stream did before the kernel.
+    pub fn block_started(&mut self, s: u64, block: u32) {
+        let st = self.agent(AgentKey::Stream(s));
+        let r = self.hand_out(st);
+        let b = self.agent(AgentKey::block(s, block));
+        let bs = self.state(b);
+        bs.clock.tick(b);
+        bs.released = false;
+        self.learn_released(b, &r);
+    }
+
+    /// Block `block` of a kernel on stream `s` ended: the stream goes on after what it did.
+    pub fn block_ended(&mut self, s: u64, block: u32) {
+        let b = self.agent(AgentKey::block(s, block));
+        let r = self.hand_out(b);
+        let st = self.agent(AgentKey::Stream(s));
+        self.learn_released(st, &r);
     }
 
     // ----- events, notifies, barriers, instances -----

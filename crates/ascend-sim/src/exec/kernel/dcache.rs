@@ -3,7 +3,7 @@
 
 use ascend_chips::L2Agent;
 
-use crate::engine::Engine;
+use crate::engine::{Engine, Ev};
 use crate::kernel::DLine;
 
 /// What ends a data-cache line without a `dcci` of the kernel's own.
@@ -48,18 +48,32 @@ impl Engine {
             .l2_of(line)
             .is_some_and(|l2| l2.state_of(line).is_some());
         let by = self.core_writer(dev, core);
-        // The reader is said only if a hazard fires: no text per fill.
-        let mut fault = self.check_invisible_writes(
-            line,
-            lb,
-            format_args!("a data-cache fill by {by}"),
-            Some((dev, core)),
-        );
+        if self.dirty_dlines > 0 && self.dirty_elsewhere(dev, core, line) {
+            // Another core holds a store here not written back: looked at again after one
+            // polling pass, when a dcci that was on its way has written it back (a poll
+            // that read just before it is no hazard) and one that is missing has not.
+            let block = self.cores[dev][core].slot.as_ref().map_or(0, |s| s.id);
+            let t = self.chip.timing;
+            let pass = t.sqe_dispatch_ns.saturating_add(
+                t.poll_read_ns
+                    .saturating_mul(u64::from(t.poll_reads_per_pass)),
+            );
+            let (d, c, at_ns) = (dev as u32, core as u32, self.now);
+            self.schedule(
+                self.now.saturating_add(pass),
+                Ev::FillCheck {
+                    dev: d,
+                    core: c,
+                    line,
+                    block,
+                    at_ns,
+                },
+            );
+        }
         let mut l = self.cores[dev][core].dcache.blank_line();
-        let (_, f) = self.agent_access(L2Agent::AiCore, &[(line, lb)], &[], by, |m| {
+        let (_, fault) = self.agent_access(L2Agent::AiCore, &[(line, lb)], &[], by, |m| {
             m.peek(line, &mut l.data)
         });
-        fault = fault.or(f);
         let evicted = self.cores[dev][core].dcache.fill(line, l);
         if let Some(slot) = self.cores[dev][core].slot.as_mut() {
             if !slot.recent_fills.contains(line) {
@@ -81,6 +95,57 @@ impl Engine {
             return Err(f);
         }
         Ok(if in_l2 { t.l2_hit_ns } else { t.hbm_latency_ns })
+    }
+
+    /// Some core of device `dev` other than `core` holds `line` dirty (and not yet reported).
+    fn dirty_elsewhere(&self, dev: usize, core: usize, line: u64) -> bool {
+        self.cores[dev]
+            .iter()
+            .enumerate()
+            .any(|(c, x)| c != core && x.dcache.get(line).is_some_and(|l| l.dirty && !l.reported))
+    }
+
+    /// One polling pass after `block` on `core` filled `line` (at `at_ns`) while another
+    /// core held a store there not written back: if that store is still not in memory, the
+    /// fill read memory without it (`invisible_write`); a hazard set to fail ends the block,
+    /// if it still runs.
+    pub(crate) fn on_fill_check(
+        &mut self,
+        dev: usize,
+        core: usize,
+        line: u64,
+        block: u64,
+        at_ns: u64,
+    ) {
+        let lb = self.cores[dev][core].dcache.line_bytes();
+        let running = self.cores[dev][core]
+            .slot
+            .as_ref()
+            .is_some_and(|s| s.id == block);
+        let by = match self.core_writer(dev, core) {
+            crate::memory::Writer::Core {
+                task,
+                stream,
+                block,
+                core,
+                ..
+            } if running => format!(
+                "{}",
+                crate::memory::Writer::Core {
+                    task,
+                    stream,
+                    block,
+                    core,
+                    at_ns
+                }
+            ),
+            _ => format!("a kernel block on AI core {core} at {at_ns} ns"),
+        };
+        let reader = format!("a data-cache fill by {by}");
+        let fault = self.check_invisible_writes(line, lb, reader, Some((dev, core)));
+        if let (Some(f), true) = (fault, running) {
+            self.block_end(dev, core, Some(f));
+        }
     }
 
     /// Writes the dirty data-cache line `line` (taken out of `core`'s cache) back to memory,

@@ -92,6 +92,10 @@ impl Engine {
             let block = r.next_block;
             r.next_block += 1;
             r.live += 1;
+            if self.races.on {
+                let stream = r.stream;
+                self.races.block_started(stream, block);
+            }
             self.next_block_id += 1;
             let id = self.next_block_id;
             let c = &mut self.cores[dev][core];
@@ -110,7 +114,10 @@ impl Engine {
             });
             let gen = c.gen;
             let (dev, core) = (dev as u32, core as u32);
-            self.schedule(self.now, Ev::KernelStep { dev, core, gen });
+            // A seeded schedule starts each block after a delay of its own.
+            let delay = self.schedule.as_mut().map_or(0, |sch| sch.block_start(id));
+            let at = self.now.saturating_add(delay);
+            self.schedule(at, Ev::KernelStep { dev, core, gen });
         }
     }
 
@@ -193,6 +200,11 @@ impl Engine {
                         let c = &mut self.cores[dev][core];
                         if let Some(slot) = c.slot.as_mut() {
                             slot.reply = Some(reply);
+                            // A seeded schedule runs each block at a speed of its own.
+                            let ns = self
+                                .schedule
+                                .as_ref()
+                                .map_or(ns, |sch| sch.block_step(slot.id, ns));
                             let (gen, at) = (c.gen, self.now.saturating_add(ns));
                             let (dev, core) = (dev as u32, core as u32);
                             self.schedule(at, Ev::KernelStep { dev, core, gen });
@@ -368,6 +380,7 @@ impl Engine {
             return;
         };
         let (run, block) = (slot.run, slot.block);
+        self.race_block_ended(run, block);
         self.record_block(dev, core, &slot, fault.clone());
         self.retire_coroutine(&slot);
         drop(slot);
@@ -413,6 +426,7 @@ impl Engine {
                 let c = &mut self.cores[dev][core];
                 c.gen += 1;
                 let slot = c.slot.take().expect("checked");
+                self.race_block_ended(run, slot.block);
                 self.record_block(dev, core, &slot, Some(format!("stopped: {why}")));
                 self.retire_coroutine(&slot);
                 if let Some(r) = self.kernel_runs.get_mut(&run) {
@@ -422,8 +436,20 @@ impl Engine {
         }
     }
 
+    /// Block `block` of kernel task `run` left its core: its stream goes on after it.
+    fn race_block_ended(&mut self, run: u64, block: u32) {
+        if self.races.on {
+            if let Some(r) = self.kernel_runs.get(&run) {
+                self.races.block_ended(r.stream, block);
+            }
+        }
+    }
+
     /// A block left its core: the core thread ends its coroutine, if it has one.
     fn retire_coroutine(&mut self, slot: &BlockSlot) {
+        if let Some(sch) = self.schedule.as_mut() {
+            sch.block_gone(slot.id);
+        }
         if slot.started {
             self.stopped_blocks.push(slot.id);
         }
