@@ -18,7 +18,7 @@ mod loader;
 mod profile;
 mod tagged;
 
-pub use loader::{builtin_names, LoadError, BUILTIN_DEFAULT};
+pub use loader::{builtin_names, nearest_builtin_name, LoadError, BUILTIN_DEFAULT};
 pub use profile::{
     CacheParams, ChipProfile, ChipType, CmoParams, Features, L2Agent, Limits, MemoryParams,
     TargetOp, TimingParams,

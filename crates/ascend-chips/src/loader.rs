@@ -60,6 +60,46 @@ pub fn builtin_names() -> Vec<&'static str> {
     BUILTIN.iter().map(|(name, _)| *name).collect()
 }
 
+/// The built-in SoC name a mistyped `name` most likely means, for a "did you mean" hint: the
+/// one equal to it but for case, else the one fewest single-letter edits away (case aside), if
+/// at most a third of its letters differ.
+///
+/// ```
+/// assert_eq!(ascend_chips::nearest_builtin_name("ascend910b1"), Some("Ascend910B1"));
+/// assert_eq!(ascend_chips::nearest_builtin_name("Ascend910B7"), Some("Ascend910B1"));
+/// assert_eq!(ascend_chips::nearest_builtin_name("gpu"), None);
+/// ```
+pub fn nearest_builtin_name(name: &str) -> Option<&'static str> {
+    let want = name.to_ascii_lowercase();
+    let names = builtin_names();
+    if let Some(n) = names.iter().find(|n| n.to_ascii_lowercase() == want) {
+        return Some(n);
+    }
+    names
+        .into_iter()
+        .map(|n| (edits(&want, &n.to_ascii_lowercase()), n))
+        .filter(|&(d, n)| d * 3 <= n.len())
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, n)| n)
+}
+
+/// The Levenshtein distance between `a` and `b` (single-letter insertions, deletions and
+/// substitutions).
+fn edits(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diag = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let up = row[j + 1];
+            row[j + 1] = (up + 1).min(row[j] + 1).min(diag + usize::from(ca != cb));
+            diag = up;
+        }
+    }
+    row[b.len()]
+}
+
 /// Why a chip file could not be loaded. Every variant names the file and, where it applies,
 /// the dotted key and what was expected.
 #[derive(Debug, Error)]

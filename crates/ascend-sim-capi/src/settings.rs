@@ -20,7 +20,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use ascend_chips::ChipProfile;
-use ascend_sim::{HazardAction, HazardKind, HazardPolicy, OnStall, Pacing, SimConfig};
+use ascend_sim::{HazardKind, HazardPolicy, OnStall, Pacing, SimConfig};
 
 /// What the environment asks for.
 pub struct Settings {
@@ -89,11 +89,13 @@ impl Settings {
                 let soc = var(crate::env_names::SOC)?
                     .unwrap_or_else(|| ascend_chips::BUILTIN_DEFAULT.to_string());
                 ChipProfile::builtin(&soc).map_err(|_| {
-                    invalid(
-                        crate::env_names::SOC,
-                        &soc,
-                        "no built-in chip model has this name",
-                    )
+                    let why = match ascend_chips::nearest_builtin_name(&soc) {
+                        Some(n) => {
+                            format!("no built-in chip model has this name; did you mean {n}?")
+                        }
+                        None => "no built-in chip model has this name".to_string(),
+                    };
+                    invalid(crate::env_names::SOC, &soc, &why)
                 })?
             }
         };
@@ -117,8 +119,8 @@ impl Settings {
             config.watchdog_grace = Duration::from_millis(ms);
         }
         if let Some(v) = var(crate::env_names::HAZARDS)? {
-            config.hazards = hazard_policy(&v)
-                .ok_or_else(|| invalid(crate::env_names::HAZARDS, &v, "not a hazard setting"))?;
+            config.hazards = HazardPolicy::parse(&v)
+                .map_err(|why| invalid(crate::env_names::HAZARDS, &v, &why))?;
         }
         if let Some(v) = var(crate::env_names::RACES)? {
             config.races = match v.trim().to_ascii_lowercase().as_str() {
@@ -186,21 +188,6 @@ fn pacing(text: &str) -> Option<Pacing> {
             .map(|ratio| Pacing::Wall { ratio }),
         _ => None,
     }
-}
-
-/// Parses `ASCEND_SIM_HAZARDS`: an action for every class and/or `class=action` entries.
-fn hazard_policy(text: &str) -> Option<HazardPolicy> {
-    let mut policy = HazardPolicy::default();
-    for entry in text.split(',').map(str::trim).filter(|e| !e.is_empty()) {
-        match entry.split_once('=') {
-            None => policy = HazardPolicy::all(HazardAction::from_name(entry)?),
-            Some((class, action)) => policy.set(
-                HazardKind::from_name(class.trim())?,
-                HazardAction::from_name(action.trim())?,
-            ),
-        }
-    }
-    Some(policy)
 }
 
 #[cfg(test)]

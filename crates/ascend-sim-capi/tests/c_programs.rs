@@ -395,7 +395,7 @@ fn a_bad_setting_is_named_with_its_value_and_the_accepted_values() {
     };
     let missing = std::env::temp_dir().join("no-such-dir/chip.toml");
     let missing = missing.to_str().unwrap();
-    let cases: [(&str, &str, &str); 9] = [
+    let cases: [(&str, &str, &str); 11] = [
         (
             "ASCEND_SIM_HAZARDS",
             "sometimes",
@@ -407,6 +407,12 @@ fn a_bad_setting_is_named_with_its_value_and_the_accepted_values() {
             "lost_write, partial_line",
         ),
         ("ASCEND_SIM_SOC", "Ascend9999", "Ascend910B1"),
+        ("ASCEND_SIM_SOC", "ascend310b1", "did you mean Ascend310B1?"),
+        (
+            "ASCEND_SIM_HAZARDS",
+            "record,lost_writes=fail",
+            "`lost_writes` is not a hazard class",
+        ),
         ("ASCEND_SIM_ON_STALL", "sometimes", "`wait` or `error`"),
         (
             "ASCEND_SIM_WATCHDOG_MS",

@@ -12,8 +12,15 @@ use crate::summary;
 /// What `exec` was asked.
 #[derive(Debug)]
 pub struct Options {
-    pub soc: String,
-    pub hazards: &'static str,
+    /// The SoC to set (`None`: `ASCEND_SIM_SOC` or `ASCEND_SIM_CHIP_FILE` stands, or the
+    /// library's default).
+    pub soc: Option<String>,
+    /// The hazard setting to set (`None`: `ASCEND_SIM_HAZARDS` stands, or `record`).
+    pub hazards: Option<String>,
+    /// The hazard classes set to fail, whichever setting stands.
+    pub failing: Vec<&'static str>,
+    /// The status to end with when the program succeeded but hazards were recorded.
+    pub error_exitcode: Option<u8>,
     /// `on` or `off`; `None` leaves `ASCEND_SIM_RACES` as it is.
     pub races: Option<&'static str>,
     /// Run under the schedule of this seed (`None`: the default schedule, or what
@@ -32,6 +39,70 @@ pub struct Options {
 /// Exit status when the program itself succeeded but the run did not: a stall the watchdog
 /// ended, or a hazard set to fail.
 pub const RUN_FAILED: u8 = 3;
+
+/// The SoC and hazard settings a run goes with, checked before the program starts (a
+/// program run with a setting the library refuses would see every call fail).
+#[derive(Debug)]
+pub struct Settings {
+    /// The SoC the flag names (`None`: the environment's, or the default, stands).
+    pub soc: Option<String>,
+    /// The hazard setting the flag names (`None`: the environment's, or `record`, stands).
+    pub hazards: Option<String>,
+    /// The classes set to fail by whichever hazard setting stands.
+    pub failing: Vec<&'static str>,
+}
+
+impl Settings {
+    /// Checks the flags `--soc` and `--hazards`, or where one is absent the variable that
+    /// then stands: an unknown SoC is refused with the simulated ones and the nearest name,
+    /// a hazard setting the library would refuse with why.
+    pub fn resolve(soc: Option<String>, hazards: Option<String>) -> Result<Settings, String> {
+        let env = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        match (&soc, env(crate::env_names::SOC)) {
+            (Some(name), _) => check_soc(name, "--soc")?,
+            // A chip file wins over the variable.
+            (None, Some(name)) if env(crate::env_names::CHIP_FILE).is_none() => {
+                check_soc(&name, crate::env_names::SOC)?
+            }
+            _ => {}
+        }
+        let standing = match (&hazards, env(crate::env_names::HAZARDS)) {
+            (Some(text), _) => Some((text.clone(), "--hazards")),
+            (None, Some(text)) => Some((text, crate::env_names::HAZARDS)),
+            (None, None) => None,
+        };
+        let policy = match &standing {
+            Some((text, from)) => ascend_sim::HazardPolicy::parse(text)
+                .map_err(|why| format!("{from} {text:?} is not a hazard setting: {why}"))?,
+            None => ascend_sim::HazardPolicy::default(),
+        };
+        let failing = ascend_sim::HazardKind::ALL
+            .into_iter()
+            .filter(|&k| policy.action(k) == ascend_sim::HazardAction::Fail)
+            .map(ascend_sim::HazardKind::name)
+            .collect();
+        Ok(Settings {
+            soc,
+            hazards,
+            failing,
+        })
+    }
+}
+
+/// Refuses a SoC no built-in chip model has, naming the nearest and every one.
+fn check_soc(name: &str, from: &str) -> Result<(), String> {
+    if ascend_chips::builtin_names().contains(&name) {
+        return Ok(());
+    }
+    let hint = ascend_chips::nearest_builtin_name(name)
+        .map(|n| format!(" Did you mean {n}?"))
+        .unwrap_or_default();
+    Err(format!(
+        "unknown SoC `{name}` ({from}).{hint} The simulated SoCs are {} (`ascend-sim models` \
+         describes them)",
+        ascend_chips::builtin_names().join(", ")
+    ))
+}
 
 /// The folder holding the `libascendcl.so` built with this binary: cargo builds it into
 /// `deps/` beside the binary on every build of this crate (the copy one folder up is only
@@ -137,7 +208,7 @@ pub fn run(o: Options) -> Result<u8, String> {
             }
         }
     }
-    Ok(exit_status(&run, &s, o.hazards == "fail"))
+    Ok(exit_status(&run, &s, &o))
 }
 
 /// The program, to be run against the library in `lib` with the simulator's settings `o` names
@@ -155,11 +226,17 @@ pub fn program_command(o: &Options, lib: &Path, report: &Path) -> Command {
     let mut cmd = Command::new(&o.program[0]);
     cmd.args(&o.program[1..])
         .env("LD_LIBRARY_PATH", library_path)
-        .env(crate::env_names::SOC, &o.soc)
-        .env(crate::env_names::HAZARDS, o.hazards)
         .env(crate::env_names::ON_STALL, o.on_stall)
         .env(crate::env_names::WATCHDOG_MS, o.watchdog_ms.to_string())
         .env(crate::env_names::REPORT, report);
+    if let Some(soc) = &o.soc {
+        // The flag wins over a chip file the environment names.
+        cmd.env(crate::env_names::SOC, soc)
+            .env_remove(crate::env_names::CHIP_FILE);
+    }
+    if let Some(h) = &o.hazards {
+        cmd.env(crate::env_names::HAZARDS, h);
+    }
     if let Some(r) = o.races {
         cmd.env(crate::env_names::RACES, r);
     }
@@ -184,8 +261,9 @@ pub fn signal_of(status: &std::process::ExitStatus) -> Option<i32> {
 }
 
 /// The program's own status, else non-zero for a crash, a stall the watchdog ended, or a
-/// hazard set to fail.
-fn exit_status(run: &summary::Run, s: &summary::Summary, hazards_fail: bool) -> u8 {
+/// hazard of a class set to fail ([`RUN_FAILED`]), or with `--error-exitcode N` any hazard
+/// (N).
+fn exit_status(run: &summary::Run, s: &summary::Summary, o: &Options) -> u8 {
     if let Some(sig) = run.signal {
         return 128u8.saturating_add(sig as u8);
     }
@@ -193,8 +271,14 @@ fn exit_status(run: &summary::Run, s: &summary::Summary, hazards_fail: bool) -> 
         Some(0) | None => {}
         Some(c) => return u8::try_from(c).unwrap_or(1).max(1),
     }
-    if !run.watchdog.is_empty() || (hazards_fail && s.hazard_count() > 0) {
-        return RUN_FAILED;
+    let failed = s
+        .hazard_kinds()
+        .iter()
+        .any(|k| o.failing.contains(&k.as_str()));
+    let any = !run.watchdog.is_empty() || s.hazard_count() > 0;
+    match o.error_exitcode {
+        Some(n) if any => n,
+        _ if !run.watchdog.is_empty() || failed => RUN_FAILED,
+        _ => 0,
     }
-    0
 }

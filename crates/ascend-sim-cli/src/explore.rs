@@ -126,6 +126,8 @@ fn one(o: &Options, lib: &std::path::Path, seed: u64) -> Result<Outcome, String>
         schedule_seed: Some(seed),
         program: o.program.clone(),
         soc: o.soc.clone(),
+        hazards: o.hazards.clone(),
+        failing: o.failing.clone(),
         report: None,
         trace: None,
         svg: None,

@@ -32,17 +32,6 @@ struct Cli {
     command: Command,
 }
 
-/// What a hazard does.
-#[derive(Debug, Clone, Copy, ValueEnum)]
-enum HazardSetting {
-    /// Not recorded.
-    Ignore,
-    /// Recorded in the report, the trace and on stderr.
-    Record,
-    /// Recorded, and the call that triggered it fails.
-    Fail,
-}
-
 /// Happens-before race detection.
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum Switch {
@@ -65,12 +54,20 @@ enum OnStall {
 enum Command {
     /// Run a program on the simulator and summarise the run.
     Exec {
-        /// The SoC to simulate (see `ascend-sim models`).
-        #[arg(long, default_value = "Ascend910B1")]
-        soc: String,
-        /// What memory- and core-side hazards do.
-        #[arg(long, value_enum, default_value = "record")]
-        hazards: HazardSetting,
+        /// The SoC to simulate (see `ascend-sim models`); when absent, `ASCEND_SIM_SOC`
+        /// stands (Ascend910B1 when unset).
+        #[arg(long)]
+        soc: Option<String>,
+        /// What hazards do: `ignore`, `record` or `fail` for every class, and/or
+        /// comma-separated `class=action` entries (`record,lost_write=fail`), as
+        /// `ASCEND_SIM_HAZARDS` takes them; when absent, that variable stands (`record` when
+        /// unset).
+        #[arg(long, value_name = "SETTING")]
+        hazards: Option<String>,
+        /// End with this status when the program succeeded but the run recorded a hazard (of
+        /// any class) or the watchdog spoke, as compute-sanitizer's option of the name does.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(1..))]
+        error_exitcode: Option<u8>,
         /// Happens-before race detection (`data_race` hazards, docs/races.md); when absent,
         /// `ASCEND_SIM_RACES` stands (off when unset).
         #[arg(long, value_enum)]
@@ -166,9 +163,15 @@ fn run_example(
     } else {
         program.extend(args);
     }
+    let set = exec::Settings::resolve(
+        Some(soc.unwrap_or_else(|| example.soc.to_string())),
+        Some("record".to_string()),
+    )?;
     let ran = exec::run(exec::Options {
-        soc: soc.unwrap_or_else(|| example.soc.to_string()),
-        hazards: "record",
+        soc: set.soc,
+        hazards: set.hazards,
+        failing: set.failing,
+        error_exitcode: None,
         races: None,
         schedule_seed: None,
         on_stall: "error",
@@ -193,6 +196,7 @@ fn main() -> ExitCode {
         Command::Exec {
             soc,
             hazards,
+            error_exitcode,
             races,
             schedule_seed,
             explore,
@@ -205,29 +209,33 @@ fn main() -> ExitCode {
             quiet,
             program,
         } => {
-            let o = exec::Options {
-                soc,
-                hazards: match hazards {
-                    HazardSetting::Ignore => "ignore",
-                    HazardSetting::Record => "record",
-                    HazardSetting::Fail => "fail",
+            let o = match exec::Settings::resolve(soc, hazards) {
+                Ok(set) => exec::Options {
+                    soc: set.soc,
+                    hazards: set.hazards,
+                    failing: set.failing,
+                    error_exitcode,
+                    races: races.map(|r| match r {
+                        Switch::On => "on",
+                        Switch::Off => "off",
+                    }),
+                    schedule_seed,
+                    on_stall: match on_stall {
+                        OnStall::Wait => "wait",
+                        OnStall::Error => "error",
+                    },
+                    watchdog_ms: watchdog_ms.max(1),
+                    report,
+                    trace,
+                    svg,
+                    json,
+                    quiet,
+                    program,
                 },
-                races: races.map(|r| match r {
-                    Switch::On => "on",
-                    Switch::Off => "off",
-                }),
-                schedule_seed,
-                on_stall: match on_stall {
-                    OnStall::Wait => "wait",
-                    OnStall::Error => "error",
-                },
-                watchdog_ms: watchdog_ms.max(1),
-                report,
-                trace,
-                svg,
-                json,
-                quiet,
-                program,
+                Err(e) => {
+                    eprintln!("ascend-sim: {e}");
+                    return ExitCode::from(2);
+                }
             };
             match explore {
                 Some(n) => explore::run(o, n.max(1), schedule_seed.unwrap_or(1)),

@@ -168,6 +168,14 @@ impl Summary {
         Ok(Summary { out })
     }
 
+    /// The classes of the hazards recorded.
+    pub fn hazard_kinds(&self) -> Vec<String> {
+        list(&self.out, "hazards")
+            .iter()
+            .map(|h| s(h, "kind").to_string())
+            .collect()
+    }
+
     /// Hazards recorded.
     pub fn hazard_count(&self) -> u64 {
         list(&self.out, "hazards")

@@ -289,3 +289,78 @@ fn exec_with_races_on_names_the_race_in_its_summary() {
     assert!(out.status.success(), "{said}");
     assert!(said.contains("data_race"), "{said}");
 }
+
+#[test]
+fn exec_refuses_an_unknown_soc_before_starting_the_program_and_names_the_nearest() {
+    let marker = std::env::temp_dir().join(format!("ascend-sim-cli-ran-{}", std::process::id()));
+    let _ = std::fs::remove_file(&marker);
+    let touch = format!("touch {}", marker.display());
+    for (flag, env, nearest) in [
+        (Some("ascend910b1"), None, Some("Ascend910B1")),
+        (Some("Ascend910B7"), None, Some("Ascend910B1")),
+        (None, Some("tpu"), None),
+    ] {
+        let mut cmd = cli();
+        cmd.arg("exec");
+        if let Some(f) = flag {
+            cmd.args(["--soc", f]);
+        }
+        cmd.env_remove("ASCEND_SIM_CHIP_FILE");
+        match env {
+            Some(v) => cmd.env("ASCEND_SIM_SOC", v),
+            None => cmd.env_remove("ASCEND_SIM_SOC"),
+        };
+        let out = cmd.args(["--", "sh", "-c", &touch]).output().unwrap();
+        let said = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{said}");
+        assert!(!marker.exists(), "the program did not start: {said}");
+        assert!(said.contains("Ascend310B1"), "lists the SoCs: {said}");
+        if let Some(n) = nearest {
+            assert!(said.contains(&format!("Did you mean {n}?")), "{said}");
+        } else {
+            assert!(said.contains("(ASCEND_SIM_SOC)"), "names the variable: {said}");
+        }
+    }
+    // A known one runs.
+    let out = cli()
+        .args(["exec", "--quiet", "--soc", "Ascend310B1", "--", "sh", "-c", &touch])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(marker.exists());
+    let _ = std::fs::remove_file(&marker);
+}
+
+#[test]
+fn exec_takes_per_class_hazard_settings_from_the_flag_or_the_variable_and_an_error_exitcode() {
+    let src = include_str!("../../ascend-sim-capi/tests/c/races.c");
+    let Some(exe) = build_c("races_settings", src) else {
+        return;
+    };
+    let run = |flags: &[&str], env: Option<&str>, shape: &str| {
+        let mut cmd = cli();
+        cmd.args(["exec", "--quiet", "--races", "on"]).args(flags);
+        match env {
+            Some(v) => cmd.env("ASCEND_SIM_HAZARDS", v),
+            None => cmd.env_remove("ASCEND_SIM_HAZARDS"),
+        };
+        let out = cmd.arg("--").arg(&exe).arg(shape).output().unwrap();
+        (out.status.code(), text(&out))
+    };
+    // The race recorded: the program's data is right, it succeeds.
+    assert_eq!(run(&[], None, "copy").0, Some(0));
+    // Set to fail for its class, by the flag or the variable: the racing copy faults.
+    let (code, said) = run(&["--hazards", "record,data_race=fail"], None, "copy");
+    assert_eq!(code, Some(1), "{said}");
+    let (code, said) = run(&[], Some("record,data_race=fail"), "copy");
+    assert_eq!(code, Some(1), "the variable stands without the flag: {said}");
+    // Failing another class leaves this one recorded.
+    assert_eq!(run(&["--hazards", "record,lost_write=fail"], None, "copy").0, Some(0));
+    // A setting the library would refuse is refused before the program starts.
+    let (code, said) = run(&["--hazards", "record,lost_writes=fail"], None, "copy");
+    assert_eq!(code, Some(2), "{said}");
+    assert!(said.contains("`lost_writes` is not a hazard class"), "{said}");
+    // --error-exitcode: any hazard ends the run with N; a clean run with 0.
+    assert_eq!(run(&["--error-exitcode", "42"], None, "copy").0, Some(42));
+    assert_eq!(run(&["--error-exitcode", "42"], None, "copy-ordered").0, Some(0));
+}

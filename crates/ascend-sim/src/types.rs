@@ -186,6 +186,43 @@ impl HazardPolicy {
         }
     }
 
+    /// Parses the setting's syntax (`ASCEND_SIM_HAZARDS`, `ascend-sim exec --hazards`): an
+    /// action for every class and/or comma-separated `class=action` entries, applied in
+    /// order. The error names the first entry that is not one, and what is accepted.
+    ///
+    /// ```
+    /// use ascend_sim::{HazardAction, HazardKind, HazardPolicy};
+    /// let p = HazardPolicy::parse("record,lost_write=fail").unwrap();
+    /// assert_eq!(p.action(HazardKind::LostWrite), HazardAction::Fail);
+    /// assert_eq!(p.action(HazardKind::Clobber), HazardAction::Record);
+    /// assert!(HazardPolicy::parse("record,lost_writes=fail").is_err());
+    /// ```
+    pub fn parse(text: &str) -> Result<HazardPolicy, String> {
+        let mut policy = HazardPolicy::default();
+        let classes = || HazardKind::ALL.map(HazardKind::name).join(", ");
+        for entry in text.split(',').map(str::trim).filter(|e| !e.is_empty()) {
+            match entry.split_once('=') {
+                None => {
+                    let action = HazardAction::from_name(entry).ok_or_else(|| {
+                        format!("`{entry}` is not an action (ignore, record or fail)")
+                    })?;
+                    policy = HazardPolicy::all(action);
+                }
+                Some((class, action)) => {
+                    let (class, action) = (class.trim(), action.trim());
+                    let kind = HazardKind::from_name(class).ok_or_else(|| {
+                        format!("`{class}` is not a hazard class (classes: {})", classes())
+                    })?;
+                    let action = HazardAction::from_name(action).ok_or_else(|| {
+                        format!("`{action}` in `{entry}` is not an action (ignore, record or fail)")
+                    })?;
+                    policy.set(kind, action);
+                }
+            }
+        }
+        Ok(policy)
+    }
+
     /// Sets the action for `kind`.
     pub fn set(&mut self, kind: HazardKind, action: HazardAction) {
         match kind {
