@@ -918,3 +918,38 @@ fn each_missing_ordering_edge_is_a_race_and_its_twin_with_the_edge_is_silent() {
         }
     }
 }
+
+#[test]
+fn a_hazard_flood_counts_every_occurrence_and_says_a_few_of_each_class_on_stderr() {
+    let Some(exe) = build("hazard_flood.c", false) else {
+        return;
+    };
+    let report = exe.with_file_name("report-flood.json");
+    let ran = launch(
+        &exe,
+        &[],
+        &[("ASCEND_SIM_REPORT", report.to_str().unwrap())],
+    );
+    assert!(ran.passed(), "{}{}", ran.stdout, ran.stderr);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let counts = &json["hazard_counts"];
+    assert_eq!(counts["lost_write"], 8192 + 20, "{counts}");
+    assert_eq!(counts["never_written_read"], 1, "{counts}");
+    // The 4 MiB INVALID is one record of 8,192.
+    let records = json["hazards"].as_array().unwrap();
+    assert!(records.iter().any(|h| h["count"] == 8192), "{records:?}");
+    let said = |class: &str| {
+        ran.stderr
+            .lines()
+            .filter(|l| l.contains("hazard:") && l.contains(&format!("kind={class}")))
+            .count()
+    };
+    assert_eq!(said("lost_write"), 5, "{}", ran.stderr);
+    assert_eq!(said("never_written_read"), 1, "{}", ran.stderr);
+    assert!(
+        ran.stderr.contains("5 lost_write hazards said"),
+        "{}",
+        ran.stderr
+    );
+}

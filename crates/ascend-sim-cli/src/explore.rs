@@ -140,7 +140,10 @@ fn one(o: &Options, lib: &std::path::Path, seed: u64) -> Result<Outcome, String>
     let text = std::fs::read_to_string(&report).unwrap_or_default();
     let _ = std::fs::remove_file(&report);
     let hazards = serde_json::from_str::<ascend_sim::RunReport>(&text)
-        .map(|r| r.hazards.iter().map(|h| h.kind.clone()).collect())
+        .map(|r| {
+            let kept = r.hazards.iter().map(|h| h.kind.clone());
+            r.hazard_counts.keys().cloned().chain(kept).collect()
+        })
         .unwrap_or_default();
     let stderr = String::from_utf8_lossy(&out.stderr);
     let watchdog = stderr.contains("watchdog");

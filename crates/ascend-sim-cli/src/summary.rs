@@ -151,14 +151,35 @@ impl Summary {
             .into_iter()
             .map(|(name, (blocks, ops))| json!({"kernel": name, "blocks": blocks, "ops": ops}))
             .collect();
-        let mut hazards: BTreeMap<&str, (u64, &Hazard)> = BTreeMap::new();
+        // Every class that occurred, with all its occurrences (a report of an older library
+        // has no counts: its kept records are counted), and its first record kept.
+        let mut hazards: BTreeMap<&str, (u64, Option<&Hazard>)> = BTreeMap::new();
+        for (kind, &n) in &r.hazard_counts {
+            hazards.insert(kind.as_str(), (n, None));
+        }
         for h in &r.hazards {
-            hazards.entry(h.kind.as_str()).or_insert((0, h)).0 += 1;
+            let e = hazards.entry(h.kind.as_str()).or_insert((0, None));
+            if r.hazard_counts.is_empty() {
+                e.0 += h.count;
+            }
+            e.1.get_or_insert(h);
         }
         out["hazards"] = hazards
             .into_iter()
-            .map(|(kind, (n, first))| {
-                json!({"kind": kind, "count": n, "first_at_ns": first.at_ns, "first": first.detail})
+            .map(|(kind, (n, first))| match first {
+                Some(f) => json!({
+                    "kind": kind,
+                    "count": n,
+                    "first_at_ns": f.at_ns,
+                    "first": first_said(f),
+                }),
+                None => json!({
+                    "kind": kind,
+                    "count": n,
+                    "first_at_ns": null,
+                    "first": "(its records were left out of the report: it keeps the first and \
+                              the latest)",
+                }),
             })
             .collect();
         out["hazards_dropped"] = json!(r.hazards.dropped);
@@ -168,7 +189,7 @@ impl Summary {
         Ok(Summary { out })
     }
 
-    /// The classes of the hazards recorded.
+    /// The classes of the hazards recorded (every class that occurred).
     pub fn hazard_kinds(&self) -> Vec<String> {
         list(&self.out, "hazards")
             .iter()
@@ -176,13 +197,12 @@ impl Summary {
             .collect()
     }
 
-    /// Hazards recorded.
+    /// Hazards recorded: every occurrence.
     pub fn hazard_count(&self) -> u64 {
         list(&self.out, "hazards")
             .iter()
             .map(|h| u(h, "count"))
             .sum::<u64>()
-            + u(&self.out, "hazards_dropped")
     }
 
     /// The summary as JSON.
@@ -310,11 +330,14 @@ impl Summary {
             } else {
                 t.push_str(&format!("hazards: {}\n", self.hazard_count()));
                 for h in hazards {
+                    let at = match h["first_at_ns"].as_u64() {
+                        Some(ns) => format!(" (first at {ns} ns)"),
+                        None => String::new(),
+                    };
                     t.push_str(&format!(
-                        "  {} x{} (first at {} ns): {}\n",
+                        "  {} x{}{at}: {}\n",
                         s(h, "kind"),
                         u(h, "count"),
-                        u(h, "first_at_ns"),
                         s(h, "first")
                     ));
                 }
@@ -376,4 +399,19 @@ pub fn from_file(file: &Path, svg: Option<&Path>, json: bool) -> Result<(), Stri
         print!("{}", s.text());
     }
     Ok(())
+}
+
+/// A hazard record's words, with what it stands for when it merges several: "(and 8,191
+/// more like it at the same instant, 4194304 bytes from 0x… in all)".
+fn first_said(h: &Hazard) -> String {
+    if h.count <= 1 {
+        return h.detail.clone();
+    }
+    format!(
+        "{} (and {} more like it at the same instant, [{:#x}, +{}) in all)",
+        h.detail,
+        h.count - 1,
+        h.addr,
+        h.len
+    )
 }

@@ -318,12 +318,24 @@ fn exec_refuses_an_unknown_soc_before_starting_the_program_and_names_the_nearest
         if let Some(n) = nearest {
             assert!(said.contains(&format!("Did you mean {n}?")), "{said}");
         } else {
-            assert!(said.contains("(ASCEND_SIM_SOC)"), "names the variable: {said}");
+            assert!(
+                said.contains("(ASCEND_SIM_SOC)"),
+                "names the variable: {said}"
+            );
         }
     }
     // A known one runs.
     let out = cli()
-        .args(["exec", "--quiet", "--soc", "Ascend310B1", "--", "sh", "-c", &touch])
+        .args([
+            "exec",
+            "--quiet",
+            "--soc",
+            "Ascend310B1",
+            "--",
+            "sh",
+            "-c",
+            &touch,
+        ])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", text(&out));
@@ -353,14 +365,27 @@ fn exec_takes_per_class_hazard_settings_from_the_flag_or_the_variable_and_an_err
     let (code, said) = run(&["--hazards", "record,data_race=fail"], None, "copy");
     assert_eq!(code, Some(1), "{said}");
     let (code, said) = run(&[], Some("record,data_race=fail"), "copy");
-    assert_eq!(code, Some(1), "the variable stands without the flag: {said}");
+    assert_eq!(
+        code,
+        Some(1),
+        "the variable stands without the flag: {said}"
+    );
     // Failing another class leaves this one recorded.
-    assert_eq!(run(&["--hazards", "record,lost_write=fail"], None, "copy").0, Some(0));
+    assert_eq!(
+        run(&["--hazards", "record,lost_write=fail"], None, "copy").0,
+        Some(0)
+    );
     // A setting the library would refuse is refused before the program starts.
     let (code, said) = run(&["--hazards", "record,lost_writes=fail"], None, "copy");
     assert_eq!(code, Some(2), "{said}");
-    assert!(said.contains("`lost_writes` is not a hazard class"), "{said}");
+    assert!(
+        said.contains("`lost_writes` is not a hazard class"),
+        "{said}"
+    );
     // --error-exitcode: any hazard ends the run with N; a clean run with 0.
     assert_eq!(run(&["--error-exitcode", "42"], None, "copy").0, Some(42));
-    assert_eq!(run(&["--error-exitcode", "42"], None, "copy-ordered").0, Some(0));
+    assert_eq!(
+        run(&["--error-exitcode", "42"], None, "copy-ordered").0,
+        Some(0)
+    );
 }

@@ -56,6 +56,15 @@ impl<T> Kept<T> {
         self.len() == 0
     }
 
+    /// The record pushed last, if it is still kept.
+    pub fn last_mut(&mut self) -> Option<&mut T> {
+        match self.latest.back_mut() {
+            Some(r) => Some(r),
+            None if self.dropped == 0 => self.first.last_mut(),
+            None => None,
+        }
+    }
+
     /// How many records were left out (between the first and the latest).
     pub fn dropped(&self) -> u64 {
         self.dropped

@@ -127,9 +127,9 @@ pub struct NeverWrittenRead {
 
 /// How many hazards and CMO records are kept with their details (all are counted).
 const HAZARD_SAMPLES: usize = 1024;
-/// How many hazards are said through `tracing` (stderr in the C library); the rest are only
-/// counted and listed.
-const HAZARDS_LOGGED: u64 = 100;
+/// How many hazard records of one class are said through `tracing` (stderr in the C
+/// library); the rest are counted and listed in the run report only.
+const HAZARDS_LOGGED_PER_CLASS: u64 = 5;
 
 /// A memory-side hazard: something a program did to cached data that hardware would not
 /// report, named with where and when it happened.
@@ -148,8 +148,46 @@ pub struct Hazard {
     pub len: u64,
     /// Simulated time.
     pub at_ns: u64,
-    /// What happened, with the writer of the lost data where known.
+    /// What happened (at the first occurrence), with the writer of the lost data where
+    /// known.
     pub detail: String,
+    /// Occurrences this record stands for: the hazards of its class that one operation
+    /// caused at one instant, said alike but for their addresses and figures (an INVALID
+    /// dropping 8,192 dirty lines is one record of 8,192), over `[addr, addr+len)`.
+    #[serde(default = "one")]
+    pub count: u64,
+}
+
+fn one() -> u64 {
+    1
+}
+
+impl Hazard {
+    /// What it says with its addresses and times left out (hexadecimal numbers, and numbers
+    /// of ns): hazards alike in this, of one class, at one instant, are one record. Task
+    /// numbers and other figures stay, so that hazards of other writers stay apart.
+    fn shape(&self) -> String {
+        let mut out = String::with_capacity(self.detail.len());
+        let mut words = self.detail.split(' ').peekable();
+        while let Some(w) = words.next() {
+            let bare = w.trim_start_matches(['[', '(']);
+            let lead = &w[..w.len() - bare.len()];
+            let is_hex = bare.starts_with("0x");
+            let is_time = bare.chars().all(|c| c.is_ascii_digit())
+                && !bare.is_empty()
+                && words.peek().is_some_and(|n| n.starts_with("ns"));
+            if is_hex || is_time {
+                let tail = bare.trim_start_matches(|c: char| c.is_ascii_alphanumeric());
+                out.push_str(lead);
+                out.push('#');
+                out.push_str(tail);
+            } else {
+                out.push_str(w);
+            }
+            out.push(' ');
+        }
+        out
+    }
 }
 
 /// What one CMO task did to its device's L2.
@@ -270,8 +308,14 @@ pub struct ReportData {
     pub latest_end_ns: u64,
     /// Figures of destroyed streams (bounded like the timeline).
     pub destroyed_streams: Kept<StreamReport>,
-    /// Hazards, in order (bounded).
+    /// Hazards, in order (bounded), alike ones of one instant merged.
     pub hazards: Kept<Hazard>,
+    /// Occurrences of each class, however many records were kept.
+    pub hazard_counts: std::collections::BTreeMap<String, u64>,
+    /// Records of each class said through `tracing`.
+    hazards_logged: std::collections::BTreeMap<String, u64>,
+    /// The shape of the record pushed last ([`Hazard::shape`]).
+    last_hazard_shape: String,
     /// CMO tasks' effects, in order (bounded).
     pub cmos: Kept<CmoRecord>,
     /// Barrier counter changes, in order (bounded like the timeline).
@@ -303,17 +347,44 @@ pub struct DiscardedTask {
 }
 
 impl ReportData {
-    /// Records a hazard (and logs it).
+    /// Records a hazard: counted in its class; merged into the record pushed last when that
+    /// one is of its class, device and instant and says the same but for addresses and
+    /// figures; else a record of its own, said through `tracing` while its class has said
+    /// fewer than a few.
     pub fn note_hazard(&mut self, hazard: Hazard) {
-        let seen = self.hazards.len() as u64 + self.hazards.dropped();
-        if seen == HAZARDS_LOGGED {
-            tracing::warn!(
-                "{HAZARDS_LOGGED} hazards said; the rest are counted in the run report only"
-            );
+        *self.hazard_counts.entry(hazard.kind.clone()).or_default() += 1;
+        let shape = hazard.shape();
+        if let Some(last) = self.hazards.last_mut() {
+            let alike = last.kind == hazard.kind
+                && last.device == hazard.device
+                && last.at_ns == hazard.at_ns
+                && self.last_hazard_shape == shape;
+            if alike {
+                let lo = last.addr.min(hazard.addr);
+                let hi = last
+                    .addr
+                    .saturating_add(last.len)
+                    .max(hazard.addr.saturating_add(hazard.len));
+                last.addr = lo;
+                last.len = hi - lo;
+                last.count += hazard.count;
+                return;
+            }
         }
-        if seen < HAZARDS_LOGGED {
+        let logged = self.hazards_logged.entry(hazard.kind.clone()).or_default();
+        *logged += 1;
+        let logged = *logged;
+        if logged <= HAZARDS_LOGGED_PER_CLASS {
             self.log_hazard(&hazard);
         }
+        if logged == HAZARDS_LOGGED_PER_CLASS {
+            tracing::warn!(
+                "{HAZARDS_LOGGED_PER_CLASS} {} hazards said; the class's others are counted in \
+                 the run report only",
+                hazard.kind
+            );
+        }
+        self.last_hazard_shape = shape;
         self.hazards.push(HAZARD_SAMPLES, hazard);
     }
 
@@ -470,6 +541,8 @@ pub struct RunReport {
     /// Memory-side hazards (bounded). (with how many were left out)
     #[serde(flatten)]
     pub hazards: Bounded<Hazard, keys::Hazards>,
+    /// Occurrences of each hazard class (every one, merged and left-out records included).
+    pub hazard_counts: std::collections::BTreeMap<String, u64>,
     /// What each CMO task did (bounded). (with how many were left out)
     #[serde(flatten)]
     pub cmos: Bounded<CmoRecord, keys::Cmos>,
@@ -574,6 +647,7 @@ impl crate::engine::Engine {
                 })
                 .collect(),
             hazards: Bounded::new(r.hazards.to_vec(), r.hazards.dropped()),
+            hazard_counts: r.hazard_counts.clone(),
             cmos: Bounded::new(r.cmos.to_vec(), r.cmos.dropped()),
             barriers: Bounded::new(r.barriers.to_vec(), r.barriers.dropped()),
             kernel_blocks: Bounded::new(r.kernel_blocks.to_vec(), r.kernel_blocks.dropped()),

@@ -536,13 +536,13 @@ fn compare(what: &str, addr: u64, got: &[u8], want: &[u8]) -> Result<(), TestCas
 
 fn hazards_of(report: &RunReport) -> Hazards {
     let mut h = Hazards::default();
-    for hz in &report.hazards {
-        match hz.kind.as_str() {
-            "clobber" => h.clobber += 1,
-            "stale_read" => h.stale_read += 1,
-            "lost_write" => h.lost_write += 1,
-            "partial_line" => h.partial_line += 1,
-            "never_written_read" => h.never_written_read += 1,
+    for (kind, &n) in &report.hazard_counts {
+        match kind.as_str() {
+            "clobber" => h.clobber += n,
+            "stale_read" => h.stale_read += n,
+            "lost_write" => h.lost_write += n,
+            "partial_line" => h.partial_line += n,
+            "never_written_read" => h.never_written_read += n,
             other => panic!("unexpected hazard class {other}"),
         }
     }

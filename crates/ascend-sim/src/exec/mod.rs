@@ -339,6 +339,7 @@ impl Engine {
             len,
             at_ns: self.now,
             detail,
+            count: 1,
         });
         fault
     }
