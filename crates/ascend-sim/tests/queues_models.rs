@@ -499,3 +499,67 @@ fn synchronize_device_waits_for_its_own_streams_only_and_not_for_force_destroyed
     sim.destroy_stream(other, true).unwrap();
     sim.synchronize_device(1, None).unwrap();
 }
+
+#[test]
+fn a_wait_submitted_after_an_async_model_run_waits_for_that_runs_record_however_late_it_starts() {
+    // As the vendor's model_sync_external sample: the model records an event; the host
+    // queues the run, then makes another stream wait for the event and read what the model
+    // wrote. The run starts late (its stream is busy first): the wait still waits for it.
+    let s = sim_with(strict);
+    let (a, out) = (s.malloc(0, 64).unwrap(), s.malloc(0, 64).unwrap());
+    write_u64(&s, a, 0);
+    write_u64(&s, out, 0);
+    let e = s.create_event(0).unwrap();
+    let ms = s.create_stream(0, 0, true).unwrap();
+    let m = s.create_model(0).unwrap();
+    s.bind_stream(m, ms).unwrap();
+    let memset = Task::Memset {
+        addr: a,
+        value: 9,
+        len: 64,
+    };
+    s.submit(ms, memset).unwrap();
+    s.submit(ms, Task::EventRecord(e)).unwrap();
+    let (run, external) = (
+        s.create_stream(0, 0, false).unwrap(),
+        s.create_stream(0, 0, false).unwrap(),
+    );
+    let busy = Kernel::new("busy", |c: &mut dyn KernelOps| c.spin(200_000));
+    s.submit(run, kernel(busy, 1)).unwrap();
+    s.execute_model_async(m, run).unwrap();
+    s.submit(external, Task::EventWait(e)).unwrap();
+    let copy = Task::Memcpy {
+        dst: Loc::Device(out),
+        src: Loc::Device(a),
+        len: 64,
+    };
+    s.submit(external, copy).unwrap();
+    s.synchronize_stream(external, None).unwrap();
+    assert_eq!(
+        read_u64(&s, out),
+        0x0909_0909_0909_0909,
+        "the copy came after the run"
+    );
+    s.synchronize_stream(run, None).unwrap();
+}
+
+#[test]
+fn an_async_model_run_discarded_before_it_starts_releases_the_waits_for_its_record() {
+    let s = sim_with(strict);
+    let e = s.create_event(0).unwrap();
+    let ms = s.create_stream(0, 0, true).unwrap();
+    let m = s.create_model(0).unwrap();
+    s.bind_stream(m, ms).unwrap();
+    s.submit(ms, Task::EventRecord(e)).unwrap();
+    let (run, external) = (
+        s.create_stream(0, 0, false).unwrap(),
+        s.create_stream(0, 0, false).unwrap(),
+    );
+    let busy = Kernel::new("busy", |c: &mut dyn KernelOps| c.spin(200_000));
+    s.submit(run, kernel(busy, 1)).unwrap();
+    s.execute_model_async(m, run).unwrap();
+    s.submit(external, Task::EventWait(e)).unwrap();
+    // The run is thrown away with its stream: the wait for its record does not hang.
+    s.destroy_stream(run, true).unwrap();
+    s.synchronize_stream(external, None).unwrap();
+}

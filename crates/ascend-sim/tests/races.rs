@@ -1054,3 +1054,31 @@ fn what_a_block_writes_after_raising_its_flag_is_not_ordered_before_the_flags_ob
         found[0].detail
     );
 }
+
+#[test]
+fn a_synchronous_copy_of_what_a_kernels_scalar_stores_write_races_until_the_stream_is_synchronized()
+{
+    for synchronized in [false, true] {
+        let sim = racing_sim();
+        let (a, b) = (buffer(&sim), buffer(&sim));
+        let s = sim.create_stream(0, 0, false).unwrap();
+        // As the vendor's device-to-device sample: each block stores its word, then dcci.
+        let k = Kernel::new("write", move |c: &mut dyn KernelOps| {
+            let at = a + 8 * u64::from(c.block_idx());
+            c.store(at, 8, 123);
+            c.dcci(at, false, 2);
+        });
+        sim.submit(s, kernel(k, 2)).unwrap();
+        if synchronized {
+            sim.synchronize_stream(s, None).unwrap();
+        }
+        sim.copy(b, a, 16).unwrap();
+        sim.synchronize_stream(s, None).unwrap();
+        let found = races(&sim);
+        assert_eq!(found.len(), if synchronized { 0 } else { 2 }, "{found:?}");
+        if let Some(h) = found.first() {
+            assert!(h.detail.contains("kernel task 1"), "{}", h.detail);
+            assert!(h.detail.contains("synchronize stream"), "{}", h.detail);
+        }
+    }
+}

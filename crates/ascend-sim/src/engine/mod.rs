@@ -183,6 +183,9 @@ pub struct Engine {
     /// Model instances in flight.
     pub instances: BTreeMap<u64, Instance>,
     next_instance: u64,
+    /// Model runs queued (`execute_model_async`) and not yet started, by marker task: their
+    /// instance's event records and waits, numbered when the host made the call.
+    pub(crate) run_numbering: HashMap<u64, submit::RunNumbering>,
     /// Outstanding INVALID CMOs per (model, logical barrier id).
     pub barriers: BTreeMap<(Option<u64>, u32), u32>,
     /// Streams whose head value wait watches each 8-byte word.
@@ -324,6 +327,7 @@ impl Engine {
             next_model: 0,
             instances: BTreeMap::new(),
             next_instance: 0,
+            run_numbering: HashMap::new(),
             barriers: BTreeMap::new(),
             watchers: Watchers::default(),
             wake_scratch: Vec::new(),

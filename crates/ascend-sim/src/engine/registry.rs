@@ -211,6 +211,9 @@ impl Engine {
             if let (Work::User(Task::EventRecord(e)), Some(seq)) = (&t.work, t.event_seq) {
                 self.record_done(e.0, seq, None);
             }
+            if matches!(t.work, Work::ModelRun(_)) {
+                self.drop_run_numbering(t.id);
+            }
             if let (true, Work::User(Task::EventWait(e)), Some(seq)) =
                 (self.races.on, &t.work, t.event_seq)
             {

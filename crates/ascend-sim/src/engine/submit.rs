@@ -97,9 +97,14 @@ impl Engine {
         }
     }
 
-    /// Enqueues `execute_model_async`'s marker task on `s`.
+    /// Enqueues `execute_model_async`'s marker task on `s`. The instance's event records and
+    /// waits are numbered now, in the host's order (as the vendor's runtime commits a model
+    /// run's event records when the host makes the call): a wait the host submits after this
+    /// call waits for this run's record, however late the run starts on the device.
     pub fn enqueue_model_run(&mut self, s: u64, model: u64) -> u64 {
+        let numbering = self.number_instance(model);
         let id = self.new_task_id();
+        self.run_numbering.insert(id, numbering);
         crate::host_track::note_task(id);
         let after = self
             .races
@@ -119,30 +124,77 @@ impl Engine {
         id
     }
 
-    /// Starts one instance of `model`: copies of all recorded tasks go to their streams.
-    pub fn spawn_instance(&mut self, model: u64, run_stream: Option<u64>) -> u64 {
-        let id = self.next_instance;
-        self.next_instance += 1;
+    /// The tasks an instance of `model` runs: each stream's recorded tasks, with their stream
+    /// and recording number.
+    fn instance_plan(&self, model: u64) -> Vec<(u64, Work, u64)> {
         let streams = self
             .models
             .get(&model)
             .map(|m| m.streams.clone())
             .unwrap_or_default();
-        // Event records and waits are numbered in the host's submission order across the
-        // model's streams: a wait waits for the latest record submitted before it (one of this
-        // instance, or an earlier one), never for a record submitted after it.
         let mut plan: Vec<(u64, Work, u64)> = Vec::new();
         for &s in &streams {
             if let Some(st) = self.streams.get(&s) {
                 plan.extend(st.recorded.iter().map(|(k, _, id)| (s, k.clone(), *id)));
             }
         }
+        plan
+    }
+
+    /// Numbers the event records and waits of one instance of `model` now. They are numbered
+    /// in the host's submission order across the model's streams: a wait waits for the latest
+    /// record submitted before it (one of this instance, or an earlier one), never for a
+    /// record submitted after it.
+    fn number_instance(&mut self, model: u64) -> RunNumbering {
+        let plan = self.instance_plan(model);
         let mut order: Vec<usize> = (0..plan.len()).collect();
         order.sort_by_key(|&i| plan[i].2);
         let mut seqs: Vec<Option<u64>> = vec![None; plan.len()];
         for i in order {
             seqs[i] = self.event_seq_of(&plan[i].1);
         }
+        let events = plan
+            .iter()
+            .zip(&seqs)
+            .filter_map(|((_, w, _), seq)| match (w, seq) {
+                (Work::User(Task::EventRecord(e)), Some(q)) => Some((e.0, *q, true)),
+                (Work::User(Task::EventWait(e)), Some(q)) => Some((e.0, *q, false)),
+                _ => None,
+            })
+            .collect();
+        RunNumbering { seqs, events }
+    }
+
+    /// A queued model run (marker task `task`) will not start: its numbered records count as
+    /// done (nothing waits on them for ever) and its waits as gone.
+    pub(crate) fn drop_run_numbering(&mut self, task: u64) {
+        let Some(n) = self.run_numbering.remove(&task) else {
+            return;
+        };
+        for (e, seq, record) in n.events {
+            if record {
+                self.record_done(e, seq, None);
+            } else if self.races.on {
+                self.races.event_wait_gone(e, seq);
+            }
+        }
+    }
+
+    /// Starts one instance of `model`: copies of all recorded tasks go to their streams, with
+    /// the event numbering made when the run was queued (`numbering`), or made now.
+    pub fn spawn_instance(
+        &mut self,
+        model: u64,
+        run_stream: Option<u64>,
+        numbering: Option<RunNumbering>,
+    ) -> u64 {
+        let id = self.next_instance;
+        self.next_instance += 1;
+        let seqs = match numbering {
+            Some(n) => n.seqs,
+            None => self.number_instance(model).seqs,
+        };
+        let plan = self.instance_plan(model);
         self.instances.insert(
             id,
             Instance {
@@ -162,6 +214,7 @@ impl Engine {
             };
             self.races.run_base(key)
         });
+        let seqs = seqs.into_iter().chain(std::iter::repeat(None));
         for ((s, work, _), event_seq) in plan.into_iter().zip(seqs) {
             let task = QueuedTask {
                 id: self.new_task_id(),
@@ -177,4 +230,13 @@ impl Engine {
         }
         id
     }
+}
+
+/// The event numbering of a queued model run's instance (see [`Engine::enqueue_model_run`]).
+#[derive(Debug, Clone)]
+pub(crate) struct RunNumbering {
+    /// The record number of each planned task (in [`Engine::instance_plan`]'s order).
+    seqs: Vec<Option<u64>>,
+    /// Each numbered record and wait: (event, record number, a record).
+    events: Vec<(u64, u64, bool)>,
 }

@@ -10,7 +10,13 @@ impl Engine {
     /// `execute_model_async`'s marker task reaches the scheduler: spawn the instance and wait
     /// for it (or complete at once if it has no task).
     pub(super) fn dispatch_model_run(&mut self, s: u64, model: u64) {
-        let i = self.spawn_instance(model, Some(s));
+        let marker = self
+            .streams
+            .get(&s)
+            .and_then(|st| st.queue.front())
+            .map(|t| t.id);
+        let numbering = marker.and_then(|t| self.run_numbering.remove(&t));
+        let i = self.spawn_instance(model, Some(s), numbering);
         if self.instances.get(&i).is_some_and(|x| x.remaining == 0) {
             self.instances.remove(&i);
             self.run_for(s, 0);

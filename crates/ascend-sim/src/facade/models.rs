@@ -50,7 +50,7 @@ impl Sim {
     pub fn execute_model(&self, model: ModelId, timeout_ms: Option<u64>) -> Result<(), SimError> {
         let mut g = self.lock();
         g.model(model.0)?;
-        let i = g.spawn_instance(model.0, None);
+        let i = g.spawn_instance(model.0, None, None);
         if !g.host_waits.is_empty() {
             self.changed.notify_all();
         }

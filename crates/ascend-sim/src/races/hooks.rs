@@ -20,17 +20,35 @@ impl Engine {
         if !self.races.on || len == 0 {
             return None;
         }
-        let key = agent_of(&who);
-        let at_ns = self.race_time(key);
-        let hi = addr.saturating_add(len);
         if write
             && len <= 8
             && !matches!(who, Accessor::Host { .. })
             && self.mem.device_of(addr).is_some()
         {
             // A small write may raise a flag: it releases as a synchronisation write does.
+            let key = agent_of(&who);
             self.races.small_data_write(key, who.clone(), addr, len);
         }
+        self.race_data_access(who, write, addr, len, true)
+    }
+
+    /// [`Engine::race_access`] without the release of a small write (a kernel's scalar store,
+    /// which releases as a synchronisation write already); with `report` false, recorded
+    /// without reporting its races (said already as a synchronisation race).
+    fn race_data_access(
+        &mut self,
+        who: Accessor,
+        write: bool,
+        addr: u64,
+        len: u64,
+        report: bool,
+    ) -> Option<String> {
+        if !self.races.on || len == 0 {
+            return None;
+        }
+        let key = agent_of(&who);
+        let at_ns = self.race_time(key);
+        let hi = addr.saturating_add(len);
         let later_who = who.clone();
         let conflicts = self.races.access(key, |epoch| Access {
             epoch,
@@ -40,7 +58,7 @@ impl Engine {
             hi,
             at_ns,
         });
-        if conflicts.is_empty() {
+        if conflicts.is_empty() || !report {
             return None;
         }
         // Described from what it was given (its epoch plays no part in the words).
@@ -86,6 +104,24 @@ impl Engine {
         fault
     }
 
+    /// A kernel's scalar store of `value`: a write of a synchronisation word (it may raise a
+    /// flag) and of data (a copy or another block reading the bytes unordered races with
+    /// it); two blocks storing one word unordered are said once, as a `sync_word_race`.
+    pub(crate) fn race_store(
+        &mut self,
+        who: Accessor,
+        addr: u64,
+        len: u64,
+        value: u64,
+    ) -> Option<String> {
+        if !self.races.on {
+            return None;
+        }
+        let (fault, found) = self.race_word_write_found(who.clone(), addr, len, Some(value));
+        let f = self.race_data_access(who, true, addr, len, !found);
+        fault.or(f)
+    }
+
     /// A write of a synchronisation word by `who` (a value write, a kernel's scalar store, a
     /// small host write): checked against the word's previous write and its latest EQ, AND or
     /// NOR observation (`sync_word_race`), then released to whoever reads the word next.
@@ -96,8 +132,19 @@ impl Engine {
         len: u64,
         value: Option<u64>,
     ) -> Option<String> {
+        self.race_word_write_found(who, addr, len, value).0
+    }
+
+    /// [`Engine::race_word_write`], and whether it found a race.
+    fn race_word_write_found(
+        &mut self,
+        who: Accessor,
+        addr: u64,
+        len: u64,
+        value: Option<u64>,
+    ) -> (Option<String>, bool) {
         if !self.races.on {
-            return None;
+            return (None, false);
         }
         let key = agent_of(&who);
         let at_ns = self.race_time(key);
@@ -110,6 +157,7 @@ impl Engine {
             at_ns,
         };
         let conflicts = self.races.word_written(key, acc.clone());
+        let found = !conflicts.is_empty();
         let mut fault = None;
         for c in conflicts {
             let detail = match &c {
@@ -135,7 +183,7 @@ impl Engine {
             let f = self.hazard(HazardKind::SyncWordRace, device, addr & !7, 8, detail);
             fault = fault.or(f);
         }
-        fault
+        (fault, found)
     }
 
     /// The value wait task `task` of stream `s` passed on the word at `addr`, comparing with

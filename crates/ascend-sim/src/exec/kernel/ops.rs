@@ -44,8 +44,7 @@ impl Engine {
                 let by = self.core_writer(dev, core);
                 if self.races.on {
                     let who = self.kernel_accessor(dev, core);
-                    let len = u64::from(bytes);
-                    if let Some(f) = self.race_word_write(who, addr, len, Some(value)) {
+                    if let Some(f) = self.race_store(who, addr, u64::from(bytes), value) {
                         return Err(f);
                     }
                 }
