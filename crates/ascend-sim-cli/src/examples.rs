@@ -56,7 +56,7 @@ pub const EXAMPLES: &[Example] = &[
     },
     Example {
         name: "barrier_cmo",
-        about: "an INVALID with a barrier id and a barrier wait on a model stream (Ascend310B1)",
+        about: "an INVALID with a barrier id and a barrier wait on a model stream",
         soc: "Ascend310B1",
         args: &[],
         source: include_str!("../../ascend-sim-capi/tests/c/barrier_cmo.c"),

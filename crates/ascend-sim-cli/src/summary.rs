@@ -76,7 +76,7 @@ impl Summary {
             .map(|st| {
                 json!({
                     "stream": st.stream, "device": st.device, "tasks": st.tasks,
-                    "busy_ns": st.busy_ns, "end_ns": st.end_ns,
+                    "busy_ns": st.busy_ns, "wait_ns": st.wait_ns, "end_ns": st.end_ns,
                     "busy": ratio(st.busy_ns, end),
                 })
             })
@@ -234,8 +234,14 @@ impl Summary {
             if !streams.is_empty() {
                 t.push_str("streams:\n");
                 for st in streams {
+                    // A stream's waits hold it without work of its own: said apart.
+                    let waiting = match u(st, "wait_ns") {
+                        0 => String::new(),
+                        w => format!(", of which {w} ns waiting"),
+                    };
                     t.push_str(&format!(
-                        "  stream {} (device {}): {} tasks, busy {} ns ({:.0}%), last at {} ns\n",
+                        "  stream {} (device {}): {} tasks, busy {} ns ({:.0}%){waiting}, last at \
+                         {} ns\n",
                         u(st, "stream"),
                         u(st, "device"),
                         u(st, "tasks"),
@@ -285,12 +291,16 @@ impl Summary {
             if !waits.is_empty() {
                 t.push_str(&format!("value waits: {}\n", waits.len()));
                 for w in waits.iter().take(8) {
+                    // AND and NOR compare bit masks: said in hexadecimal.
+                    let value = match s(w, "mode") {
+                        "AND" | "NOR" => format!("{:#x}", u(w, "value")),
+                        _ => u(w, "value").to_string(),
+                    };
                     t.push_str(&format!(
-                        "  stream {} waited {} ns for {} {} at {}, released by {}\n",
+                        "  stream {} waited {} ns for {} {value} at {}, released by {}\n",
                         u(w, "stream"),
                         u(w, "waited_ns"),
                         s(w, "mode"),
-                        u(w, "value"),
                         s(w, "addr"),
                         w["released_by"].as_str().unwrap_or("an unknown writer")
                     ));

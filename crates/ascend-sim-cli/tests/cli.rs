@@ -389,3 +389,42 @@ fn exec_takes_per_class_hazard_settings_from_the_flag_or_the_variable_and_an_err
         Some(0)
     );
 }
+
+#[test]
+fn example_list_names_each_examples_soc_once() {
+    let list = cli().args(["example", "--list"]).output().unwrap();
+    let said = String::from_utf8_lossy(&list.stdout);
+    for line in said.lines() {
+        assert_eq!(line.matches("Ascend").count(), 1, "{line}");
+    }
+}
+
+#[test]
+fn the_summary_says_the_bit_mask_of_an_and_or_nor_wait_in_hexadecimal() {
+    use ascend_sim::{Sim, SimConfig, Task, WaitMode};
+    let sim = Sim::new(
+        ascend_chips::ChipProfile::builtin("Ascend910B1").unwrap(),
+        SimConfig::default(),
+    );
+    let flag = sim.malloc(0, 64).unwrap();
+    sim.write(flag, &0x10u64.to_le_bytes()).unwrap();
+    let s = sim.create_stream(0, 0, false).unwrap();
+    for (mode, value) in [(WaitMode::And, 0xf0), (WaitMode::Geq, 16)] {
+        let wait = Task::ValueWait {
+            addr: flag,
+            value,
+            mode,
+        };
+        sim.submit(s, wait).unwrap();
+    }
+    sim.synchronize_stream(s, None).unwrap();
+    let file = std::env::temp_dir().join(format!("ascend-sim-cli-and-{}.json", std::process::id()));
+    std::fs::write(&file, serde_json::to_string(&sim.report()).unwrap()).unwrap();
+    let out = cli().arg("report").arg(&file).output().unwrap();
+    let said = text(&out);
+    assert!(said.contains("for AND 0xf0 at"), "{said}");
+    assert!(said.contains("for GEQ 16 at"), "{said}");
+    // The stream did nothing but wait: its busy time is said to be waiting.
+    assert!(said.contains("ns waiting, last at"), "{said}");
+    let _ = std::fs::remove_file(&file);
+}

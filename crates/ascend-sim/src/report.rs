@@ -135,10 +135,15 @@ const HAZARDS_LOGGED_PER_CLASS: u64 = 5;
 /// report, named with where and when it happened.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Hazard {
-    /// The class: `lost_write` (an INVALID dropped a dirty line whose data was never
-    /// written back), `partial_line`, `never_written_read`, `clobber` (a write-back overwrote
-    /// newer data written around the L2) or `stale_read` (a read through the L2 missed data
-    /// written around it).
+    /// The class ([`crate::HazardKind::name`]): `lost_write` (an INVALID dropped a dirty
+    /// line whose data was never written back), `partial_line` (an unaligned INVALID dropped
+    /// live data outside its range), `never_written_read`, `clobber` (a write-back overwrote
+    /// newer data written around the L2), `stale_read` (a read through the L2 missed data
+    /// written around it), `invisible_write` (a read while newer data sat in an AI core's
+    /// data cache), `dcache_stale_read` (a core read its data cache's stale copy),
+    /// `false_sharing` (a whole-line write-back overwrote another agent's words),
+    /// `dropped_store` (`dci` or a kernel's tail discarded stores), `data_race` or
+    /// `sync_word_race` (race detection, docs/races.md).
     pub kind: String,
     /// The device.
     pub device: u32,
@@ -470,6 +475,10 @@ pub struct StreamReport {
     pub tasks: u64,
     /// Sum of task execution times (dispatch start to completion).
     pub busy_ns: u64,
+    /// The part of `busy_ns` its waits spent (value, event, notify and barrier waits, model
+    /// runs waiting for their instance, blocking host calls waiting for the host).
+    #[serde(default)]
+    pub wait_ns: u64,
     /// Completion time of its last task.
     pub end_ns: u64,
     /// The stream was destroyed (its figures are those it had then).
@@ -484,6 +493,7 @@ impl StreamReport {
             priority: s.priority,
             tasks: s.tasks_done,
             busy_ns: s.busy_ns,
+            wait_ns: s.wait_ns,
             end_ns: s.end_ns,
             destroyed: false,
         }

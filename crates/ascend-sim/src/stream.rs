@@ -19,6 +19,25 @@ pub enum Work {
     ModelRun(ModelId),
 }
 
+impl Work {
+    /// A task whose time on its stream is spent waiting for something else: a value, event,
+    /// notify or barrier wait, a model run (for its instance), a blocking host call (for the
+    /// host).
+    pub fn waits(&self) -> bool {
+        match self {
+            Work::User(t) => matches!(
+                t,
+                Task::ValueWait { .. }
+                    | Task::EventWait(_)
+                    | Task::NotifyWait { .. }
+                    | Task::CmoWaitBarrier { .. }
+            ),
+            Work::HostCall(h) => h.blocking,
+            Work::ModelRun(_) => true,
+        }
+    }
+}
+
 /// A task in a stream's queue.
 #[derive(Debug, Clone)]
 pub struct QueuedTask {
@@ -152,6 +171,9 @@ pub struct Stream {
     pub tasks_done: u64,
     /// Sum of task execution times.
     pub busy_ns: u64,
+    /// The part of `busy_ns` its waits spent (value, event, notify and barrier waits, model
+    /// runs waiting for their instance, blocking host calls waiting for the host).
+    pub wait_ns: u64,
     /// Completion time of the last task.
     pub end_ns: u64,
     /// Stop on failure (`aclrtSetStreamFailureMode(ACL_STOP_ON_FAILURE)`): after a task
@@ -181,6 +203,7 @@ impl Stream {
             fault_class: FaultClass::Task,
             tasks_done: 0,
             busy_ns: 0,
+            wait_ns: 0,
             end_ns: 0,
             stop_on_failure: false,
             stopped: false,

@@ -639,3 +639,33 @@ fn a_block_polling_a_flag_its_writer_never_writes_back_sees_an_invisible_write()
         "{hazards:?}"
     );
 }
+
+#[test]
+fn a_value_wait_released_by_a_kernel_that_has_ended_names_the_kernel() {
+    let sim = sim();
+    let flag = sim.malloc(0, 64).unwrap();
+    sim.fill(flag, 0, 64).unwrap();
+    let (s1, s2) = (
+        sim.create_stream(0, 0, false).unwrap(),
+        sim.create_stream(0, 0, false).unwrap(),
+    );
+    let k = Kernel::new("raise_flag", move |c: &mut dyn KernelOps| {
+        c.store(flag, 8, 1);
+        c.dcci(flag, false, 2);
+    });
+    sim.submit(s1, kernel(k, 1)).unwrap();
+    sim.synchronize_stream(s1, None).unwrap();
+    sim.submit(
+        s2,
+        Task::ValueWait {
+            addr: flag,
+            value: 1,
+            mode: WaitMode::Eq,
+        },
+    )
+    .unwrap();
+    sim.synchronize_stream(s2, None).unwrap();
+    let r = sim.report();
+    let by = r.value_waits[0].released_by.as_ref().unwrap().to_string();
+    assert!(by.contains("kernel raise_flag"), "{by}");
+}

@@ -423,3 +423,36 @@ fn a_wait_released_by_another_stream_is_not_said_to_wait_for_itself() {
     };
     assert!(!d.text.contains("waits for itself"), "{}", d.text);
 }
+
+#[test]
+fn a_streams_waiting_is_counted_apart_from_its_work() {
+    let sim = sim();
+    let flag = sim.malloc(0, 64).unwrap();
+    let buf = sim.malloc(0, 4096).unwrap();
+    sim.fill(flag, 0, 64).unwrap();
+    let (waiter, worker) = (
+        sim.create_stream(0, 0, false).unwrap(),
+        sim.create_stream(0, 0, false).unwrap(),
+    );
+    let wait = Task::ValueWait {
+        addr: flag,
+        value: 1,
+        mode: WaitMode::Eq,
+    };
+    sim.submit(waiter, wait).unwrap();
+    sim.submit(worker, memset(buf, 1, 4096)).unwrap();
+    sim.submit(
+        worker,
+        Task::ValueWrite {
+            addr: flag,
+            value: 1,
+        },
+    )
+    .unwrap();
+    sim.synchronize_device(0, None).unwrap();
+    let r = sim.report();
+    let of = |s: StreamId| r.streams.iter().find(|x| x.stream == s.0).unwrap().clone();
+    let (w, k) = (of(waiter), of(worker));
+    assert!(w.wait_ns > 0 && w.wait_ns == w.busy_ns, "{w:?}");
+    assert_eq!(k.wait_ns, 0, "{k:?}");
+}

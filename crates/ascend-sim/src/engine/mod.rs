@@ -135,6 +135,9 @@ pub enum Ev {
     },
 }
 
+/// Kernel tasks whose names are kept after they end.
+pub const KERNEL_NAMES_KEPT: usize = 4096;
+
 /// The simulator's device side.
 #[derive(Debug)]
 pub struct Engine {
@@ -224,6 +227,9 @@ pub struct Engine {
     pub effects: u64,
     /// Kernel tasks running or waiting for cores, by task number.
     pub kernel_runs: BTreeMap<u64, KernelRun>,
+    /// The names of the latest kernel tasks (at most [`KERNEL_NAMES_KEPT`]), by task number:
+    /// what a kernel wrote is named with its kernel after the kernel ended.
+    pub kernel_names: BTreeMap<u64, std::sync::Arc<str>>,
     /// Per device: its AI cores, each with its data cache and the block it runs.
     pub cores: Vec<Vec<Core>>,
     /// Per device: kernel tasks with blocks waiting for a core, in dispatch order.
@@ -347,6 +353,7 @@ impl Engine {
             next_host_wait: 0,
             effects: 0,
             kernel_runs: BTreeMap::new(),
+            kernel_names: BTreeMap::new(),
             cores: (0..n)
                 .map(|_| {
                     (0..chip.cache.aic_cores.max(1))

@@ -22,7 +22,11 @@ impl Engine {
     /// A writer with its kernel's name when it is a kernel block (formatted when said).
     pub(crate) fn writer_name(&self, w: &Writer) -> WriterName {
         let kernel = match w {
-            Writer::Core { task, .. } => self.kernel_runs.get(task).map(|r| r.kernel.shared_name()),
+            Writer::Core { task, .. } => self
+                .kernel_runs
+                .get(task)
+                .map(|r| r.kernel.shared_name())
+                .or_else(|| self.kernel_names.get(task).cloned()),
             _ => None,
         };
         WriterName::Recorded { writer: *w, kernel }

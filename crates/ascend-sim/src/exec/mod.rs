@@ -370,7 +370,11 @@ impl Engine {
         };
         st.slots_used -= task.slots;
         st.tasks_done += 1;
-        st.busy_ns = st.busy_ns.saturating_add(now.saturating_sub(st.head_start));
+        let ran = now.saturating_sub(st.head_start);
+        st.busy_ns = st.busy_ns.saturating_add(ran);
+        if task.work.waits() {
+            st.wait_ns = st.wait_ns.saturating_add(ran);
+        }
         st.end_ns = now;
         st.head = Head::Idle;
         self.effects += 1;

@@ -54,6 +54,10 @@ impl Engine {
             );
             return;
         }
+        self.kernel_names.insert(id, kernel.shared_name());
+        if self.kernel_names.len() > crate::engine::KERNEL_NAMES_KEPT {
+            self.kernel_names.pop_first();
+        }
         self.kernel_runs.insert(
             id,
             KernelRun {
