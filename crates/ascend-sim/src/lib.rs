@@ -42,6 +42,7 @@ pub mod report;
 mod schedule;
 mod stream;
 mod sync;
+pub mod task_args;
 pub mod trace;
 mod trace_host;
 mod types;

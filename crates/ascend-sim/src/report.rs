@@ -31,6 +31,10 @@ pub struct Span {
     pub end_ns: u64,
     /// True when it faulted.
     pub fault: bool,
+    /// What it was beyond its kind (CMO type, address, bytes, value and mode, kernel and
+    /// blocks, copy direction).
+    #[serde(default, skip_serializing_if = "crate::task_args::TaskArgs::is_empty")]
+    pub args: crate::task_args::TaskArgs,
 }
 
 /// One completed value wait.

@@ -39,7 +39,8 @@ pub fn chrome_trace(report: &RunReport) -> String {
             .map_or(0, |s| s.device)
     };
     let mut events: Vec<Value> = Vec::new();
-    for s in &report.streams {
+    // A stream that ran nothing (the default stream of most programs) has no track.
+    for s in report.streams.iter().filter(|s| s.tasks > 0) {
         events.push(json!({
             "ph": "M", "name": "thread_name", "pid": s.device, "tid": s.stream,
             "args": { "name": format!("stream {}{}", s.stream, if s.destroyed { " (destroyed)" } else { "" }) }
@@ -56,15 +57,47 @@ pub fn chrome_trace(report: &RunReport) -> String {
     }
     crate::trace_host::host_events(report, &mut events, device_of, us);
     for span in &report.timeline {
+        let mut args =
+            json!({ "task": span.task, "submitted_ns": span.submit_ns, "fault": span.fault });
+        let a = &span.args;
+        let hex = |v: u64| Value::from(format!("{v:#x}"));
+        let fields = [
+            ("cmo", a.cmo.as_deref().map(Value::from)),
+            ("addr", a.addr.map(hex)),
+            ("bytes", a.bytes.map(Value::from)),
+            // A wait's AND or NOR operand is a bit mask: in hexadecimal.
+            (
+                "value",
+                match a.mode.as_deref() {
+                    Some("AND" | "NOR") => a.value.map(hex),
+                    _ => a.value.map(Value::from),
+                },
+            ),
+            ("mode", a.mode.as_deref().map(Value::from)),
+            ("kernel", a.kernel.as_deref().map(Value::from)),
+            ("blocks", a.blocks.map(Value::from)),
+            ("copy", a.copy.as_deref().map(Value::from)),
+        ];
+        for (key, v) in fields {
+            if let Some(v) = v {
+                args[key] = v;
+            }
+        }
+        // A CMO is named with its type, a kernel with its name.
+        let name = match (&a.cmo, &a.kernel) {
+            (Some(op), _) => format!("{} {op}", span.kind),
+            (None, Some(k)) => format!("{} {k}", span.kind),
+            _ => span.kind.to_string(),
+        };
         events.push(json!({
             "ph": "X",
-            "name": span.kind,
+            "name": name,
             "cat": if span.fault { "fault" } else { "task" },
             "pid": device_of(span.stream),
             "tid": span.stream,
             "ts": us(span.start_ns),
             "dur": us(span.end_ns.saturating_sub(span.start_ns)),
-            "args": { "task": span.task, "submitted_ns": span.submit_ns, "fault": span.fault }
+            "args": args
         }));
     }
     // Each value wait released by a stream task is joined to that task by a flow arrow: from
@@ -179,6 +212,80 @@ mod tests {
     use super::*;
     use crate::{Sim, SimConfig, Task, WaitMode};
     use ascend_chips::ChipProfile;
+
+    #[test]
+    fn task_events_say_what_each_task_was_and_an_unused_stream_has_no_track() {
+        let sim = Sim::new(
+            ChipProfile::builtin("Ascend910B1").unwrap(),
+            SimConfig::default(),
+        );
+        let x = sim.malloc(0, 4096).unwrap();
+        sim.fill(x, 0, 4096).unwrap();
+        let _unused = sim.create_stream(0, 0, false).unwrap();
+        let s = sim.create_stream(0, 0, false).unwrap();
+        let inv = Task::Cmo {
+            op: crate::CmoType::Invalid,
+            addr: x,
+            len: 4096,
+        };
+        sim.submit(s, inv).unwrap();
+        let nor = Task::ValueWait {
+            addr: x,
+            value: 0xf0,
+            mode: WaitMode::Nor,
+        };
+        sim.submit(s, nor).unwrap();
+        let k = crate::Kernel::new("adder", |c: &mut dyn crate::KernelOps| c.spin(10));
+        sim.submit(
+            s,
+            Task::Kernel {
+                kernel: k,
+                blocks: 4,
+            },
+        )
+        .unwrap();
+        let copy = Task::Memcpy {
+            dst: crate::Loc::Device(x),
+            src: crate::Loc::Device(x + 2048),
+            len: 1024,
+        };
+        sim.submit(s, copy).unwrap();
+        sim.synchronize_stream(s, None).unwrap();
+        let trace: Value = serde_json::from_str(&chrome_trace(&sim.report())).unwrap();
+        let events = trace["traceEvents"].as_array().unwrap();
+        let task = |name: &str| {
+            events
+                .iter()
+                .find(|e| e["ph"] == "X" && e["name"] == name)
+                .unwrap_or_else(|| panic!("{name} in {events:?}"))
+        };
+        let cmo = task("Cmo INVALID");
+        assert_eq!(cmo["args"]["cmo"], "INVALID");
+        assert_eq!(cmo["args"]["addr"], format!("{x:#x}"));
+        assert_eq!(cmo["args"]["bytes"], 4096);
+        let wait = task("ValueWait");
+        assert_eq!(
+            (&wait["args"]["mode"], &wait["args"]["value"]),
+            (&json!("NOR"), &json!("0xf0"))
+        );
+        let kernel = task("Kernel adder");
+        assert_eq!(kernel["args"]["blocks"], 4);
+        let copy = task("Memcpy");
+        assert_eq!(
+            (&copy["args"]["copy"], &copy["args"]["bytes"]),
+            (&json!("DeviceToDevice"), &json!(1024))
+        );
+        let tracks: Vec<&Value> = events
+            .iter()
+            .filter(|e| e["ph"] == "M" && e["name"] == "thread_name")
+            .filter(|e| e["args"]["name"].as_str().unwrap().starts_with("stream"))
+            .collect();
+        assert_eq!(
+            tracks.len(),
+            1,
+            "only the stream that ran has a track: {tracks:?}"
+        );
+    }
 
     #[test]
     fn each_task_becomes_a_complete_event_on_its_streams_track() {

@@ -415,6 +415,7 @@ impl Engine {
             start_ns: st.head_start,
             end_ns: now,
             fault: fault.is_some(),
+            args: crate::task_args::TaskArgs::of(&task.work),
         };
         tracing::trace!(
             stream = s,
