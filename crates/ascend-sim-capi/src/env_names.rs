@@ -20,6 +20,8 @@ pub const KERNEL_STACK: &str = "ASCEND_SIM_KERNEL_STACK";
 pub const HAZARDS: &str = "ASCEND_SIM_HAZARDS";
 /// Happens-before race detection: `on` or `off`.
 pub const RACES: &str = "ASCEND_SIM_RACES";
+/// Which of CANN's two descriptions calls are checked against: `code` or `documented`.
+pub const RULES: &str = "ASCEND_SIM_RULES";
 /// A seeded schedule (schedule exploration): a whole number.
 pub const SCHEDULE_SEED: &str = "ASCEND_SIM_SCHEDULE_SEED";
 /// Where the run report is written at exit.

@@ -43,7 +43,7 @@ pub fn host_track_wanted() -> bool {
 fn start() -> Result<Runtime, String> {
     init_logging()?;
     let settings = Settings::from_env()?;
-    let rt = Runtime::sim_with_chip(settings.chip, settings.config);
+    let rt = Runtime::sim_with_chip(settings.chip, settings.config).with_options(settings.options);
     if let Some(view) = rt.sim_view() {
         crate::progress_file::start(view.progress());
     }

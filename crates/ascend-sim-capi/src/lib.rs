@@ -18,7 +18,12 @@
 //! - `ASCEND_SIM_PROGRESS=<path>`: rewrite `<path>` every fifth of a second with the tasks
 //!   completed and the simulated time reached (what `ascend-sim exec` shows on a terminal);
 //! - `ASCEND_SIM_LOG=<filter>`: what the simulator logs to standard error (default `warn`,
-//!   which includes the watchdog's explanation of a stalled device).
+//!   which includes the watchdog's explanation of a stalled device);
+//! - `ASCEND_SIM_RULES=code|documented`: check calls as the vendor's runtime code does (a
+//!   warning names each call site whose input the documentation forbids, or whose size is
+//!   narrowed), or enforce the documented rules too;
+//! - `ASCEND_SIM_RACES`, `ASCEND_SIM_SCHEDULE_SEED`, `ASCEND_SIM_PACING`,
+//!   `ASCEND_SIM_KERNEL_STACK`, `ASCEND_SIM_KERNELS`: see `settings` and the README.
 //!
 //! No panic crosses the ABI: every entry point catches unwinding and returns
 //! `ACL_ERROR_INTERNAL_ERROR`; NULL or garbage handles get CANN's error codes.

@@ -14,6 +14,7 @@
 //! | `ASCEND_SIM_KERNEL_STACK` | the stack of each kernel block: bytes, or `256K`, `4M` (16 KiB to 1 GiB; mapped on demand; docs/kernels.md) | `1M` |
 //! | `ASCEND_SIM_HAZARDS` | `ignore`, `record` or `fail` for every hazard class, and/or `class=action` entries, comma-separated (`record,lost_write=fail`); classes `lost_write`, `partial_line`, `never_written_read`, `clobber`, `stale_read`, `invisible_write`, `dcache_stale_read`, `false_sharing`, `dropped_store`, `data_race`, `sync_word_race` | `record` |
 //! | `ASCEND_SIM_SCHEDULE_SEED` | a whole number: run under the schedule it chooses (schedule exploration: stream dispatch lags a device may vary; the same seed, the same schedule; docs/races.md) | unset: the default schedule |
+//! | `ASCEND_SIM_RULES` | `code` (calls are checked as the vendor's runtime code checks them; where the documentation is stricter, or a size is narrowed, a warning names the call site once) or `documented` (the documented rules are enforced too: `aclrtCmoAsync` and `aclrtCmoAsyncWithDesc` PREFETCH only, 8-byte aligned value-call addresses, reserved flags 0; refused with 107000) | `code` |
 //! | `ASCEND_SIM_RACES` | `on` or `off` (any case): happens-before race detection, reported as `data_race` and `sync_word_race` hazards (docs/races.md) | `off` |
 
 use std::path::Path;
@@ -28,6 +29,8 @@ pub struct Settings {
     pub chip: ChipProfile,
     /// The simulator's settings.
     pub config: SimConfig,
+    /// Which rules calls are checked against.
+    pub options: ascend_rt::RuntimeOptions,
 }
 
 /// Reads one variable: `Ok(None)` when unset, an error when set but not Unicode.
@@ -62,6 +65,7 @@ pub fn accepted(name: &str) -> String {
                 .to_string()
         }
         crate::env_names::RACES => "`on` or `off`".to_string(),
+        crate::env_names::RULES => "`code` or `documented`".to_string(),
         crate::env_names::SCHEDULE_SEED => "a whole number from 0 to 2^64-1".to_string(),
         crate::env_names::HAZARDS => format!(
             "`ignore`, `record` or `fail`, or comma-separated `class=action` entries with \
@@ -149,7 +153,25 @@ impl Settings {
                 )
             })?;
         }
-        Ok(Settings { chip, config })
+        let mut options = ascend_rt::RuntimeOptions::default();
+        if let Some(v) = var(crate::env_names::RULES)? {
+            options.documented_rules = match v.trim().to_ascii_lowercase().as_str() {
+                "code" => false,
+                "documented" => true,
+                _ => {
+                    return Err(invalid(
+                        crate::env_names::RULES,
+                        &v,
+                        "neither code nor documented",
+                    ))
+                }
+            };
+        }
+        Ok(Settings {
+            chip,
+            config,
+            options,
+        })
     }
 
     /// The log filter `ASCEND_SIM_LOG` names (`warn` when unset).

@@ -23,6 +23,8 @@ pub struct Options {
     pub error_exitcode: Option<u8>,
     /// `on` or `off`; `None` leaves `ASCEND_SIM_RACES` as it is.
     pub races: Option<&'static str>,
+    /// `code` or `documented`; `None` leaves `ASCEND_SIM_RULES` as it is.
+    pub rules: Option<&'static str>,
     /// Run under the schedule of this seed (`None`: the default schedule, or what
     /// `ASCEND_SIM_SCHEDULE_SEED` says).
     pub schedule_seed: Option<u64>,
@@ -239,6 +241,9 @@ pub fn program_command(o: &Options, lib: &Path, report: &Path) -> Command {
     }
     if let Some(r) = o.races {
         cmd.env(crate::env_names::RACES, r);
+    }
+    if let Some(r) = o.rules {
+        cmd.env(crate::env_names::RULES, r);
     }
     if let Some(seed) = o.schedule_seed {
         cmd.env(crate::env_names::SCHEDULE_SEED, seed.to_string());

@@ -41,6 +41,15 @@ enum Switch {
     Off,
 }
 
+/// Which of CANN's two descriptions calls are checked against.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum Rules {
+    /// The runtime's code (as on a device).
+    Code,
+    /// The documentation's stricter rules too.
+    Documented,
+}
+
 /// What a host thread waiting on a stalled device does.
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum OnStall {
@@ -72,6 +81,11 @@ enum Command {
         /// `ASCEND_SIM_RACES` stands (off when unset).
         #[arg(long, value_enum)]
         races: Option<Switch>,
+        /// Check calls as the vendor's runtime code does (`code`: a warning names each call
+        /// site the documentation forbids) or enforce the documented rules too
+        /// (`documented`); when absent, `ASCEND_SIM_RULES` stands (`code` when unset).
+        #[arg(long, value_enum)]
+        rules: Option<Rules>,
         /// Run under the schedule of this seed (stream dispatch lags a device may vary; the
         /// same seed, the same schedule); with `--explore`, the first seed.
         #[arg(long)]
@@ -173,6 +187,7 @@ fn run_example(
         failing: set.failing,
         error_exitcode: None,
         races: None,
+        rules: None,
         schedule_seed: None,
         on_stall: "error",
         watchdog_ms: 500,
@@ -198,6 +213,7 @@ fn main() -> ExitCode {
             hazards,
             error_exitcode,
             races,
+            rules,
             schedule_seed,
             explore,
             on_stall,
@@ -218,6 +234,10 @@ fn main() -> ExitCode {
                     races: races.map(|r| match r {
                         Switch::On => "on",
                         Switch::Off => "off",
+                    }),
+                    rules: rules.map(|r| match r {
+                        Rules::Code => "code",
+                        Rules::Documented => "documented",
                     }),
                     schedule_seed,
                     on_stall: match on_stall {

@@ -30,10 +30,12 @@ mod addresses;
 mod allocator;
 mod backend_errors;
 mod binaries;
+mod call_site;
 mod callbacks;
 mod capture;
 mod checks;
 mod chip_caps;
+mod code_rules;
 mod compat;
 mod context;
 mod copies;
@@ -137,6 +139,9 @@ pub struct Runtime {
     /// Registered host memory (`aclrtHostRegister`); taken before `state`, never while
     /// holding it.
     registered: std::sync::Arc<host_register::Registrations>,
+    /// The call sites already warned of an input the code accepts and the documentation does
+    /// not (`code_rules`).
+    warned: code_rules::Warned,
 }
 
 thread_local! {
@@ -159,6 +164,7 @@ impl Runtime {
             any_ctx_failed: std::sync::atomic::AtomicBool::new(false),
             any_capture: std::sync::atomic::AtomicBool::new(false),
             any_sealed: std::sync::atomic::AtomicBool::new(false),
+            warned: Default::default(),
             registered: std::sync::Arc::default(),
         }
     }

@@ -34,7 +34,7 @@ fn opcode(acl_type: u32) -> u32 {
 impl Runtime {
     fn value_task(
         &self,
-        api: &str,
+        api: &'static str,
         addr: Addr,
         flag_ok: bool,
         flag_err: impl FnOnce() -> AclError,
@@ -68,13 +68,22 @@ impl Runtime {
                 return Err(not_device_memory(api, addr));
             }
             // Documented only: 8-byte alignment.
-            if self.options.documented_rules && !addr.0.is_multiple_of(8) {
-                return Err(documented(
-                    api,
-                    "devAddr",
-                    format!("{:#x}", addr.0),
-                    "an 8-byte aligned address",
-                ));
+            if !addr.0.is_multiple_of(8) {
+                if self.options.documented_rules {
+                    return Err(documented(
+                        api,
+                        "devAddr",
+                        format!("{:#x}", addr.0),
+                        "an 8-byte aligned address",
+                    ));
+                }
+                self.code_differs(api, "8-byte-aligned", || {
+                    format!(
+                        "devAddr {:#x} is not 8-byte aligned (the word read or written is the \
+                         8 bytes from it)",
+                        addr.0
+                    )
+                });
             }
             // 8. RT impl: context and stream's context.
             Self::impl_stream(&st, api, stream)?.1
@@ -166,8 +175,16 @@ impl Runtime {
                 )
                 .without_last_error());
             };
-            if self.options.documented_rules && op != CmoType::Prefetch {
-                return Err(documented(api, "cmoType", cmo, "ACL_RT_CMO_TYPE_PREFETCH"));
+            if op != CmoType::Prefetch {
+                if self.options.documented_rules {
+                    return Err(documented(api, "cmoType", cmo, "ACL_RT_CMO_TYPE_PREFETCH"));
+                }
+                self.code_differs(api, "prefetch-only", || {
+                    format!(
+                        "cmoType {} is documented for ACL_RT_CMO_TYPE_PREFETCH only",
+                        op.name()
+                    )
+                });
             }
             // 8. RT: stream handle.
             // 10. RT impl: context and stream's context.
@@ -180,6 +197,7 @@ impl Runtime {
                     "CMO tasks are not supported on a model-bound stream",
                 ));
             }
+            self.note_narrowed_size(api, size);
             self.launch(
                 &rec,
                 Task::Cmo {
@@ -258,6 +276,7 @@ impl Runtime {
             let Some(model) = rec.model else {
                 return Err(fail::not_in_model(api, stream.0));
             };
+            self.note_narrowed_size(api, size);
             self.launch(
                 &rec,
                 Task::CmoWithBarrier {
@@ -301,8 +320,13 @@ impl Runtime {
                 }
             }
             // Documented only: the reserved flag must be 0 (the code never reads it).
-            if self.options.documented_rules && flag != 0 {
-                return Err(documented(api, "flag", flag, "0 (reserved)"));
+            if flag != 0 {
+                if self.options.documented_rules {
+                    return Err(documented(api, "flag", flag, "0 (reserved)"));
+                }
+                self.code_differs(api, "reserved-flag", || {
+                    format!("flag {flag} is reserved (documented as 0; the code never reads it)")
+                });
             }
             // 7. RT: feature gate, reported with EE1005.
             if !self.chip.features.task_async_cmo {
@@ -389,6 +413,7 @@ impl Runtime {
                 Self::current_device(&st, api)?;
             }
             self.require_desc_memory(api, cmo_desc)?;
+            self.note_narrowed_size(api, size);
             self.backend
                 .cmo_set_desc(cmo_desc.0, src.0, size as u64)
                 .map_err(AclError::from)
@@ -437,8 +462,16 @@ impl Runtime {
                     "[0, 3] (runtime opcode [6, 10))",
                 ));
             };
-            if self.options.documented_rules && op != CmoType::Prefetch {
-                return Err(documented(api, "cmoType", cmo, "ACL_RT_CMO_TYPE_PREFETCH"));
+            if op != CmoType::Prefetch {
+                if self.options.documented_rules {
+                    return Err(documented(api, "cmoType", cmo, "ACL_RT_CMO_TYPE_PREFETCH"));
+                }
+                self.code_differs(api, "prefetch-only", || {
+                    format!(
+                        "cmoType {} is documented for ACL_RT_CMO_TYPE_PREFETCH only",
+                        op.name()
+                    )
+                });
             }
             // 7. RT impl: contexts.
             let rec = {
