@@ -68,7 +68,14 @@ typedef enum aclrtHostRegisterType {
 #define ACL_MODEL_STREAM_FLAG_HEAD 0x00000000U
 #define ACL_MODEL_STREAM_FLAG_DEFAULT 0x7FFFFFFFU
 
-/* aclrtValueWait compare modes. */
+/* aclrtValueWait compare modes (its `flag`): the wait passes when the 64-bit word `mem` at its
+ * address, compared with its `value`, gives
+ *   GEQ  (int64)mem >= (int64)value  (a signed compare, as the code does; the documentation
+ *        says (int64)(mem - value) >= 0, which differs only where the subtraction overflows)
+ *   EQ   mem == value
+ *   AND  (mem & value) != 0         (value is a bit mask: some bit set in both)
+ *   NOR  (mem | value) != ~0        (some bit clear in both)
+ * A flag of 4 or more is 107000. */
 #define ACL_STREAM_WAIT_VALUE_GEQ 0x00000000U
 #define ACL_STREAM_WAIT_VALUE_EQ 0x00000001U
 #define ACL_STREAM_WAIT_VALUE_AND 0x00000002U
@@ -247,9 +254,15 @@ ACL_FUNC_VISIBILITY aclError aclrtGetRunMode(aclrtRunMode *runMode);
 ACL_FUNC_VISIBILITY aclError aclrtGetVersion(int32_t *majorVersion, int32_t *minorVersion, int32_t *patchVersion);
 ACL_FUNC_VISIBILITY aclError aclrtGetErrorVerbose(int32_t deviceId, aclrtErrorInfo *errorInfo);
 
-/* Memory. */
+/* Memory (docs/validation/memory.md). */
+/* Device memory of at least size bytes (rounded up to 32, plus the chip's 32-byte padding; 64-byte
+ * aligned; not initialised: the simulator reports a read of never-written bytes). devPtr NULL,
+ * size 0: 100000. An unknown policy takes the runtime's default. */
 ACL_FUNC_VISIBILITY aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy);
+/* Frees at once, without synchronising: a task still using the memory faults. NULL: 100000. */
 ACL_FUNC_VISIBILITY aclError aclrtFree(void *devPtr);
+/* Page-locked host memory: asynchronous copies to and from it do not wait; it is not device
+ * memory for the value calls (107000). NULL or size 0: 100000. */
 ACL_FUNC_VISIBILITY aclError aclrtMallocHost(void **hostPtr, size_t size);
 ACL_FUNC_VISIBILITY aclError aclrtFreeHost(void *hostPtr);
 /* Registered host memory: the device reaches it through the pointer aclrtHostGetDevicePointer
@@ -260,8 +273,14 @@ ACL_FUNC_VISIBILITY aclError aclrtHostGetDevicePointer(void *pHost, void **pDevi
 ACL_FUNC_VISIBILITY aclError aclrtHostUnregister(void *ptr);
 /* Unified memory: no simulated chip has it (ACL_ERROR_RT_FEATURE_NOT_SUPPORT). */
 ACL_FUNC_VISIBILITY aclError aclrtMemAllocManaged(void **ptr, uint64_t size, uint32_t flag);
+/* A synchronous copy. It does NOT wait for the streams: copying what a queued task still writes
+ * (a kernel, an asynchronous copy) races with it (synchronize the stream first; docs/races.md).
+ * count 0: success at once; dst or src NULL, kind not in 0..5: 100000; destMax 0, count above
+ * destMax: 107000; no context: 107002. The direction follows from the addresses. */
 ACL_FUNC_VISIBILITY aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count,
                                          aclrtMemcpyKind kind);
+/* A copy task on stream (NULL: the default stream). As aclrtMemcpy's rows, a stream not live
+ * first (107017). With pageable host memory the call returns only after the copy. */
 ACL_FUNC_VISIBILITY aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count,
                                               aclrtMemcpyKind kind, aclrtStream stream);
 ACL_FUNC_VISIBILITY aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count);
@@ -270,11 +289,23 @@ ACL_FUNC_VISIBILITY aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int
 ACL_FUNC_VISIBILITY aclError aclrtMemFlush(void *devPtr, size_t size);
 ACL_FUNC_VISIBILITY aclError aclrtMemInvalidate(void *devPtr, size_t size);
 
-/* Streams. */
+/* Streams (docs/validation/streams-events.md). A stream runs its tasks in order; two streams
+ * are ordered only by events, notifies, value waits or the host. */
+/* stream NULL: 100000. Streams per device, the default stream included: 1984 on A2, A3 and
+ * 950; 512 on Ascend310B; 1024 on 310P. */
 ACL_FUNC_VISIBILITY aclError aclrtCreateStream(aclrtStream *stream);
+/* As aclrtCreateStream with a priority (clamped to the chip's range) and ACL_STREAM_* flags;
+ * ACL_STREAM_PERSISTENT is needed to bind the stream to a model, and its tasks then run only
+ * when the model runs. */
 ACL_FUNC_VISIBILITY aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t priority, uint32_t flag);
+/* Waits for the stream's tasks, then destroys it. NULL: 100000; not live: 107017; capturing:
+ * 107027; no context / another context's stream: 107002 / 107003; bound to a model: 107005. */
 ACL_FUNC_VISIBILITY aclError aclrtDestroyStream(aclrtStream stream);
+/* As aclrtDestroyStream without waiting: tasks not yet run are discarded (the run report lists
+ * them), and the host is not ordered after the ones that ran. */
 ACL_FUNC_VISIBILITY aclError aclrtDestroyStreamForce(aclrtStream stream);
+/* Blocks the host until the stream's tasks are done, and returns a task's fault. NULL is the
+ * default stream; a persistent stream returns 0 at once. */
 ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStream(aclrtStream stream);
 ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout);
 ACL_FUNC_VISIBILITY aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status);
@@ -288,11 +319,19 @@ ACL_FUNC_VISIBILITY aclError aclrtStreamGetFlags(aclrtStream stream, uint32_t *f
 ACL_FUNC_VISIBILITY aclError aclrtStreamGetId(aclrtStream stream, int32_t *streamId);
 ACL_FUNC_VISIBILITY aclError aclrtSetStreamFailureMode(aclrtStream stream, uint64_t mode);
 
-/* Events. */
+/* Events (docs/validation/streams-events.md): a record on one stream, waited for by another
+ * stream or by the host, orders what came before the record before what comes after the
+ * wait. */
+/* event NULL: 100000. Events per device: 65536 on A2, A3, 950 and Ascend310B; 1023 on 310P. */
 ACL_FUNC_VISIBILITY aclError aclrtCreateEvent(aclrtEvent *event);
+/* Records the event when the stream reaches this task (NULL: the default stream). event NULL:
+ * 100000; a default-flag event on a model-bound stream: 207000. */
 ACL_FUNC_VISIBILITY aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream);
 ACL_FUNC_VISIBILITY aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream);
+/* Makes the stream wait for the event's latest record submitted before this call. event NULL:
+ * 100000; a classic event never recorded: 107000. */
 ACL_FUNC_VISIBILITY aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event);
+/* Blocks the host until the event's latest record is done. event NULL: 100000. */
 ACL_FUNC_VISIBILITY aclError aclrtSynchronizeEvent(aclrtEvent event);
 ACL_FUNC_VISIBILITY aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t timeout);
 ACL_FUNC_VISIBILITY aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *status);
@@ -320,18 +359,64 @@ ACL_FUNC_VISIBILITY aclError aclmdlRIExecute(aclmdlRI modelRI, int32_t timeout);
 ACL_FUNC_VISIBILITY aclError aclmdlRIExecuteAsync(aclmdlRI modelRI, aclrtStream stream);
 ACL_FUNC_VISIBILITY aclError aclmdlRIDestroy(aclmdlRI modelRI);
 
-/* Cache maintenance. */
+/* Cache maintenance (docs/validation/cmo.md has every row in the runtime's order).
+ * Chips: aclrtCmoAsync, aclrtCmoGetDescSize, aclrtCmoSetDesc and aclrtCmoAsyncWithDesc on the
+ * A2, A3 and 950 families; aclrtCmoAsyncWithBarrier and aclrtCmoWaitBarrier on 200I/500 A2
+ * (Ascend310B) only. Elsewhere each is 207000 (`ascend-sim models` lists them by SoC).
+ * Types: PREFETCH brings the range into the L2; WRITEBACK writes its dirty lines back and
+ * keeps them; INVALID drops its cached lines without writing them back (their data is lost:
+ * a lost_write hazard); FLUSH writes back, then drops. */
+
+/* Queues a CMO of [src, src+size) on a plain stream (NULL: the default stream).
+ * src NULL, size 0: 100000. A chip without CMO tasks, a type not in 0..3: 207000 (a warning
+ * only). A stream not live: 107017; no context / another context's stream: 107002 / 107003.
+ * A stream bound to a model: 207000. The code accepts all four types, the documentation only
+ * PREFETCH (ASCEND_SIM_RULES=documented refuses the others with 107000). size is narrowed
+ * to 32 bits: 4 GiB and more wrap (a warning names the call site). */
 ACL_FUNC_VISIBILITY aclError aclrtCmoAsync(void *src, size_t size, aclrtCmoType cmoType, aclrtStream stream);
+/* As aclrtCmoAsync on a stream bound to a model (aclmdlRIBindStream), carrying barrierId: above
+ * 0 for INVALID (a later aclrtCmoWaitBarrier names it), 0 for the other types, else 107000.
+ * Ascend310B only (207000 elsewhere). src NULL: 100000; size 0: 107000. A stream not bound
+ * to a model, NULL included: 507000. */
 ACL_FUNC_VISIBILITY aclError aclrtCmoAsyncWithBarrier(void *src, size_t size, aclrtCmoType cmoType,
                                                       uint32_t barrierId, aclrtStream stream);
+/* Queues, on a model-bound stream, a wait for the INVALIDs of this model carrying each of the
+ * first barrierNum ids of taskInfo. taskInfo NULL, barrierNum 0 or above 6: 100000; an entry
+ * whose type is not INVALID or whose id is 0: 107000; a chip other than Ascend310B: 207000;
+ * a stream not bound to a model: 507000; an id no aclrtCmoAsyncWithBarrier of the model
+ * used: 107005. flag is reserved (documented 0; the code never reads it). */
 ACL_FUNC_VISIBILITY aclError aclrtCmoWaitBarrier(aclrtBarrierTaskInfo *taskInfo, aclrtStream stream, uint32_t flag);
+/* The chip's CMO descriptor size: 32 bytes on A2/A3, 64 on the 950 family. size NULL: 107000;
+ * a chip without CMO tasks: 207000. Needs no context. */
 ACL_FUNC_VISIBILITY aclError aclrtCmoGetDescSize(size_t *size);
+/* Builds a descriptor of [src, src+size) on the host and copies it into the device memory at
+ * cmoDesc (at least aclrtCmoGetDescSize bytes) at once. cmoDesc or src NULL: 107000; size 0:
+ * 107000; a chip without CMO tasks: 207000. size is narrowed to 32 bits. */
 ACL_FUNC_VISIBILITY aclError aclrtCmoSetDesc(void *cmoDesc, void *src, size_t size);
+/* Queues the CMO a descriptor describes, on a stream bound to a model (a plain stream or NULL:
+ * 507000). cmoDesc NULL: 107000; a type not in 0..3: 107000; reserve must be NULL. The runtime
+ * writes a DMA header over the descriptor's head at launch, so one descriptor serves every
+ * type. The code accepts all four types, the documentation only PREFETCH. */
 ACL_FUNC_VISIBILITY aclError aclrtCmoAsyncWithDesc(void *cmoDesc, aclrtCmoType cmoType, aclrtStream stream,
                                                    const void *reserve);
 
-/* Stream memory operations. */
+/* Stream memory operations (docs/validation/value-write-wait.md). A2, A3 and 950 families;
+ * 207000 elsewhere. Both are tasks: the host returns at once, the stream carries them in its
+ * order. Any stream, model-bound and capturing ones included; NULL is the default stream. */
+
+/* When the stream reaches it, writes the 64-bit value to devAddr (device memory). devAddr
+ * NULL: 100000; a stream not live: 107017; flag not 0: 107000; not device memory (host,
+ * page-locked, unknown): 107000; no context / another context's stream: 107002 / 107003.
+ * The documentation asks for an 8-byte aligned devAddr; the code does not check it (a
+ * warning names the call site; ASCEND_SIM_RULES=documented refuses it with 107000). */
 ACL_FUNC_VISIBILITY aclError aclrtValueWrite(void *devAddr, uint64_t value, uint32_t flag, aclrtStream stream);
+/* Blocks the stream (not the host) until the 64-bit word at devAddr satisfies flag's compare
+ * with value (ACL_STREAM_WAIT_VALUE_*: GEQ, EQ, AND, NOR). The scheduler polls the word: a
+ * write it must see has to reach memory (a kernel's store needs a dcci). devAddr NULL: 100000;
+ * a stream not live: 107017; flag 4 or more: 107000; not device memory: 107000; no context /
+ * another context's stream: 107002 / 107003. An EQ, AND or NOR wait needs the value it waits
+ * for to stay until it looks: a later write nothing orders after the wait is a
+ * sync_word_race (docs/races.md). */
 ACL_FUNC_VISIBILITY aclError aclrtValueWait(void *devAddr, uint64_t value, uint32_t flag, aclrtStream stream);
 
 /* ---- Compatibility queries ---- */
