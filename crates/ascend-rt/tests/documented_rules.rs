@@ -7,6 +7,7 @@ use ascend_rt::{MsgCode, Runtime, RuntimeOptions};
 fn setup(soc: &str, documented: bool) -> (Runtime, Addr) {
     let rt = Runtime::sim(soc).unwrap().with_options(RuntimeOptions {
         documented_rules: documented,
+        ..RuntimeOptions::default()
     });
     rt.set_device(0).unwrap();
     let mut buf = Addr::NULL;

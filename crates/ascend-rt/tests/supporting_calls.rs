@@ -498,6 +498,7 @@ fn synchronize_event_with_timeout_checks_the_timeout_first_and_rejects_zero() {
 fn synchronize_event_with_timeout_zero_checks_once_under_the_documented_rules() {
     let r = rt(A2).with_options(ascend_rt::RuntimeOptions {
         documented_rules: true,
+        ..ascend_rt::RuntimeOptions::default()
     });
     r.set_device(0).unwrap();
     let e = event(&r);

@@ -20,6 +20,9 @@ pub const KERNEL_STACK: &str = "ASCEND_SIM_KERNEL_STACK";
 pub const HAZARDS: &str = "ASCEND_SIM_HAZARDS";
 /// Happens-before race detection: `on` or `off`.
 pub const RACES: &str = "ASCEND_SIM_RACES";
+/// Whether each task's call site in the program is noted for the simulator's words: `on` or
+/// `off`.
+pub const CALL_SITES: &str = "ASCEND_SIM_CALL_SITES";
 /// Which of CANN's two descriptions calls are checked against: `code` or `documented`.
 pub const RULES: &str = "ASCEND_SIM_RULES";
 /// A seeded schedule (schedule exploration): a whole number.

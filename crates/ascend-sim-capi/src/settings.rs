@@ -15,6 +15,7 @@
 //! | `ASCEND_SIM_HAZARDS` | `ignore`, `record` or `fail` for every hazard class, and/or `class=action` entries, comma-separated (`record,lost_write=fail`); classes `lost_write`, `partial_line`, `never_written_read`, `clobber`, `stale_read`, `invisible_write`, `dcache_stale_read`, `false_sharing`, `dropped_store`, `data_race`, `sync_word_race` | `record` |
 //! | `ASCEND_SIM_SCHEDULE_SEED` | a whole number: run under the schedule it chooses (schedule exploration: stream dispatch lags a device may vary; the same seed, the same schedule; docs/races.md) | unset: the default schedule |
 //! | `ASCEND_SIM_RULES` | `code` (calls are checked as the vendor's runtime code checks them; where the documentation is stricter, or a size is narrowed, a warning names the call site once) or `documented` (the documented rules are enforced too: `aclrtCmoAsync` and `aclrtCmoAsyncWithDesc` PREFETCH only, 8-byte aligned value-call addresses, reserved flags 0; refused with 107000) | `code` |
+//! | `ASCEND_SIM_CALL_SITES` | `on` or `off` (any case): note each task's call site in the program (the first frame of the caller's stack outside the library: "main (prog.c:17)", with file and line where the program has debug information), named in the task's hazards, fault and stalled wait; costs about 1.2 µs of CPU per task launch | `off` (`ascend-sim exec` sets `on`) |
 //! | `ASCEND_SIM_RACES` | `on` or `off` (any case): happens-before race detection, reported as `data_race` and `sync_word_race` hazards (docs/races.md) | `off` |
 
 use std::path::Path;
@@ -66,6 +67,7 @@ pub fn accepted(name: &str) -> String {
         }
         crate::env_names::RACES => "`on` or `off`".to_string(),
         crate::env_names::RULES => "`code` or `documented`".to_string(),
+        crate::env_names::CALL_SITES => "`on` or `off`".to_string(),
         crate::env_names::SCHEDULE_SEED => "a whole number from 0 to 2^64-1".to_string(),
         crate::env_names::HAZARDS => format!(
             "`ignore`, `record` or `fail`, or comma-separated `class=action` entries with \
@@ -163,6 +165,19 @@ impl Settings {
                         crate::env_names::RULES,
                         &v,
                         "neither code nor documented",
+                    ))
+                }
+            };
+        }
+        if let Some(v) = var(crate::env_names::CALL_SITES)? {
+            options.call_sites = match v.trim().to_ascii_lowercase().as_str() {
+                "on" => true,
+                "off" => false,
+                _ => {
+                    return Err(invalid(
+                        crate::env_names::CALL_SITES,
+                        &v,
+                        "neither on nor off",
                     ))
                 }
             };

@@ -955,7 +955,8 @@ fn a_hazard_flood_counts_every_occurrence_and_says_a_few_of_each_class_on_stderr
 }
 
 #[test]
-fn inputs_only_the_code_accepts_are_warned_of_once_per_call_site_and_refused_under_documented_rules() {
+fn inputs_only_the_code_accepts_are_warned_of_once_per_call_site_and_refused_under_documented_rules(
+) {
     let Some(exe) = build("code_rules.c", false) else {
         return;
     };
@@ -966,18 +967,40 @@ fn inputs_only_the_code_accepts_are_warned_of_once_per_call_site_and_refused_und
     };
     let code = launch(&exe, &["code"], &[]);
     assert!(code.passed(), "{}{}", code.stdout, code.stderr);
-    assert_eq!(warnings(&code.stderr, "prefetch-only"), 1, "{}", code.stderr);
-    assert_eq!(warnings(&code.stderr, "8-byte-aligned"), 1, "{}", code.stderr);
-    assert_eq!(warnings(&code.stderr, "size-narrowed"), 1, "{}", code.stderr);
+    assert_eq!(
+        warnings(&code.stderr, "prefetch-only"),
+        1,
+        "{}",
+        code.stderr
+    );
+    assert_eq!(
+        warnings(&code.stderr, "8-byte-aligned"),
+        1,
+        "{}",
+        code.stderr
+    );
+    assert_eq!(
+        warnings(&code.stderr, "size-narrowed"),
+        1,
+        "{}",
+        code.stderr
+    );
     assert!(
-        code.stderr.contains("size 8589934592 is narrowed to 32 bits by the runtime: the task acts on 0 bytes"),
+        code.stderr.contains(
+            "size 8589934592 is narrowed to 32 bits by the runtime: the task acts on 0 bytes"
+        ),
         "{}",
         code.stderr
     );
     // The warning names the call site: the program's own function.
     assert!(code.stderr.contains("(at main"), "{}", code.stderr);
     let documented = launch(&exe, &["documented"], &[("ASCEND_SIM_RULES", "documented")]);
-    assert!(documented.passed(), "{}{}", documented.stdout, documented.stderr);
+    assert!(
+        documented.passed(),
+        "{}{}",
+        documented.stdout,
+        documented.stderr
+    );
     assert_eq!(warnings(&documented.stderr, "prefetch-only"), 0);
     assert_eq!(warnings(&documented.stderr, "size-narrowed"), 1);
     let bad = launch(&exe, &["code"], &[("ASCEND_SIM_RULES", "strict")]);

@@ -123,6 +123,8 @@ pub fn build(example: &Example, lib: &Path) -> Result<PathBuf, String> {
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
     let out = Command::new(&cc)
         .arg("-std=c99")
+        // Debug information: call sites are said with their file and line.
+        .arg("-g")
         .arg("-I")
         .arg(&dir)
         .arg(&src)

@@ -25,6 +25,8 @@ pub struct Options {
     pub races: Option<&'static str>,
     /// `code` or `documented`; `None` leaves `ASCEND_SIM_RULES` as it is.
     pub rules: Option<&'static str>,
+    /// `on` or `off`; `None` leaves `ASCEND_SIM_CALL_SITES` as it is.
+    pub call_sites: Option<&'static str>,
     /// Run under the schedule of this seed (`None`: the default schedule, or what
     /// `ASCEND_SIM_SCHEDULE_SEED` says).
     pub schedule_seed: Option<u64>,
@@ -244,6 +246,9 @@ pub fn program_command(o: &Options, lib: &Path, report: &Path) -> Command {
     }
     if let Some(r) = o.rules {
         cmd.env(crate::env_names::RULES, r);
+    }
+    if let Some(c) = o.call_sites {
+        cmd.env(crate::env_names::CALL_SITES, c);
     }
     if let Some(seed) = o.schedule_seed {
         cmd.env(crate::env_names::SCHEDULE_SEED, seed.to_string());

@@ -210,6 +210,8 @@ fn every_example_runs_by_name_and_the_deadlock_ends_with_the_watchdog() {
         if name == "deadlock" {
             assert_eq!(out.status.code(), Some(3), "{name}: {t}");
             assert!(t.contains("the watchdog said"), "{name}: {t}");
+            // exec names each task's call site: the stalled wait says where it was launched.
+            assert!(t.contains("was submitted at main"), "{name}: {t}");
         } else {
             assert!(out.status.success(), "{name}: {t}");
         }

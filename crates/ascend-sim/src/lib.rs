@@ -43,6 +43,7 @@ mod schedule;
 mod stream;
 mod sync;
 pub mod task_args;
+pub mod task_sites;
 pub mod trace;
 mod trace_host;
 mod types;

@@ -5,7 +5,7 @@
 //! symbolisation.
 
 use std::collections::HashMap;
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// A call site: its instruction address and how it reads.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -13,12 +13,12 @@ pub(crate) struct CallSite {
     /// The return address in the caller.
     pub ip: usize,
     /// "main (prog.c:17)", or the address when nothing names it.
-    pub said: String,
+    pub said: Arc<str>,
 }
 
 /// Frames by address: `None` for one of ours (to be walked past), else how it reads.
-fn verdicts() -> &'static Mutex<HashMap<usize, Option<String>>> {
-    static V: OnceLock<Mutex<HashMap<usize, Option<String>>>> = OnceLock::new();
+fn verdicts() -> &'static Mutex<HashMap<usize, Option<Arc<str>>>> {
+    static V: OnceLock<Mutex<HashMap<usize, Option<Arc<str>>>>> = OnceLock::new();
     V.get_or_init(Default::default)
 }
 
@@ -41,26 +41,28 @@ const OURS: &[&str] = &[
 /// The first frame of the current stack outside this project's libraries and the standard
 /// library, if one is found within 64 frames.
 pub(crate) fn caller() -> Option<CallSite> {
-    let mut ips = Vec::with_capacity(24);
-    backtrace::trace(|f| {
-        ips.push(f.ip() as usize);
-        ips.len() < 64
-    });
     let mut known = verdicts().lock().unwrap_or_else(|p| p.into_inner());
-    for ip in ips {
+    let mut found = None;
+    let mut depth = 0;
+    // The walk stops at the program's frame: the frames above it are never unwound.
+    backtrace::trace(|f| {
+        let ip = f.ip() as usize;
+        depth += 1;
         let verdict = known.entry(ip).or_insert_with(|| judge(ip));
         if let Some(said) = verdict {
-            return Some(CallSite {
+            found = Some(CallSite {
                 ip,
                 said: said.clone(),
             });
+            return false;
         }
-    }
-    None
+        depth < 64
+    });
+    found
 }
 
 /// Symbolises the frame at `ip`: `None` when it is one of ours.
-fn judge(ip: usize) -> Option<String> {
+fn judge(ip: usize) -> Option<Arc<str>> {
     let mut name = None;
     let mut place = None;
     backtrace::resolve(ip as *mut std::ffi::c_void, |s| {
@@ -80,10 +82,13 @@ fn judge(ip: usize) -> Option<String> {
     });
     match name {
         Some(n) if OURS.iter().any(|p| n.starts_with(p)) => None,
-        Some(n) => Some(match place {
-            Some(p) => format!("{n} ({p})"),
-            None => n,
-        }),
-        None => Some(format!("{ip:#x}")),
+        Some(n) => Some(
+            match place {
+                Some(p) => format!("{n} ({p})"),
+                None => n,
+            }
+            .into(),
+        ),
+        None => Some(format!("{ip:#x}").into()),
     }
 }

@@ -17,6 +17,18 @@ impl Runtime {
         let target = self.launch_target(rec, "the task's launch")?;
         let id = self.backend.launch(target, task)?;
         super::callbacks::note_last_task(id);
+        // The simulator names the task's call site in what it says of the task.
+        #[cfg(feature = "sim")]
+        if let Some(sim) = self
+            .options
+            .call_sites
+            .then(|| self.backend.simulator())
+            .flatten()
+        {
+            if let Some(site) = super::call_site::caller() {
+                sim.note_task_site(ascend_types::TaskId(id), site.said);
+            }
+        }
         if self.exception_callback_set() {
             if let Some(tid) = super::callbacks::os_thread_id() {
                 self.lock().launchers.insert(target, tid);

@@ -175,7 +175,7 @@ impl Runtime {
     /// use ascend_rt::{Runtime, RuntimeOptions};
     /// let rt = Runtime::sim("Ascend910B1")
     ///     .unwrap()
-    ///     .with_options(RuntimeOptions { documented_rules: true });
+    ///     .with_options(RuntimeOptions { documented_rules: true, ..RuntimeOptions::default() });
     /// assert!(rt.options().documented_rules);
     /// ```
     pub fn with_options(mut self, options: RuntimeOptions) -> Runtime {

@@ -145,6 +145,7 @@ fn t7_4_synchronize_with_timeout_zero_is_107000_after_the_handle_check() {
 fn t7_4_synchronize_with_timeout_zero_checks_once_under_the_documented_rules() {
     let r = rt(A2).with_options(ascend_rt::RuntimeOptions {
         documented_rules: true,
+        ..ascend_rt::RuntimeOptions::default()
     });
     r.set_device(0).unwrap();
     let s = stream(&r);

@@ -50,8 +50,8 @@ impl Engine {
             text.push_str(&format!("\n  host thread waits in {w}"));
         }
         for b in &blocked {
-            text.push_str(&format!(
-                "\n  stream {} head task {} ({}): {}",
+            let line = format!(
+                "stream {} head task {} ({}): {}",
                 b.stream,
                 b.task,
                 self.streams[&b.stream]
@@ -60,7 +60,9 @@ impl Engine {
                     .map(|t| work_name(&t.work))
                     .unwrap_or("?"),
                 b.waiting_for
-            ));
+            );
+            text.push_str("\n  ");
+            text.push_str(&self.task_sites.said_for_task(&line, b.task));
         }
         Some(Diagnosis {
             at_ns: self.now,

@@ -227,6 +227,9 @@ pub struct Engine {
     pub effects: u64,
     /// Kernel tasks running or waiting for cores, by task number.
     pub kernel_runs: BTreeMap<u64, KernelRun>,
+    /// Where in the host program the latest tasks were submitted (shared with the facade,
+    /// which notes them without the engine's lock).
+    pub task_sites: std::sync::Arc<crate::task_sites::TaskSites>,
     /// The names of the latest kernel tasks (at most [`KERNEL_NAMES_KEPT`]), by task number:
     /// what a kernel wrote is named with its kernel after the kernel ended.
     pub kernel_names: BTreeMap<u64, std::sync::Arc<str>>,
@@ -354,6 +357,7 @@ impl Engine {
             effects: 0,
             kernel_runs: BTreeMap::new(),
             kernel_names: BTreeMap::new(),
+            task_sites: Default::default(),
             cores: (0..n)
                 .map(|_| {
                     (0..chip.cache.aic_cores.max(1))

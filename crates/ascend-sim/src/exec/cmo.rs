@@ -231,21 +231,21 @@ impl Engine {
                     }
                     self.barrier_done(model, barrier_id, device);
                 }
-                self.cmo_effect(op, addr, len)
+                self.cmo_effect(id, op, addr, len)
             }
             Task::CmoWithDesc { op, .. } => self
                 .desc_blocks
                 .remove(&id)
                 .unwrap_or_default()
                 .into_iter()
-                .try_for_each(|(addr, len)| self.cmo_effect(op, addr, len)),
+                .try_for_each(|(addr, len)| self.cmo_effect(id, op, addr, len)),
             _ => Ok(()),
         }
     }
 
     /// What a CMO does to the data: the device's L2 acts on the lines the range touches; a
     /// dirty line an INVALID drops loses its writes, which the report records.
-    fn cmo_effect(&mut self, op: CmoType, addr: u64, len: u64) -> Result<(), String> {
+    fn cmo_effect(&mut self, task: u64, op: CmoType, addr: u64, len: u64) -> Result<(), String> {
         self.mem.check(addr, len).map_err(|e| e.to_string())?;
         // The L2 in front of the memory the range lies in, whichever device's stream ran it.
         let Some(dev) = self.mem.device_of(addr) else {
@@ -266,7 +266,7 @@ impl Engine {
                 None => "writer unknown".to_string(),
             };
             let detail = format!(
-                "an INVALID of [{addr:#x}, +{len}) dropped the dirty line {lost:#x} ({line} \
+                "an INVALID (task {task}) of [{addr:#x}, +{len}) dropped the dirty line {lost:#x} ({line} \
                  bytes) without writing it back: its data is lost and the line reads as memory \
                  held it before ({writer}); a WRITEBACK or FLUSH first would keep it"
             );
@@ -286,7 +286,7 @@ impl Engine {
             if lost_outside(first, addr, first) || lost_outside(addr.saturating_add(len), end, last)
             {
                 let detail = format!(
-                    "an INVALID of [{addr:#x}, +{len}) is not aligned to {line}-byte lines: it \
+                    "an INVALID (task {task}) of [{addr:#x}, +{len}) is not aligned to {line}-byte lines: it \
                      dropped the whole dirty lines it touches in [{first:#x}, {end:#x}), losing \
                      writes to live data outside the range"
                 );

@@ -330,6 +330,7 @@ impl Engine {
         if action == HazardAction::Ignore {
             return None;
         }
+        let detail = self.task_sites.said_with_sites(&detail);
         let fault =
             (action == HazardAction::Fail).then(|| format!("{} hazard: {detail}", kind.name()));
         self.report.note_hazard(Hazard {
@@ -366,6 +367,10 @@ impl Engine {
             return;
         };
         let Some(task) = st.queue.pop_front() else {
+            return;
+        };
+        let fault = fault.map(|f| self.task_sites.said_for_task(&f, task.id));
+        let Some(st) = self.streams.get_mut(&s) else {
             return;
         };
         st.slots_used -= task.slots;

@@ -52,6 +52,8 @@ pub struct SimShared {
     host_clock: crate::host_track::PublishedHostClock,
     /// The host threads' API calls (their own lock: no device work takes it).
     host_log: Mutex<crate::host_track::HostLog>,
+    /// Where the tasks were submitted (the engine's, shared: its own lock).
+    task_sites: std::sync::Arc<crate::task_sites::TaskSites>,
 }
 
 impl std::ops::Deref for Sim {
@@ -107,10 +109,13 @@ type OnCore<'b> = Option<(&'b mut crate::kernel::Blocks, u64)>;
 impl Sim {
     /// A simulator of `chip` with `chip.limits.device_count` devices.
     pub fn new(chip: ChipProfile, config: SimConfig) -> Sim {
+        let engine = Engine::new(chip.clone(), config.clone());
+        let task_sites = engine.task_sites.clone();
         let inner = std::sync::Arc::new_cyclic(|me| SimShared {
             me: me.clone(),
             host_clock: Default::default(),
-            engine: Mutex::new(Engine::new(chip.clone(), config.clone())),
+            engine: Mutex::new(engine),
+            task_sites,
             chip,
             config,
             changed: Condvar::new(),
@@ -130,6 +135,12 @@ impl Sim {
     /// The simulated host clock, in ns (the later of the host's and the device's clocks).
     pub fn now_ns(&self) -> u64 {
         self.lock().host_time()
+    }
+
+    /// Task `task` was submitted at `site` in the host program ("main (prog.c:17)"): its
+    /// hazards, fault and a stalled wait at its head say so. Takes no engine lock.
+    pub fn note_task_site(&self, task: TaskId, site: std::sync::Arc<str>) {
+        self.task_sites.note(task.0, site);
     }
 
     /// Charges `ns` of simulated host time for host-side work (an API call's own cost); the
