@@ -46,6 +46,7 @@ fn start() -> Result<Runtime, String> {
     let rt = Runtime::sim_with_chip(settings.chip, settings.config).with_options(settings.options);
     if let Some(view) = rt.sim_view() {
         crate::progress_file::start(view.progress());
+        crate::fatal_signal::install(view.progress());
     }
     if std::env::var_os(crate::env_names::REPORT).is_some()
         || std::env::var_os(crate::env_names::TRACE).is_some()

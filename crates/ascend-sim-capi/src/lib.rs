@@ -44,6 +44,7 @@ pub mod env_names;
 mod errors;
 mod event;
 mod event_ext;
+mod fatal_signal;
 mod ffi;
 mod global;
 mod host_register;

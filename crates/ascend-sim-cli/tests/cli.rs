@@ -189,6 +189,30 @@ fn exec_says_a_crash_and_ends_with_its_signal() {
     let t = text(&out);
     assert_eq!(out.status.code(), Some(128 + 6), "{t}");
     assert!(t.contains("a crash") && t.contains("no run report"), "{t}");
+    // The library said, from its signal handler, how far the run had got.
+    assert!(
+        t.contains("killed by signal 6 (SIGABRT) before the run report and trace were written"),
+        "{t}"
+    );
+}
+
+#[test]
+fn a_program_dying_of_a_fault_says_where_the_run_had_got_to() {
+    let src = "#include \"acl/acl.h\"\n\
+               int main(void) {\n\
+                 aclInit(NULL); aclrtSetDevice(0);\n\
+                 void *p = NULL; aclrtMalloc(&p, 64, ACL_MEM_MALLOC_HUGE_FIRST);\n\
+                 aclrtStream s; aclrtCreateStream(&s);\n\
+                 aclrtValueWrite(p, 1, 0, s); aclrtSynchronizeStream(s);\n\
+                 volatile int *bad = (int *)0; return *bad; }\n";
+    let Some(exe) = build_c("segv", src) else {
+        return;
+    };
+    let out = cli().args(["exec", "--"]).arg(&exe).output().unwrap();
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(128 + 11), "{t}");
+    assert!(t.contains("killed by signal 11 (SIGSEGV)"), "{t}");
+    assert!(t.contains("the run had got to 1 task(s) completed"), "{t}");
 }
 
 #[test]

@@ -1,7 +1,8 @@
 //! How far a run has got, readable from any thread without the engine lock: tasks completed
-//! and the simulated time of the latest completion. The engine publishes both as each task
-//! completes (two relaxed stores); a progress display reads them whenever it likes, even
-//! while one host call keeps the engine busy for a long time.
+//! and the simulated time reached. The engine publishes both as each task completes and as
+//! each kernel block takes a step (relaxed stores), so the time goes on while a kernel spins;
+//! a progress display reads them whenever it likes, even while one host call keeps the
+//! engine busy for a long time.
 //!
 //! ```
 //! use ascend_sim::{Sim, SimConfig, Task};
@@ -31,7 +32,7 @@ impl RunProgress {
         self.tasks.load(Ordering::Relaxed)
     }
 
-    /// The simulated time of the latest task completion, in ns.
+    /// The simulated time reached (of the latest task completion or kernel step), in ns.
     pub fn now_ns(&self) -> u64 {
         self.now_ns.load(Ordering::Relaxed)
     }
@@ -40,5 +41,10 @@ impl RunProgress {
     pub(crate) fn publish(&self, tasks: u64, now_ns: u64) {
         self.tasks.store(tasks, Ordering::Relaxed);
         self.now_ns.store(now_ns, Ordering::Relaxed);
+    }
+
+    /// The device's clock reached `now_ns` (a kernel block's step).
+    pub(crate) fn publish_time(&self, now_ns: u64) {
+        self.now_ns.fetch_max(now_ns, Ordering::Relaxed);
     }
 }

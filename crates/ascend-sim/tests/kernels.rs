@@ -669,3 +669,37 @@ fn a_value_wait_released_by_a_kernel_that_has_ended_names_the_kernel() {
     let by = r.value_waits[0].released_by.as_ref().unwrap().to_string();
     assert!(by.contains("kernel raise_flag"), "{by}");
 }
+
+#[test]
+fn the_published_progress_goes_on_while_a_kernel_spins() {
+    let sim = sim();
+    let progress = sim.progress();
+    let s = sim.create_stream(0, 0, false).unwrap();
+    let spin = Kernel::new("spin", |c: &mut dyn KernelOps| {
+        for _ in 0..500_000 {
+            c.spin(1_000);
+        }
+    });
+    sim.submit(s, kernel(spin, 1)).unwrap();
+    let watcher = {
+        let progress = progress.clone();
+        std::thread::spawn(move || {
+            let deadline = std::time::Instant::now() + Duration::from_secs(20);
+            while std::time::Instant::now() < deadline {
+                if progress.tasks() == 0 && progress.now_ns() > 0 {
+                    return true;
+                }
+                if progress.tasks() > 0 {
+                    return false;
+                }
+                std::thread::yield_now();
+            }
+            false
+        })
+    };
+    sim.synchronize_stream(s, None).unwrap();
+    assert!(
+        watcher.join().unwrap(),
+        "the simulated time was published before the kernel completed"
+    );
+}

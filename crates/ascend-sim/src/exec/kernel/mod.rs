@@ -156,6 +156,8 @@ impl Engine {
     /// is stopped instead.
     pub fn end_kernel_turn(&mut self, turn: KernelTurn, request: Request) {
         self.kernel_turn = None;
+        // A spinning kernel completes no task: its steps keep the published time going.
+        self.published.publish_time(self.now);
         let (dev, core) = (turn.dev, turn.core);
         let live = self.cores[dev][core].gen == turn.gen
             && self.cores[dev][core]
