@@ -78,6 +78,19 @@ pub fn accepted(name: &str) -> String {
     }
 }
 
+/// A setting of two words (any case): `Some(true)` for `yes`, `Some(false)` for `no`, `None`
+/// when unset, an error for anything else.
+fn two_way(name: &str, yes: &str, no: &str) -> Result<Option<bool>, String> {
+    let Some(v) = var(name)? else {
+        return Ok(None);
+    };
+    match v.trim().to_ascii_lowercase() {
+        w if w == yes => Ok(Some(true)),
+        w if w == no => Ok(Some(false)),
+        _ => Err(invalid(name, &v, &format!("neither {yes} nor {no}"))),
+    }
+}
+
 fn invalid(name: &str, value: &str, why: &str) -> String {
     format!(
         "{name}={value:?} is not valid ({why}); accepted: {}",
@@ -128,12 +141,8 @@ impl Settings {
             config.hazards = HazardPolicy::parse(&v)
                 .map_err(|why| invalid(crate::env_names::HAZARDS, &v, &why))?;
         }
-        if let Some(v) = var(crate::env_names::RACES)? {
-            config.races = match v.trim().to_ascii_lowercase().as_str() {
-                "on" => true,
-                "off" => false,
-                _ => return Err(invalid(crate::env_names::RACES, &v, "neither on nor off")),
-            };
+        if let Some(on) = two_way(crate::env_names::RACES, "on", "off")? {
+            config.races = on;
         }
         if let Some(v) = var(crate::env_names::SCHEDULE_SEED)? {
             let seed = v
@@ -156,31 +165,11 @@ impl Settings {
             })?;
         }
         let mut options = ascend_rt::RuntimeOptions::default();
-        if let Some(v) = var(crate::env_names::RULES)? {
-            options.documented_rules = match v.trim().to_ascii_lowercase().as_str() {
-                "code" => false,
-                "documented" => true,
-                _ => {
-                    return Err(invalid(
-                        crate::env_names::RULES,
-                        &v,
-                        "neither code nor documented",
-                    ))
-                }
-            };
+        if let Some(documented) = two_way(crate::env_names::RULES, "documented", "code")? {
+            options.documented_rules = documented;
         }
-        if let Some(v) = var(crate::env_names::CALL_SITES)? {
-            options.call_sites = match v.trim().to_ascii_lowercase().as_str() {
-                "on" => true,
-                "off" => false,
-                _ => {
-                    return Err(invalid(
-                        crate::env_names::CALL_SITES,
-                        &v,
-                        "neither on nor off",
-                    ))
-                }
-            };
+        if let Some(on) = two_way(crate::env_names::CALL_SITES, "on", "off")? {
+            options.call_sites = on;
         }
         Ok(Settings {
             chip,

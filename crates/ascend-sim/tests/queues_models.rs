@@ -500,6 +500,28 @@ fn synchronize_device_waits_for_its_own_streams_only_and_not_for_force_destroyed
     sim.synchronize_device(1, None).unwrap();
 }
 
+/// A model whose stream fills 64 bytes at `a` (when given) and records `e`, queued to run on a
+/// stream busy first with a long kernel; then another stream waits for `e`. Returns the run's
+/// stream and the waiting one.
+fn late_run_recording(s: &Sim, e: EventId, a: Option<u64>) -> (StreamId, StreamId) {
+    let ms = s.create_stream(0, 0, true).unwrap();
+    let m = s.create_model(0).unwrap();
+    s.bind_stream(m, ms).unwrap();
+    if let Some(addr) = a {
+        s.submit(ms, memset(addr, 9, 64)).unwrap();
+    }
+    s.submit(ms, Task::EventRecord(e)).unwrap();
+    let (run, external) = (
+        s.create_stream(0, 0, false).unwrap(),
+        s.create_stream(0, 0, false).unwrap(),
+    );
+    let busy = Kernel::new("busy", |c: &mut dyn KernelOps| c.spin(200_000));
+    s.submit(run, kernel(busy, 1)).unwrap();
+    s.execute_model_async(m, run).unwrap();
+    s.submit(external, Task::EventWait(e)).unwrap();
+    (run, external)
+}
+
 #[test]
 fn a_wait_submitted_after_an_async_model_run_waits_for_that_runs_record_however_late_it_starts() {
     // As the vendor's model_sync_external sample: the model records an event; the host
@@ -510,24 +532,7 @@ fn a_wait_submitted_after_an_async_model_run_waits_for_that_runs_record_however_
     write_u64(&s, a, 0);
     write_u64(&s, out, 0);
     let e = s.create_event(0).unwrap();
-    let ms = s.create_stream(0, 0, true).unwrap();
-    let m = s.create_model(0).unwrap();
-    s.bind_stream(m, ms).unwrap();
-    let memset = Task::Memset {
-        addr: a,
-        value: 9,
-        len: 64,
-    };
-    s.submit(ms, memset).unwrap();
-    s.submit(ms, Task::EventRecord(e)).unwrap();
-    let (run, external) = (
-        s.create_stream(0, 0, false).unwrap(),
-        s.create_stream(0, 0, false).unwrap(),
-    );
-    let busy = Kernel::new("busy", |c: &mut dyn KernelOps| c.spin(200_000));
-    s.submit(run, kernel(busy, 1)).unwrap();
-    s.execute_model_async(m, run).unwrap();
-    s.submit(external, Task::EventWait(e)).unwrap();
+    let (run, external) = late_run_recording(&s, e, Some(a));
     let copy = Task::Memcpy {
         dst: Loc::Device(out),
         src: Loc::Device(a),
@@ -547,18 +552,7 @@ fn a_wait_submitted_after_an_async_model_run_waits_for_that_runs_record_however_
 fn an_async_model_run_discarded_before_it_starts_releases_the_waits_for_its_record() {
     let s = sim_with(strict);
     let e = s.create_event(0).unwrap();
-    let ms = s.create_stream(0, 0, true).unwrap();
-    let m = s.create_model(0).unwrap();
-    s.bind_stream(m, ms).unwrap();
-    s.submit(ms, Task::EventRecord(e)).unwrap();
-    let (run, external) = (
-        s.create_stream(0, 0, false).unwrap(),
-        s.create_stream(0, 0, false).unwrap(),
-    );
-    let busy = Kernel::new("busy", |c: &mut dyn KernelOps| c.spin(200_000));
-    s.submit(run, kernel(busy, 1)).unwrap();
-    s.execute_model_async(m, run).unwrap();
-    s.submit(external, Task::EventWait(e)).unwrap();
+    let (run, external) = late_run_recording(&s, e, None);
     // The run is thrown away with its stream: the wait for its record does not hang.
     s.destroy_stream(run, true).unwrap();
     s.synchronize_stream(external, None).unwrap();

@@ -16,6 +16,26 @@ fn documented(api: &str, param: &str, value: impl std::fmt::Display, expected: &
     fail::rt_value(api, param, value, &format!("{expected} (documented rule)"))
 }
 
+impl Runtime {
+    /// The documentation allows only PREFETCH for `api` (the code takes every type): refused
+    /// under the documented rules, else warned of once per call site.
+    fn documented_prefetch_only(&self, api: &'static str, cmo: u32, op: CmoType) -> AclResult<()> {
+        if op == CmoType::Prefetch {
+            return Ok(());
+        }
+        if self.options.documented_rules {
+            return Err(documented(api, "cmoType", cmo, "ACL_RT_CMO_TYPE_PREFETCH"));
+        }
+        self.code_differs(api, "prefetch-only", || {
+            format!(
+                "cmoType {} is documented for ACL_RT_CMO_TYPE_PREFETCH only",
+                op.name()
+            )
+        });
+        Ok(())
+    }
+}
+
 /// The value APIs' error for an address outside device memory (the pointer-attribute check).
 fn not_device_memory(api: &str, addr: Addr) -> AclError {
     fail::rt_value(
@@ -175,17 +195,7 @@ impl Runtime {
                 )
                 .without_last_error());
             };
-            if op != CmoType::Prefetch {
-                if self.options.documented_rules {
-                    return Err(documented(api, "cmoType", cmo, "ACL_RT_CMO_TYPE_PREFETCH"));
-                }
-                self.code_differs(api, "prefetch-only", || {
-                    format!(
-                        "cmoType {} is documented for ACL_RT_CMO_TYPE_PREFETCH only",
-                        op.name()
-                    )
-                });
-            }
+            self.documented_prefetch_only(api, cmo, op)?;
             // 8. RT: stream handle.
             // 10. RT impl: context and stream's context.
             let rec = self.task_stream(api, stream)?;
@@ -462,17 +472,7 @@ impl Runtime {
                     "[0, 3] (runtime opcode [6, 10))",
                 ));
             };
-            if op != CmoType::Prefetch {
-                if self.options.documented_rules {
-                    return Err(documented(api, "cmoType", cmo, "ACL_RT_CMO_TYPE_PREFETCH"));
-                }
-                self.code_differs(api, "prefetch-only", || {
-                    format!(
-                        "cmoType {} is documented for ACL_RT_CMO_TYPE_PREFETCH only",
-                        op.name()
-                    )
-                });
-            }
+            self.documented_prefetch_only(api, cmo, op)?;
             // 7. RT impl: contexts.
             let rec = {
                 let st = self.lock();
