@@ -30,6 +30,10 @@ pub mod error;
 pub mod raw_types;
 mod runtime;
 pub mod safe;
+/// The simulator's settings and a builder of a [`Runtime`] over it.
+#[cfg(feature = "sim")]
+#[path = "sim_config.rs"]
+pub mod sim;
 
 pub use ascend_types::{BlockedStream, Diagnosis};
 pub use ascend_types::{CmoDescFields, CmoDescLayout, CoreType, Kernel, KernelOps};

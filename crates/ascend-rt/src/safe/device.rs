@@ -138,6 +138,32 @@ impl Device {
         self.bind_to_thread()?;
         self.guard.rt.synchronize_device()
     }
+
+    /// The hazards the simulator recorded so far (a missing `dcci`, a lost write, a race...),
+    /// each record with how many alike occurrences it stands for; empty where the device is
+    /// not simulated. A hazard class set to fail ([`crate::sim::SimBuilder::hazards`]) is an
+    /// error at the synchronize that observes it instead.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use ascend_rt::{safe::*, sim::SimBuilder};
+    /// let rt = Arc::new(SimBuilder::new("Ascend910B1").build().unwrap());
+    /// let dev = Device::open(&rt, 0).unwrap();
+    /// let buf = dev.malloc(4096, MallocPolicy::NormalOnly).unwrap();
+    /// let s = dev.stream().unwrap();
+    /// s.fill_async(buf.ptr(), 7, 4096).unwrap();
+    /// s.cmo(CmoType::Invalid, buf.ptr(), 4096).unwrap(); // drops the fill: a lost write
+    /// s.synchronize().unwrap();
+    /// assert!(dev.hazards().iter().any(|h| h.kind == "lost_write"));
+    /// ```
+    #[cfg(feature = "sim")]
+    pub fn hazards(&self) -> Vec<crate::sim::Hazard> {
+        self.guard
+            .rt
+            .sim_view()
+            .map(|v| v.report().hazards.iter().cloned().collect())
+            .unwrap_or_default()
+    }
 }
 
 impl Drop for DeviceGuard {
