@@ -52,7 +52,7 @@ fn dropping_a_buffer_waits_for_the_queued_tasks_that_name_it() {
 }
 
 #[test]
-fn a_buffer_used_by_a_dropped_stream_is_freed_at_once() {
+fn a_buffer_used_by_a_stream_destroyed_by_force_is_freed_at_once() {
     let rt = Arc::new(Runtime::sim("Ascend910B1").unwrap());
     let dev = Device::open(&rt, 0).unwrap();
     let flag = dev.malloc(8, MallocPolicy::NormalOnly).unwrap();
@@ -61,9 +61,36 @@ fn a_buffer_used_by_a_dropped_stream_is_freed_at_once() {
     let s = dev.stream().unwrap();
     s.value_wait(flag.ptr(), 1, WaitMode::Eq).unwrap();
     s.fill_async(buf.ptr(), 1, 64).unwrap();
-    // A dropped stream abandons its tasks, so nothing waits for it.
-    drop(s);
+    // A stream destroyed by force abandons its tasks, so nothing waits for it.
+    s.destroy_force().unwrap();
     drop(buf);
+}
+
+#[test]
+fn a_dropped_stream_runs_its_queued_work_first() {
+    let rt = Arc::new(Runtime::sim("Ascend910B1").unwrap());
+    let dev = Device::open(&rt, 0).unwrap();
+    let flag = dev.malloc(8, MallocPolicy::NormalOnly).unwrap();
+    let out = dev.malloc(8, MallocPolicy::NormalOnly).unwrap();
+    flag.fill_sync(0).unwrap();
+    out.fill_sync(0).unwrap();
+    let s = dev.stream().unwrap();
+    // The stream waits for a flag another thread raises only after the drop began, then
+    // writes 9: a drop that did not wait would throw both away.
+    s.value_wait(flag.ptr(), 1, WaitMode::Eq).unwrap();
+    s.value_write(out.ptr(), 9).unwrap();
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            std::thread::sleep(Duration::from_millis(100));
+            flag.copy_from_host_sync(&1u64.to_le_bytes()).unwrap();
+        });
+        drop(s);
+    });
+    assert_eq!(
+        out.read_u64(0).unwrap(),
+        9,
+        "the queued write ran before the stream went"
+    );
 }
 
 #[test]

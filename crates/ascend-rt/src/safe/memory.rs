@@ -215,8 +215,9 @@ impl Drop for DeviceBuffer {
             );
             return;
         }
-        // Wait for the streams whose tasks name the buffer. A stream that is gone abandoned
-        // its tasks (a dropped `Stream` destroys without waiting), so its error is no concern.
+        // Wait for the streams whose tasks name the buffer. A stream that is gone ran its
+        // tasks (a dropped `Stream` waits for them) or abandoned them (destroyed by force), so
+        // its error is no concern.
         // The stream whose host function is dropping it has run its earlier tasks, and no
         // later one can name it.
         let running = super::stream::running_host_func();

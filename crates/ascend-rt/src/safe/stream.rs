@@ -13,9 +13,9 @@ use crate::raw_types::{
     Addr, RawBarrierCmoInfo, RawBarrierTaskInfo, RawContext, RawStream, CMO_MAX_BARRIER_NUM,
 };
 
-/// A stream. Dropping it destroys it without waiting (`aclrtDestroyStreamForce`: queued tasks
-/// that have not run are dropped), unless it is a default stream; call
-/// [`Stream::synchronize`] first to wait for them.
+/// A stream. Dropping it waits for its tasks and destroys it (`aclrtDestroyStream`), as the C
+/// API's destroy does, so no queued work is lost; [`Stream::destroy_force`] destroys it without
+/// waiting, discarding what has not run, and says so. A default stream is not destroyed.
 #[derive(Debug)]
 pub struct Stream {
     dev: Arc<DeviceGuard>,
@@ -257,6 +257,29 @@ impl Stream {
         self.dev.rt.stream_abort(self.raw)
     }
 
+    /// Destroys the stream without waiting for its tasks (`aclrtDestroyStreamForce`): the
+    /// tasks that have not run are discarded, and a warning says so. A default stream is left
+    /// as it is.
+    pub fn destroy_force(mut self) -> AclResult<()> {
+        if !std::mem::take(&mut self.owned) {
+            return Ok(());
+        }
+        self.force_destroy()
+    }
+
+    fn force_destroy(&self) -> AclResult<()> {
+        self.bind()?;
+        let pending = !self.is_complete().unwrap_or(true);
+        self.dev.rt.destroy_stream_force(self.raw)?;
+        if pending {
+            tracing::warn!(
+                "stream {:#x} destroyed by force: the tasks it had not run are discarded",
+                self.raw.0
+            );
+        }
+        Ok(())
+    }
+
     /// True when every task has completed (`aclrtStreamQuery`).
     pub fn is_complete(&self) -> AclResult<bool> {
         self.bind()?;
@@ -267,14 +290,31 @@ impl Stream {
 }
 
 impl Drop for Stream {
+    /// Waits for the stream's tasks and destroys it. Dropped by its own host function (which
+    /// its stream waits for), or when the wait fails (a stall the watchdog ends), it is
+    /// destroyed by force instead, with a warning that what had not run is discarded.
     fn drop(&mut self) {
         if !self.owned {
             return;
         }
-        let r = self
-            .bind()
-            .and_then(|_| self.dev.rt.destroy_stream_force(self.raw));
-        if let Err(e) = r {
+        let own_host_func = running_host_func() == Some((self.dev.ctx, self.raw));
+        let waited = if own_host_func {
+            Err(None)
+        } else {
+            self.bind()
+                .and_then(|_| self.dev.rt.destroy_stream(self.raw))
+                .map_err(Some)
+        };
+        let Err(why) = waited else {
+            return;
+        };
+        if let Some(e) = &why {
+            tracing::warn!(
+                "stream {:#x}: waiting for it on drop failed: {e}",
+                self.raw.0
+            );
+        }
+        if let Err(e) = self.force_destroy() {
             tracing::warn!("destroying stream {:#x} on drop failed: {e}", self.raw.0);
         }
     }
