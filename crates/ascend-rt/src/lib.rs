@@ -35,8 +35,8 @@ pub mod safe;
 #[path = "sim_config.rs"]
 pub mod sim;
 
+pub use ascend_types::{dcci_kind, CmoDescFields, CmoDescLayout, CoreType, Kernel, KernelOps};
 pub use ascend_types::{BlockedStream, Diagnosis};
-pub use ascend_types::{CmoDescFields, CmoDescLayout, CoreType, Kernel, KernelOps};
 #[cfg(feature = "hw")]
 pub use backend::hw::HwError;
 pub use backend::HostFn;

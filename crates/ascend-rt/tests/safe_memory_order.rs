@@ -155,3 +155,26 @@ fn reads_and_writes_past_a_buffers_end_are_refused() {
     assert_eq!(host.write_at(10, &[1; 16]).unwrap_err().code(), 100000);
     assert_eq!(host.write_at(usize::MAX, &[1]).unwrap_err().code(), 100000);
 }
+
+#[test]
+fn a_buffer_a_queued_kernel_writes_waits_for_it_before_it_is_freed() {
+    let rt = Arc::new(Runtime::sim("Ascend910B1").unwrap());
+    let dev = Device::open(&rt, 0).unwrap();
+    let buf = dev.malloc(4096, MallocPolicy::NormalOnly).unwrap();
+    let at = buf.ptr().addr().0;
+    let s = dev.stream().unwrap();
+    let k = ascend_rt::Kernel::new("fill", move |c: &mut dyn ascend_rt::KernelOps| {
+        c.spin(1_000_000); // still running when the buffer is dropped
+        for i in 0..64 {
+            c.store(at + 8 * i, 8, i);
+        }
+        c.dcci(at, true, ascend_rt::dcci_kind::OUT);
+    });
+    s.launch(k, 4, &[buf.ptr()]).unwrap();
+    // Freed while the kernel is queued: the drop waits for the stream, so no block writes
+    // freed memory.
+    drop(buf);
+    s.synchronize().unwrap();
+    let r = rt.sim_view().unwrap().report();
+    assert!(r.faults.is_empty(), "{:?}", r.faults);
+}

@@ -50,6 +50,27 @@ pub trait KernelOps {
     }
 }
 
+/// The cache-type operands of [`KernelOps::dcci`] (what C's `ACLSIM_CACHELINE_*` name):
+/// recorded, not distinguished by the simulator.
+///
+/// ```
+/// use ascend_types::{dcci_kind, KernelOps};
+/// fn raise(ctx: &mut dyn KernelOps, flag: u64) {
+///     ctx.store(flag, 8, 1);
+///     ctx.dcci(flag, false, dcci_kind::OUT); // write the line back: the flag is visible
+/// }
+/// ```
+pub mod dcci_kind {
+    /// Every cache.
+    pub const ALL: u64 = 0;
+    /// The unified buffer.
+    pub const UB: u64 = 1;
+    /// Global memory (the usual one after a store others must see).
+    pub const OUT: u64 = 2;
+    /// The atomic unit.
+    pub const ATOMIC: u64 = 3;
+}
+
 /// The body of a kernel: run once per block.
 pub type KernelBody = dyn Fn(&mut dyn KernelOps) + Send + Sync;
 

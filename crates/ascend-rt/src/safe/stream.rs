@@ -74,6 +74,37 @@ impl Stream {
         Ok(())
     }
 
+    /// Launches `kernel` on `blocks` blocks (simulator kernels, `aclsimLaunchKernel`).
+    /// `touches` names the memory its body reads or writes: each buffer then waits for this
+    /// stream before it is freed, as it does for a copy, so dropping a buffer while the kernel
+    /// is queued is safe. blocks 0: 100000.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use ascend_rt::{dcci_kind, safe::*, Kernel, KernelOps, Runtime};
+    /// let rt = Arc::new(Runtime::sim("Ascend910B1").unwrap());
+    /// let dev = Device::open(&rt, 0).unwrap();
+    /// let out = dev.malloc(64, MallocPolicy::NormalOnly).unwrap();
+    /// let at = out.ptr().addr().0;
+    /// let s = dev.stream().unwrap();
+    /// let k = Kernel::new("seven", move |c: &mut dyn KernelOps| {
+    ///     c.store(at, 8, 7);
+    ///     c.dcci(at, false, dcci_kind::OUT);
+    /// });
+    /// s.launch(k, 1, &[out.ptr()]).unwrap();
+    /// s.synchronize().unwrap();
+    /// assert_eq!(out.read_u64(0).unwrap(), 7);
+    /// ```
+    pub fn launch(
+        &self,
+        kernel: crate::Kernel,
+        blocks: u32,
+        touches: &[DevicePtr<'_>],
+    ) -> AclResult<()> {
+        self.uses(touches)?;
+        self.dev.rt.launch_kernel(kernel, blocks, self.raw)
+    }
+
     /// Enqueues `aclrtValueWrite`: stores `value` at `ptr` when the stream gets there.
     pub fn value_write(&self, ptr: DevicePtr<'_>, value: u64) -> AclResult<()> {
         self.uses(&[ptr])?;
