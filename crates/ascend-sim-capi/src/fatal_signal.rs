@@ -37,10 +37,10 @@ pub fn install(progress: Arc<RunProgress>) {
         if old.sa_sigaction != libc::SIG_DFL {
             continue;
         }
-        // SAFETY: installs a plain `extern "C"` handler that only makes async-signal-safe
-        // calls (`write`, `signal`, `raise`) and atomic loads; `SA_RESETHAND` makes the
-        // signal's default action come back before the handler runs, and `SA_ONSTACK` runs it
-        // on the thread's alternate stack where one exists (a stack overflow).
+        // `SA_RESETHAND` makes the signal's default action come back before the handler
+        // runs, and `SA_ONSTACK` runs it on the thread's alternate stack where one exists (a
+        // stack overflow).
+        // SAFETY: installs a plain `extern "C"` handler that only makes async-signal-safe calls.
         unsafe {
             let mut sa: libc::sigaction = std::mem::zeroed();
             sa.sa_sigaction = on_fatal as extern "C" fn(libc::c_int) as usize;
@@ -108,10 +108,10 @@ extern "C" fn on_fatal(sig: libc::c_int) {
     let (tasks, now_ns) = PROGRESS.get().map_or((0, 0), |p| (p.tasks(), p.now_ns()));
     let mut buf = [0u8; 256];
     let n = message(&mut buf, sig, tasks, now_ns);
-    // SAFETY: `write`, `signal` and `raise` are async-signal-safe; `buf` lives on this stack.
     // The default action is put back (whoever called this handler: the kernel, or another
     // handler passing the signal on), so raising the signal again ends the process as it
     // would have ended without this handler.
+    // SAFETY: `write`, `signal` and `raise` are async-signal-safe; `buf` lives on this stack.
     unsafe {
         libc::write(2, buf.as_ptr().cast(), n);
         libc::signal(sig, libc::SIG_DFL);

@@ -41,6 +41,16 @@ enum Switch {
     Off,
 }
 
+impl Switch {
+    /// The word the library's variables take.
+    fn word(self) -> &'static str {
+        match self {
+            Switch::On => "on",
+            Switch::Off => "off",
+        }
+    }
+}
+
 /// Which of CANN's two descriptions calls are checked against.
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum Rules {
@@ -238,20 +248,17 @@ fn main() -> ExitCode {
                     hazards: set.hazards,
                     failing: set.failing,
                     error_exitcode,
-                    races: races.map(|r| match r {
-                        Switch::On => "on",
-                        Switch::Off => "off",
-                    }),
+                    races: races.map(Switch::word),
                     rules: rules.map(|r| match r {
                         Rules::Code => "code",
                         Rules::Documented => "documented",
                     }),
-                    call_sites: match call_sites {
-                        Some(Switch::Off) => Some("off"),
-                        Some(Switch::On) => Some("on"),
-                        None if std::env::var_os("ASCEND_SIM_CALL_SITES").is_some() => None,
-                        None => Some("on"),
-                    },
+                    // On here unless the flag or the variable says otherwise.
+                    call_sites: call_sites.map(Switch::word).or_else(|| {
+                        std::env::var_os(env_names::CALL_SITES)
+                            .is_none()
+                            .then_some("on")
+                    }),
                     schedule_seed,
                     on_stall: match on_stall {
                         OnStall::Wait => "wait",

@@ -291,11 +291,7 @@ impl Summary {
             if !waits.is_empty() {
                 t.push_str(&format!("value waits: {}\n", waits.len()));
                 for w in waits.iter().take(8) {
-                    // AND and NOR compare bit masks: said in hexadecimal.
-                    let value = match s(w, "mode") {
-                        "AND" | "NOR" => format!("{:#x}", u(w, "value")),
-                        _ => u(w, "value").to_string(),
-                    };
+                    let value = ascend_sim::compare::operand_text(s(w, "mode"), u(w, "value"));
                     t.push_str(&format!(
                         "  stream {} waited {} ns for {} {value} at {}, released by {}\n",
                         u(w, "stream"),

@@ -452,10 +452,7 @@ fn task_particulars(args: &Value, cmo: Option<&Value>) -> String {
     if let Some(copy) = args["copy"].as_str() {
         let _ = write!(out, " {copy}, {} bytes", u(args, "bytes"));
     } else if let Some(mode) = args["mode"].as_str() {
-        let value = match mode {
-            "AND" | "NOR" => hex("value").unwrap_or_default(),
-            _ => u(args, "value").to_string(),
-        };
+        let value = ascend_sim::compare::operand_text(mode, u(args, "value"));
         let _ = write!(
             out,
             " {mode} {value} on {}",

@@ -47,6 +47,21 @@ pub fn mode_name(mode: WaitMode) -> &'static str {
     }
 }
 
+/// A wait's operand as it reads best, for the mode named `mode` ([`mode_name`]): AND and NOR
+/// compare bit masks, said in hexadecimal; GEQ and EQ compare numbers, said in decimal.
+pub fn operand_text(mode: &str, value: u64) -> String {
+    if compares_bits(mode) {
+        format!("{value:#x}")
+    } else {
+        value.to_string()
+    }
+}
+
+/// True for the modes named `mode` whose operand is a bit mask (AND, NOR).
+pub fn compares_bits(mode: &str) -> bool {
+    matches!(mode, "AND" | "NOR")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -69,7 +69,7 @@ pub fn chrome_trace(report: &RunReport) -> String {
             (
                 "value",
                 match a.mode.as_deref() {
-                    Some("AND" | "NOR") => a.value.map(hex),
+                    Some(m) if crate::compare::compares_bits(m) => a.value.map(hex),
                     _ => a.value.map(Value::from),
                 },
             ),

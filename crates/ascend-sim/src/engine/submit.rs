@@ -102,7 +102,8 @@ impl Engine {
     /// run's event records when the host makes the call): a wait the host submits after this
     /// call waits for this run's record, however late the run starts on the device.
     pub fn enqueue_model_run(&mut self, s: u64, model: u64) -> u64 {
-        let numbering = self.number_instance(model);
+        let plan = self.instance_plan(model);
+        let numbering = self.number_plan(&plan);
         let id = self.new_task_id();
         self.run_numbering.insert(id, numbering);
         crate::host_track::note_task(id);
@@ -141,12 +142,11 @@ impl Engine {
         plan
     }
 
-    /// Numbers the event records and waits of one instance of `model` now. They are numbered
+    /// Numbers the event records and waits of one instance's `plan` now. They are numbered
     /// in the host's submission order across the model's streams: a wait waits for the latest
     /// record submitted before it (one of this instance, or an earlier one), never for a
     /// record submitted after it.
-    fn number_instance(&mut self, model: u64) -> RunNumbering {
-        let plan = self.instance_plan(model);
+    fn number_plan(&mut self, plan: &[(u64, Work, u64)]) -> RunNumbering {
         let mut order: Vec<usize> = (0..plan.len()).collect();
         order.sort_by_key(|&i| plan[i].2);
         let mut seqs: Vec<Option<u64>> = vec![None; plan.len()];
@@ -190,11 +190,11 @@ impl Engine {
     ) -> u64 {
         let id = self.next_instance;
         self.next_instance += 1;
+        let plan = self.instance_plan(model);
         let seqs = match numbering {
             Some(n) => n.seqs,
-            None => self.number_instance(model).seqs,
+            None => self.number_plan(&plan).seqs,
         };
-        let plan = self.instance_plan(model);
         self.instances.insert(
             id,
             Instance {

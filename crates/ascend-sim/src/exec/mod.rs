@@ -370,9 +370,6 @@ impl Engine {
             return;
         };
         let fault = fault.map(|f| self.task_sites.said_for_task(&f, task.id));
-        let Some(st) = self.streams.get_mut(&s) else {
-            return;
-        };
         st.slots_used -= task.slots;
         st.tasks_done += 1;
         let ran = now.saturating_sub(st.head_start);

@@ -53,14 +53,9 @@ impl Engine {
             // polling pass, when a dcci that was on its way has written it back (a poll
             // that read just before it is no hazard) and one that is missing has not.
             let block = self.cores[dev][core].slot.as_ref().map_or(0, |s| s.id);
-            let t = self.chip.timing;
-            let pass = t.sqe_dispatch_ns.saturating_add(
-                t.poll_read_ns
-                    .saturating_mul(u64::from(t.poll_reads_per_pass)),
-            );
             let (d, c, at_ns) = (dev as u32, core as u32, self.now);
             self.schedule(
-                self.now.saturating_add(pass),
+                self.now.saturating_add(self.poll_pass_ns()),
                 Ev::FillCheck {
                     dev: d,
                     core: c,
@@ -122,24 +117,15 @@ impl Engine {
             .slot
             .as_ref()
             .is_some_and(|s| s.id == block);
-        let by = match self.core_writer(dev, core) {
-            crate::memory::Writer::Core {
-                task,
-                stream,
-                block,
-                core,
-                ..
-            } if running => format!(
-                "{}",
-                crate::memory::Writer::Core {
-                    task,
-                    stream,
-                    block,
-                    core,
-                    at_ns
-                }
-            ),
-            _ => format!("a kernel block on AI core {core} at {at_ns} ns"),
+        let by = if running {
+            // The block as it was at the fill.
+            let mut w = self.core_writer(dev, core);
+            if let crate::memory::Writer::Core { at_ns: t, .. } = &mut w {
+                *t = at_ns;
+            }
+            w.to_string()
+        } else {
+            format!("a kernel block on AI core {core} at {at_ns} ns")
         };
         let reader = format!("a data-cache fill by {by}");
         let fault = self.check_invisible_writes(line, lb, reader, Some((dev, core)));

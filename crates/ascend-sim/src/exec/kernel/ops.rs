@@ -67,14 +67,9 @@ impl Engine {
                 if self.watcher_of(addr, u64::from(bytes)).is_some() {
                     // Look again after one polling pass: still dirty then, the wait has read
                     // memory without seeing it.
-                    let t = self.chip.timing;
-                    let pass = t.sqe_dispatch_ns.saturating_add(
-                        t.poll_read_ns
-                            .saturating_mul(u64::from(t.poll_reads_per_pass)),
-                    );
                     let len = u64::from(bytes);
                     self.schedule(
-                        self.now.saturating_add(pass),
+                        self.now.saturating_add(self.poll_pass_ns()),
                         Ev::InvisibleCheck { addr, len },
                     );
                 }
@@ -171,6 +166,16 @@ impl Engine {
             | Request::Abandoned
             | Request::StackOverflow => Ok((Reply::Go, 0)),
         }
+    }
+
+    /// The time of one polling pass of a value wait (its dispatch and its reads): how long a
+    /// store may sit in a data cache while a poll reads memory before it is a hazard.
+    pub(super) fn poll_pass_ns(&self) -> u64 {
+        let t = self.chip.timing;
+        t.sqe_dispatch_ns.saturating_add(
+            t.poll_read_ns
+                .saturating_mul(u64::from(t.poll_reads_per_pass)),
+        )
     }
 
     /// The time of a copy of `len` bytes between global memory and a local buffer.
