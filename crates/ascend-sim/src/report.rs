@@ -387,7 +387,7 @@ impl ReportData {
             self.log_hazard(&hazard);
         }
         if logged == HAZARDS_LOGGED_PER_CLASS {
-            tracing::warn!(
+            ascend_types::warn_user!(
                 "{HAZARDS_LOGGED_PER_CLASS} {} hazards said; the class's others are counted in \
                  the run report only",
                 hazard.kind
@@ -397,7 +397,16 @@ impl ReportData {
         self.hazards.push(HAZARD_SAMPLES, hazard);
     }
 
+    /// Says a hazard: through `tracing` with its fields where the program has a logger, else
+    /// on standard error, so that a Rust program that set up no logging still sees it.
     fn log_hazard(&self, hazard: &Hazard) {
+        if !ascend_types::warning::has_logger() {
+            eprintln!(
+                "ascend-sim: hazard {} on device {} at {:#x}, {} ns: {}",
+                hazard.kind, hazard.device, hazard.addr, hazard.at_ns, hazard.detail
+            );
+            return;
+        }
         tracing::warn!(
             kind = %hazard.kind,
             device = hazard.device,

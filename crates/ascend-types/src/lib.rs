@@ -11,9 +11,10 @@
 //!   a bare integer and never narrowed;
 //! - [`Task`], [`Loc`], [`HostBuf`]: what a stream executes, after validation;
 //! - [`Kernel`], [`KernelOps`]: simulator kernels and what their blocks can do;
-//! - [`Diagnosis`]: the simulator watchdog's explanation of a stalled device, as data.
+//! - [`Diagnosis`]: the simulator watchdog's explanation of a stalled device, as data;
+//! - [`warn_user!`]: the one rule for a warning the user must see (the logger, else stderr).
 //!
-//! No logic beyond conversions lives here.
+//! No logic beyond conversions (and that rule) lives here.
 
 #![forbid(unsafe_code)]
 
@@ -25,6 +26,7 @@ mod kernel;
 mod random;
 mod reduce;
 mod task;
+pub mod warning;
 
 pub use cmo_desc::{CmoDescFields, CmoDescLayout, CMO_OPCODE_OFFSET};
 pub use diagnosis::{BlockedStream, Diagnosis};

@@ -171,11 +171,7 @@ impl UndrivenHostCall {
              ASCEND_SIM_PACING=wall so that the wall clock moves the device",
             stream.0, pos.0
         );
-        if tracing::dispatcher::has_been_set() {
-            tracing::warn!("{text}");
-        } else {
-            eprintln!("ascend-sim: {text}");
-        }
+        ascend_types::warn_user!("{text}");
     }
 }
 

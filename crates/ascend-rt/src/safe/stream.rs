@@ -303,7 +303,7 @@ impl Stream {
         let pending = !self.is_complete().unwrap_or(true);
         self.dev.rt.destroy_stream_force(self.raw)?;
         if pending {
-            tracing::warn!(
+            ascend_types::warn_user!(
                 "stream {:#x} destroyed by force: the tasks it had not run are discarded",
                 self.raw.0
             );
@@ -340,13 +340,13 @@ impl Drop for Stream {
             return;
         };
         if let Some(e) = &why {
-            tracing::warn!(
+            ascend_types::warn_user!(
                 "stream {:#x}: waiting for it on drop failed: {e}",
                 self.raw.0
             );
         }
         if let Err(e) = self.force_destroy() {
-            tracing::warn!("destroying stream {:#x} on drop failed: {e}", self.raw.0);
+            ascend_types::warn_user!("destroying stream {:#x} on drop failed: {e}", self.raw.0);
         }
     }
 }

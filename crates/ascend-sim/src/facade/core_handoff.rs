@@ -103,7 +103,7 @@ impl SimShared {
             let said = g.held_core_thread_text(grace);
             match self.config.on_stall {
                 OnStall::Error => {
-                    tracing::warn!("watchdog: {said}");
+                    ascend_types::warn_user!("watchdog: {said}");
                     g.give_up_core_thread(&said);
                     self.changed.notify_all();
                     return (g, None);

@@ -352,7 +352,7 @@ impl SimShared {
         match self.config.on_stall {
             OnStall::Error => {
                 let d = diagnose();
-                tracing::warn!("watchdog: {}", d.text);
+                ascend_types::warn_user!("watchdog: {}", d.text);
                 Some(SimError::Stalled(Box::new(d)))
             }
             OnStall::Wait => {
@@ -710,7 +710,7 @@ fn stall_diagnosis(e: &Engine) -> Diagnosis {
 /// Says that a host thread keeps waiting on a stalled device: through `tracing` when the
 /// program has a logger, else on standard error, so that a hang is never silent.
 fn speak_up(diagnosis: &str) {
-    if tracing::dispatcher::has_been_set() {
+    if ascend_types::warning::has_logger() {
         tracing::warn!("watchdog (still waiting): {diagnosis}");
     } else {
         eprintln!("ascend-sim watchdog: a host thread is waiting on a stalled device (still waiting):\n{diagnosis}");
