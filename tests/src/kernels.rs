@@ -1,7 +1,8 @@
 //! Simulator kernels (`aclsimLaunchKernel`): the launch checks, and on the simulator the
 //! developer guide's memory-semantic synchronisation between a value wait, a kernel's store
-//! with `dcci`, a polling kernel and a value write. A real device runs compiled kernels, so
-//! through the `hw` backend the launch is "not supported" (207000).
+//! with `dcci`, a polling kernel and a value write, on the simulator and through the `hw`
+//! backend over the project's own library. A real device runs compiled kernels, so over a
+//! real runtime library the launch is "not supported" (207000).
 
 use ascend_rt::raw_types::*;
 use ascend_rt::{Kernel, KernelOps, Runtime};
@@ -18,7 +19,7 @@ pub(crate) fn simulator_kernels(rt: &Runtime) -> CaseResult {
     expect(
         "LaunchKernel without a device",
         rt.launch_kernel(nothing(), 1, RawStream(0)),
-        if rt.backend_name() == "sim" {
+        if rt.runs_sim_kernels() {
             NO_CONTEXT
         } else {
             NOT_SUPPORTED
@@ -30,7 +31,7 @@ pub(crate) fn simulator_kernels(rt: &Runtime) -> CaseResult {
         rt.launch_kernel(nothing(), 0, RawStream(0)),
         INVALID_PARAM,
     );
-    if rt.backend_name() != "sim" {
+    if !rt.runs_sim_kernels() {
         expect(
             "LaunchKernel on a real runtime",
             rt.launch_kernel(nothing(), 1, RawStream(0)),
@@ -58,6 +59,17 @@ pub(crate) fn simulator_kernels(rt: &Runtime) -> CaseResult {
         }
         ctx.spin(100);
     });
+    // A kernel body that panics faults its task with the panic's words, here as on a device
+    // a trap does; the process goes on.
+    let panics = Kernel::new("panics", |_: &mut dyn KernelOps| panic!("block gave up"));
+    let s0 = stream(rt);
+    expect("LaunchKernel panics", rt.launch_kernel(panics, 2, s0), 0);
+    let fault = rt
+        .synchronize_stream(s0)
+        .expect_err("a panicking kernel faults its stream");
+    if !fault.message.contains("block gave up") {
+        return Err(format!("the fault does not say the panic's words: {fault}"));
+    }
     if !rt.chip().features.task_value_wait {
         // No value wait on this chip: the kernel's store alone.
         expect("LaunchKernel myKernel1", rt.launch_kernel(signal, 1, s2), 0);

@@ -98,6 +98,25 @@ macro_rules! acl_functions {
             aclrtCmoAsyncWithDesc,
             aclrtValueWrite,
             aclrtValueWait,
+            // The project's own extension (`acl/acl_sim.h`): simulator kernels, which only the
+            // project's `libascendcl.so` exports (a missing one is an `Err` field).
+            aclsimLaunchKernelOnCore,
+            aclsimGetBlockIdx,
+            aclsimGetBlockNum,
+            aclsimLoad8,
+            aclsimLoad16,
+            aclsimLoad32,
+            aclsimLoad64,
+            aclsimStore8,
+            aclsimStore16,
+            aclsimStore32,
+            aclsimStore64,
+            aclsimDcci,
+            aclsimDci,
+            aclsimCopyGmToLocal,
+            aclsimCopyLocalToGm,
+            aclsimSpin,
+            aclsimTrap,
         }
     };
 }
@@ -127,7 +146,9 @@ pub const TYPES: &[&str] = &[
     "aclrtCmoType",
     "aclrtBarrierCmoInfo",
     "aclrtBarrierTaskInfo",
+    "aclsimKernelCtx",
+    "aclsimKernelFunc",
 ];
 
 /// The variables (constants and `#define`s) kept, as bindgen regular expressions.
-pub const VARS: &[&str] = &["ACL_.*"];
+pub const VARS: &[&str] = &["ACL_.*", "ACLSIM_.*"];

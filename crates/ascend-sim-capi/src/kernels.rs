@@ -28,9 +28,13 @@ use crate::ffi::{aclError, guard, handle_in};
 /// A kernel function as the header declares it.
 pub type aclsimKernelFunc = unsafe extern "C" fn(ctx: *mut aclsimKernelCtx, args: *mut c_void);
 
-/// The running block's context (opaque to C).
+/// The running block's context as C sees it: the bindings' opaque type, so that the exports
+/// have the bindings' signatures. Each pointer to one points at a [`BlockContext`].
+pub use ascend_rt_sys::aclsimKernelCtx;
+
+/// What an [`aclsimKernelCtx`] pointer points at.
 #[repr(C)]
-pub struct aclsimKernelCtx {
+struct BlockContext {
     /// Points at the block's `&mut dyn KernelOps`, valid during the kernel call.
     ops: *mut c_void,
 }
@@ -102,7 +106,7 @@ pub(crate) fn c_kernel(name: String, f: aclsimKernelFunc, args: Vec<u8>) -> Kern
     Kernel::new(name, move |ops: &mut dyn KernelOps| {
         let mut own_args = args.clone();
         let mut ops_ref: &mut dyn KernelOps = ops;
-        let mut ctx = aclsimKernelCtx {
+        let mut ctx = BlockContext {
             ops: (&mut ops_ref as *mut &mut dyn KernelOps).cast(),
         };
         let args_ptr = if own_args.is_empty() {
@@ -112,7 +116,7 @@ pub(crate) fn c_kernel(name: String, f: aclsimKernelFunc, args: Vec<u8>) -> Kern
         };
         // One pointer serves the thread's record and the call, so neither invalidates the
         // other.
-        let ctx_ptr: *mut aclsimKernelCtx = &mut ctx;
+        let ctx_ptr: *mut aclsimKernelCtx = (&mut ctx as *mut BlockContext).cast();
         let _running = Running::enter(ctx_ptr);
         // SAFETY: `f` is a C kernel function of the declared type (its provider's contract);
         // `ctx` and `own_args` live across the call.
@@ -267,7 +271,11 @@ unsafe fn with_ops<R>(
     }
     // SAFETY: the context of this thread's running kernel call (checked above); `ops` points
     // at the `&mut dyn KernelOps` local of that call's frame, live while the call runs.
-    let ops: &mut &mut dyn KernelOps = unsafe { &mut *(*ctx).ops.cast::<&mut dyn KernelOps>() };
+    let ops: &mut &mut dyn KernelOps = unsafe {
+        &mut *(*ctx.cast::<BlockContext>())
+            .ops
+            .cast::<&mut dyn KernelOps>()
+    };
     let done = catch_unwind(AssertUnwindSafe(|| op(&mut **ops)));
     // Other blocks ran on this thread while the operation waited: the context is this
     // block's again.

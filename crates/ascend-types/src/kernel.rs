@@ -1,6 +1,7 @@
 //! Simulator kernels: what a block of a kernel can do ([`KernelOps`]), and the kernel a stream
 //! task launches ([`Kernel`]). The simulator implements the operations; a real device runs
-//! compiled kernels instead, so only the simulator accepts a [`crate::Task::Kernel`].
+//! compiled kernels instead, so only the simulator (or the project's own `libascendcl.so`, which
+//! runs one) accepts a [`crate::Task::Kernel`].
 
 use std::fmt;
 use std::sync::Arc;

@@ -16,6 +16,10 @@ pub trait Inspect {
     /// end, never allocated), where the backend knows.
     fn explain_device_address(&self, addr: u64) -> Option<String>;
 
+    /// True when the backend runs simulator kernels ([`crate::Kernel`]): the simulator, and the
+    /// project's own `libascendcl.so` through the `hw` backend; never a real device.
+    fn runs_sim_kernels(&self) -> bool;
+
     /// The simulator, where the backend is one: its run report, trace and sanitizer.
     #[cfg(feature = "sim")]
     fn simulator(&self) -> Option<&ascend_sim::Sim>;

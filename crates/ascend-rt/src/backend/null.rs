@@ -289,6 +289,10 @@ impl Inspect for NullBackend {
         None
     }
 
+    fn runs_sim_kernels(&self) -> bool {
+        false
+    }
+
     #[cfg(feature = "sim")]
     fn simulator(&self) -> Option<&ascend_sim::Sim> {
         None

@@ -631,6 +631,10 @@ impl Inspect for SimBackend {
         self.sim.check_range(addr, 1).err().map(|e| e.to_string())
     }
 
+    fn runs_sim_kernels(&self) -> bool {
+        true
+    }
+
     fn simulator(&self) -> Option<&Sim> {
         Some(&self.sim)
     }

@@ -51,12 +51,12 @@ impl Runtime {
                     &format!("at most {MAX_BLOCK_DIM}"),
                 ));
             }
-            if self.backend.simulator().is_none() {
+            if !self.backend.runs_sim_kernels() {
                 return Err(fail::not_supported(
                     api,
                     &self.chip.soc_name,
                     &format!(
-                        "simulator kernels run only on the sim backend, not on `{}`",
+                        "simulator kernels run only on the simulator (the sim backend, or the project's own library through hw), not on `{}`",
                         self.backend.name()
                     ),
                 ));

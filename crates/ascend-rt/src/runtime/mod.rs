@@ -235,6 +235,13 @@ impl Runtime {
         self.backend.name()
     }
 
+    /// True when the backend runs simulator kernels ([`crate::Kernel`], launched with
+    /// [`Runtime::launch_kernel`]): the simulator, and the project's own `libascendcl.so`
+    /// through the `hw` backend; never a real device's runtime library.
+    pub fn runs_sim_kernels(&self) -> bool {
+        self.backend.runs_sim_kernels()
+    }
+
     /// The chip profile of the devices.
     pub fn chip(&self) -> &ChipProfile {
         &self.chip

@@ -105,6 +105,7 @@ mod host_staging;
 mod library;
 mod memory;
 mod models;
+mod sim_kernels;
 mod state;
 mod streams;
 mod tasks;
@@ -145,6 +146,10 @@ impl Inspect for HwBackend {
 
     fn explain_device_address(&self, _addr: u64) -> Option<String> {
         None
+    }
+
+    fn runs_sim_kernels(&self) -> bool {
+        HwBackend::runs_sim_kernels(self)
     }
 
     #[cfg(feature = "sim")]
