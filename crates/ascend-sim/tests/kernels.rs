@@ -641,6 +641,42 @@ fn a_block_polling_a_flag_its_writer_never_writes_back_sees_an_invisible_write()
 }
 
 #[test]
+fn a_read_of_a_store_whose_writer_ends_without_a_dcci_soon_after_is_an_invisible_write() {
+    // Block 0 stores data and ends well within a polling pass, never writing it back but at
+    // its kernel's end; block 1 reads it once in between: it read memory without the store.
+    let sim = sim();
+    let data = sim.malloc(0, 64).unwrap();
+    let seen = sim.malloc(0, 64).unwrap();
+    sim.fill(data, 0, 64).unwrap();
+    sim.fill(seen, 0, 64).unwrap();
+    let s = sim.create_stream(0, 0, false).unwrap();
+    let k = Kernel::new("short_writer", move |c: &mut dyn KernelOps| {
+        if c.block_idx() == 0 {
+            c.store(data, 8, 5);
+            c.spin(1_500);
+            return;
+        }
+        c.spin(300);
+        c.dcci(data, false, 2);
+        let v = c.load(data, 8);
+        c.store(seen, 8, v);
+        c.dcci(seen, false, 2);
+    });
+    sim.submit(s, kernel(k, 2)).unwrap();
+    sim.synchronize_stream(s, None).unwrap();
+    assert_eq!(
+        read_u64(&sim, seen),
+        0,
+        "the read came before the kernel's end"
+    );
+    let hazards = hazard_kinds(&sim);
+    assert!(
+        hazards.contains(&"invisible_write".to_string()),
+        "{hazards:?}"
+    );
+}
+
+#[test]
 fn a_value_wait_released_by_a_kernel_that_has_ended_names_the_kernel() {
     let sim = sim();
     let flag = sim.malloc(0, 64).unwrap();

@@ -48,6 +48,21 @@ pub fn deadline_after(now: u64, ms: u64) -> Option<u64> {
         .filter(|&t| t <= HORIZON_NS)
 }
 
+/// A data-cache fill of a line another core held dirty, to be looked at again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PendingFill {
+    /// Device.
+    pub dev: u32,
+    /// The reading core.
+    pub core: u32,
+    /// The line.
+    pub line: u64,
+    /// The reading block's number.
+    pub block: u64,
+    /// When it filled.
+    pub at_ns: u64,
+}
+
 /// Something scheduled to happen at a simulated time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ev {
@@ -112,18 +127,7 @@ pub enum Ev {
         len: u64,
     },
     /// A data-cache fill that read a line another core held dirty is looked at again.
-    FillCheck {
-        /// Device.
-        dev: u32,
-        /// The reading core.
-        core: u32,
-        /// The line.
-        line: u64,
-        /// The reading block's number.
-        block: u64,
-        /// When it filled.
-        at_ns: u64,
-    },
+    FillCheck(PendingFill),
     /// The earliest job of an engine pool may have finished.
     PoolNext {
         /// Device.
@@ -239,6 +243,10 @@ pub struct Engine {
     pub core_queue: Vec<VecDeque<u64>>,
     /// Dirty data-cache lines on all cores (the sanitizer looks for them only when some are).
     pub dirty_dlines: u64,
+    /// Data-cache fills of a line another core held dirty, waiting for their second look
+    /// ([`Ev::FillCheck`]), each as that event names it: a writer's kernel ending first takes
+    /// the look at once, before its tail writes the line back.
+    pub(crate) pending_fill_checks: Vec<PendingFill>,
     /// Line addresses taken out of a data cache, kept to be reused (no allocation per take).
     pub(crate) line_scratch: Vec<u64>,
     /// Block numbers handed out so far (a block's coroutine is known by its number).
@@ -367,6 +375,7 @@ impl Engine {
                 .collect(),
             core_queue: (0..n).map(|_| VecDeque::new()).collect(),
             dirty_dlines: 0,
+            pending_fill_checks: Vec::new(),
             line_scratch: Vec::new(),
             next_block_id: 0,
             stopped_blocks: Vec::new(),

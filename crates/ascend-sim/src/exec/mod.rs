@@ -63,13 +63,7 @@ impl Engine {
             }
             Ev::KernelPlace { dev } => self.place_blocks(dev as usize),
             Ev::InvisibleCheck { addr, len } => self.on_invisible_check(addr, len),
-            Ev::FillCheck {
-                dev,
-                core,
-                line,
-                block,
-                at_ns,
-            } => self.on_fill_check(dev as usize, core as usize, line, block, at_ns),
+            Ev::FillCheck(fill) => self.on_fill_check(fill),
             // Only the core thread takes a block's step (`Engine::begin_kernel_turn`).
             Ev::KernelStep { .. } => {}
             Ev::SetupDone { s, gen } => {

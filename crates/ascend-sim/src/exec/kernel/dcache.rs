@@ -3,7 +3,7 @@
 
 use ascend_chips::L2Agent;
 
-use crate::engine::{Engine, Ev};
+use crate::engine::{Engine, Ev, PendingFill};
 use crate::kernel::DLine;
 
 /// What ends a data-cache line without a `dcci` of the kernel's own.
@@ -52,17 +52,17 @@ impl Engine {
             // Another core holds a store here not written back: looked at again after one
             // polling pass, when a dcci that was on its way has written it back (a poll
             // that read just before it is no hazard) and one that is missing has not.
-            let block = self.cores[dev][core].slot.as_ref().map_or(0, |s| s.id);
-            let (d, c, at_ns) = (dev as u32, core as u32, self.now);
+            let fill = PendingFill {
+                dev: dev as u32,
+                core: core as u32,
+                line,
+                block: self.cores[dev][core].slot.as_ref().map_or(0, |s| s.id),
+                at_ns: self.now,
+            };
+            self.pending_fill_checks.push(fill);
             self.schedule(
                 self.now.saturating_add(self.poll_pass_ns()),
-                Ev::FillCheck {
-                    dev: d,
-                    core: c,
-                    line,
-                    block,
-                    at_ns,
-                },
+                Ev::FillCheck(fill),
             );
         }
         let mut l = self.cores[dev][core].dcache.blank_line();
@@ -100,18 +100,64 @@ impl Engine {
             .any(|(c, x)| c != core && x.dcache.get(line).is_some_and(|l| l.dirty && !l.reported))
     }
 
-    /// One polling pass after `block` on `core` filled `line` (at `at_ns`) while another
-    /// core held a store there not written back: if that store is still not in memory, the
-    /// fill read memory without it (`invisible_write`); a hazard set to fail ends the block,
-    /// if it still runs.
-    pub(crate) fn on_fill_check(
-        &mut self,
-        dev: usize,
-        core: usize,
-        line: u64,
-        block: u64,
-        at_ns: u64,
-    ) {
+    /// One polling pass after a block filled a line while another core held a store there
+    /// not written back: if that store is still not in memory, the fill read memory without
+    /// it (`invisible_write`); a hazard set to fail ends the block, if it still runs. A fill
+    /// already looked at (its writer's kernel ended first) is not looked at again.
+    pub(crate) fn on_fill_check(&mut self, fill: PendingFill) {
+        let Some(i) = self.pending_fill_checks.iter().position(|p| *p == fill) else {
+            return;
+        };
+        self.pending_fill_checks.swap_remove(i);
+        let (dev, core) = (fill.dev as usize, fill.core as usize);
+        if let Some(f) = self.fill_check_hazard(fill) {
+            let running = self.cores[dev][core]
+                .slot
+                .as_ref()
+                .is_some_and(|s| s.id == fill.block);
+            if running {
+                self.block_end(dev, core, Some(f));
+            }
+        }
+    }
+
+    /// Before the block on `core` of `dev` ends and its kernel's tail writes back (or drops)
+    /// its dirty lines: the fills other blocks made of those lines, still waiting for their
+    /// second look, take it now, since no dcci of the writer can come any more. Returns the
+    /// fault of a hazard set to fail.
+    pub(crate) fn fill_checks_before_tail(&mut self, dev: usize, core: usize) -> Option<String> {
+        let mut fault = None;
+        let mut i = 0;
+        while i < self.pending_fill_checks.len() {
+            let fill = self.pending_fill_checks[i];
+            let dirty_here = fill.dev as usize == dev
+                && self.cores[dev][core]
+                    .dcache
+                    .get(fill.line)
+                    .is_some_and(|l| l.dirty);
+            if !dirty_here {
+                i += 1;
+                continue;
+            }
+            self.pending_fill_checks.swap_remove(i);
+            if let Some(f) = self.fill_check_hazard(fill) {
+                fault.get_or_insert(f);
+            }
+        }
+        fault
+    }
+
+    /// The second look at `fill`: an `invisible_write` if a store another core held there is
+    /// still not in memory. Returns the fault of a hazard set to fail.
+    fn fill_check_hazard(&mut self, fill: PendingFill) -> Option<String> {
+        let PendingFill {
+            dev,
+            core,
+            line,
+            block,
+            at_ns,
+        } = fill;
+        let (dev, core) = (dev as usize, core as usize);
         let lb = self.cores[dev][core].dcache.line_bytes();
         let running = self.cores[dev][core]
             .slot
@@ -128,10 +174,7 @@ impl Engine {
             format!("a kernel block on AI core {core} at {at_ns} ns")
         };
         let reader = format!("a data-cache fill by {by}");
-        let fault = self.check_invisible_writes(line, lb, reader, Some((dev, core)));
-        if let (Some(f), true) = (fault, running) {
-            self.block_end(dev, core, Some(f));
-        }
+        self.check_invisible_writes(line, lb, reader, Some((dev, core)))
     }
 
     /// Writes the dirty data-cache line `line` (taken out of `core`'s cache) back to memory,

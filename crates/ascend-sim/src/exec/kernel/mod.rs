@@ -365,6 +365,11 @@ impl Engine {
                 }
             }
         }
+        if !self.pending_fill_checks.is_empty() {
+            if let Some(f) = self.fill_checks_before_tail(dev, core) {
+                fault.get_or_insert(f);
+            }
+        }
         let tail = if self.chip.cache.kernel_end_drops_dcache {
             self.drop_dcache(dev, core, "the kernel's tail invalidate")
         } else {
