@@ -8,6 +8,9 @@
 //! - the safe level, [`safe`]: owned handles that release themselves, Rust enums and
 //!   `Result<_, AclError>`.
 //!
+//! Start with the [`guide`]: the two synchronisation scenarios at the safe level, what the
+//! types guarantee, and testing one's own pipeline with proptest on the simulator.
+//!
 //! Every call is validated once, here, in CANN's order and with CANN's exact error codes, and
 //! then executed by a backend: the simulator (feature `sim`, the default) or real hardware
 //! (feature `hw`). The backends trust that validation, so they are not reachable from outside
@@ -27,6 +30,7 @@
 mod backend;
 pub mod data_types;
 pub mod error;
+pub mod guide;
 pub mod raw_types;
 mod runtime;
 pub mod safe;

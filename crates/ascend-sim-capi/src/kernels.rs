@@ -28,8 +28,8 @@ use crate::ffi::{aclError, guard, handle_in};
 /// A kernel function as the header declares it.
 pub type aclsimKernelFunc = unsafe extern "C" fn(ctx: *mut aclsimKernelCtx, args: *mut c_void);
 
-/// The running block's context as C sees it: the bindings' opaque type, so that the exports
-/// have the bindings' signatures. Each pointer to one points at a [`BlockContext`].
+// The running block's context as C sees it: the bindings' opaque type, so that the exports
+// have the bindings' signatures. Each pointer to one points at a `BlockContext`.
 pub use ascend_rt_sys::aclsimKernelCtx;
 
 /// What an [`aclsimKernelCtx`] pointer points at.

@@ -65,6 +65,8 @@ fn check_range(offset: usize, len: usize, size: usize, what: &str) -> AclResult<
 #[derive(Debug, Clone, Copy)]
 pub struct DevicePtr<'a> {
     addr: Addr,
+    /// The bytes from `addr` to the end of its buffer.
+    len: usize,
     users: &'a StreamUsers,
 }
 
@@ -80,6 +82,17 @@ impl DevicePtr<'_> {
     /// The raw address.
     pub fn addr(self) -> Addr {
         self.addr
+    }
+
+    /// The bytes from this address to the end of its buffer.
+    pub fn len(self) -> usize {
+        self.len
+    }
+
+    /// True when no byte of the buffer lies at or after this address (never: a pointer into
+    /// a buffer has at least its own byte).
+    pub fn is_empty(self) -> bool {
+        self.len == 0
     }
 
     /// Records that a task on `stream` of `ctx` names this memory; `persistent`: the stream's
@@ -139,6 +152,7 @@ impl DeviceBuffer {
     pub fn ptr(&self) -> DevicePtr<'_> {
         DevicePtr {
             addr: self.addr,
+            len: self.size,
             users: &self.users,
         }
     }
@@ -148,6 +162,7 @@ impl DeviceBuffer {
         check_range(offset, 1, self.size, "device buffer")?;
         Ok(DevicePtr {
             addr: self.addr.offset(offset as u64),
+            len: self.size - offset,
             users: &self.users,
         })
     }

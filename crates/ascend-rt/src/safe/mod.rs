@@ -26,6 +26,7 @@
 mod device;
 mod enums;
 mod event;
+mod kernel;
 mod memory;
 mod model;
 mod stream;
@@ -33,6 +34,7 @@ mod stream;
 pub use device::Device;
 pub use enums::{CmoType, FailureMode, MallocPolicy, MemcpyKind, StreamConfig, WaitMode};
 pub use event::Event;
+pub use kernel::{Block, Gm};
 pub use memory::{CmoDesc, DeviceBuffer, DevicePtr, PinnedHostBuffer};
 pub use model::ModelRI;
 pub use stream::Stream;

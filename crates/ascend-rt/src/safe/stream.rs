@@ -7,6 +7,7 @@ use std::time::Duration;
 use super::device::DeviceGuard;
 use super::enums::{CmoType, FailureMode, WaitMode};
 use super::event::Event;
+use super::kernel::{Block, Gm};
 use super::memory::{CmoDesc, DevicePtr};
 use crate::error::AclResult;
 use crate::raw_types::{
@@ -103,6 +104,50 @@ impl Stream {
     ) -> AclResult<()> {
         self.uses(touches)?;
         self.dev.rt.launch_kernel(kernel, blocks, self.raw)
+    }
+
+    /// Launches a kernel written at the safe level on `blocks` blocks: `body` runs in each
+    /// block with the [`Block`]'s operations and, in order, a [`Gm`] region for each pointer
+    /// of `regions` (from the pointer to its buffer's end). Every access is checked against
+    /// its region, and each buffer waits for this stream before it is freed, as for
+    /// [`Stream::launch`]. Runs on the simulator and through the `hw` backend over the
+    /// project's own library ([`crate::Runtime::runs_sim_kernels`]).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use ascend_rt::{safe::*, Runtime};
+    /// let rt = Arc::new(Runtime::sim("Ascend910B1").unwrap());
+    /// let dev = Device::open(&rt, 0).unwrap();
+    /// let out = dev.malloc(64 * 4, MallocPolicy::NormalOnly).unwrap();
+    /// let s = dev.stream().unwrap();
+    /// // Each of four blocks writes its index, squared, in a cache line of its own (blocks
+    /// // sharing a line would overwrite each other's words at their dcci: false sharing).
+    /// s.launch_with("squares", 4, &[out.ptr()], |b: &mut Block, gm: &[Gm]| {
+    ///     let i = b.idx() as usize;
+    ///     b.store_u64(gm[0], 64 * i, (i * i) as u64);
+    ///     b.dcci(gm[0], 64 * i); // out of the data cache, into global memory
+    /// })
+    /// .unwrap();
+    /// s.synchronize().unwrap();
+    /// assert_eq!(out.read_u64(64 * 3).unwrap(), 9);
+    /// assert!(dev.hazards().is_empty());
+    /// ```
+    pub fn launch_with(
+        &self,
+        name: &str,
+        blocks: u32,
+        regions: &[DevicePtr<'_>],
+        body: impl Fn(&mut Block<'_>, &[Gm]) + Send + Sync + 'static,
+    ) -> AclResult<()> {
+        let gms: Vec<Gm> = regions
+            .iter()
+            .map(|p| Gm::new(p.addr().0, p.len()))
+            .collect();
+        let kernel_name: Arc<str> = name.into();
+        let kernel = crate::Kernel::new(name, move |ops: &mut dyn crate::KernelOps| {
+            body(&mut Block::new(ops, &kernel_name), &gms);
+        });
+        self.launch(kernel, blocks, regions)
     }
 
     /// Enqueues `aclrtValueWrite`: stores `value` at `ptr` when the stream gets there.
