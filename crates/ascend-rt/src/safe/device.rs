@@ -2,13 +2,22 @@
 
 use std::sync::Arc;
 
+use super::binary::Binary;
 use super::enums::{MallocPolicy, StreamConfig};
 use super::event::Event;
+use super::event_flags::EventFlags;
+use super::host_register::RegisteredHost;
+use super::labels::{Label, LabelList};
 use super::memory::{CmoDesc, DeviceBuffer, DevicePtr, PinnedHostBuffer};
 use super::model::ModelRI;
+use super::notify::Notify;
+use super::report::ReportThread;
 use super::stream::Stream;
 use crate::error::AclResult;
-use crate::raw_types::{Addr, RawContext, RawEvent, RawModel, RawStream};
+use crate::raw_types::{
+    notify_flag, Addr, RawBinary, RawContext, RawEvent, RawLabel, RawLabelList, RawModel,
+    RawNotify, RawStream,
+};
 use crate::Runtime;
 
 /// An open device and its default context. The device is reset (one reference) when the
@@ -108,6 +117,65 @@ impl Device {
         Ok(Event::new(self.guard.clone(), raw))
     }
 
+    /// Creates an event with flags (`aclrtCreateEventWithFlag`).
+    pub fn event_with_flags(&self, flags: EventFlags) -> AclResult<Event> {
+        self.bind_to_thread()?;
+        let mut raw = RawEvent::default();
+        self.guard
+            .rt
+            .create_event_with_flag(Some(&mut raw), flags.raw())?;
+        Ok(Event::new(self.guard.clone(), raw))
+    }
+
+    /// Creates a notify (`aclrtCreateNotify`, default flag).
+    pub fn notify(&self) -> AclResult<Notify> {
+        self.bind_to_thread()?;
+        let mut raw = RawNotify::default();
+        self.guard
+            .rt
+            .create_notify(Some(&mut raw), notify_flag::DEFAULT)?;
+        Ok(Notify::new(self.guard.clone(), raw))
+    }
+
+    /// Starts a thread that runs the callbacks of the streams subscribed to it.
+    pub fn report_thread(&self) -> AclResult<ReportThread> {
+        ReportThread::start(self.guard.clone())
+    }
+
+    /// Creates a label (`aclrtCreateLabel`).
+    pub fn label(&self) -> AclResult<Label> {
+        self.bind_to_thread()?;
+        let mut raw = RawLabel::default();
+        self.guard.rt.create_label(Some(&mut raw))?;
+        Ok(Label::new(self.guard.clone(), raw))
+    }
+
+    /// A list of labels, each at its index (`aclrtCreateLabelList`); it borrows them.
+    pub fn label_list<'l>(&self, labels: &[&'l Label]) -> AclResult<LabelList<'l>> {
+        self.bind_to_thread()?;
+        let raws: Vec<RawLabel> = labels.iter().map(|l| l.raw()).collect();
+        let mut raw = RawLabelList::default();
+        self.guard
+            .rt
+            .create_label_list(Some(&raws), Some(&mut raw))?;
+        Ok(LabelList::new(self.guard.clone(), raw))
+    }
+
+    /// Loads a kernel binary (`aclrtBinaryLoadFromFile`).
+    pub fn load_binary(&self, path: &str) -> AclResult<Binary> {
+        self.bind_to_thread()?;
+        let mut raw = RawBinary::default();
+        self.guard
+            .rt
+            .binary_load_from_file(Some(path), Some(&mut raw))?;
+        Ok(Binary::new(self.guard.clone(), raw))
+    }
+
+    /// Registers `len` bytes of host memory the device maps (`aclrtHostRegisterV2`, MAPPED).
+    pub fn register_host(&self, len: usize) -> AclResult<RegisteredHost> {
+        RegisteredHost::register(self.guard.clone(), len)
+    }
+
     /// Begins building a model running instance (`aclmdlRIBuildBegin`).
     pub fn model(&self) -> AclResult<ModelRI> {
         self.bind_to_thread()?;
@@ -163,6 +231,20 @@ impl Device {
             .sim_view()
             .map(|v| v.report().hazards.iter().cloned().collect())
             .unwrap_or_default()
+    }
+}
+
+impl DeviceGuard {
+    /// Releases a handle of this device on drop: `release` runs with the device's context
+    /// current, and its failure is a warning naming `what` (a drop cannot return it).
+    pub(super) fn release(&self, what: &str, release: impl FnOnce(&Runtime) -> AclResult<()>) {
+        let done = self
+            .rt
+            .set_current_context(self.ctx)
+            .and_then(|()| release(&self.rt));
+        if let Err(e) = done {
+            tracing::warn!("{what} on drop failed: {e}");
+        }
     }
 }
 

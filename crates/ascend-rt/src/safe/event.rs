@@ -47,6 +47,16 @@ impl Event {
         self.dev.rt.synchronize_event_with_timeout(self.raw, ms)
     }
 
+    /// When the latest record executed, in microseconds of the device's clock
+    /// (`aclrtEventGetTimestamp`; an event created with [`super::EventFlags::TIME_LINE`] or
+    /// without flags).
+    pub fn timestamp_us(&self) -> AclResult<u64> {
+        self.dev.rt.set_current_context(self.dev.ctx)?;
+        let mut t = 0u64;
+        self.dev.rt.event_get_timestamp(self.raw, Some(&mut t))?;
+        Ok(t)
+    }
+
     /// Milliseconds from `self`'s record to `end`'s (`aclrtEventElapsedTime`).
     pub fn elapsed_ms(&self, end: &Event) -> AclResult<f32> {
         let mut ms = 0.0f32;
@@ -59,8 +69,7 @@ impl Event {
 
 impl Drop for Event {
     fn drop(&mut self) {
-        if let Err(e) = self.dev.rt.destroy_event(self.raw) {
-            tracing::warn!("destroying event on drop failed: {e}");
-        }
+        self.dev
+            .release("destroying an event", |rt| rt.destroy_event(self.raw));
     }
 }

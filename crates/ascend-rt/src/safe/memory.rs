@@ -44,6 +44,37 @@ impl StreamUsers {
     fn in_model(&self) -> bool {
         self.in_model.load(Ordering::Acquire)
     }
+
+    /// Before the memory at `addr` (`what`) is released: waits for the streams whose tasks
+    /// name it. False when a model's task names it: the model may run again, whenever the
+    /// program says, so it must stay until the device is released.
+    pub(super) fn wait_for(&self, dev: &DeviceGuard, what: &str, addr: Addr) -> bool {
+        if self.in_model() {
+            tracing::debug!(
+                "{what} {:#x} is named by a model's task: kept until the device goes",
+                addr.0
+            );
+            return false;
+        }
+        // A stream that is gone ran its tasks (a dropped `Stream` waits for them) or abandoned
+        // them (destroyed by force), so its error is no concern. The stream whose host
+        // function is dropping the memory has run its earlier tasks, and no later one can
+        // name it.
+        let running = super::stream::running_host_func();
+        for (ctx, stream) in self.take() {
+            if running == Some((ctx, stream)) {
+                continue;
+            }
+            let waited = dev
+                .rt
+                .set_current_context(ctx)
+                .and_then(|()| dev.rt.synchronize_stream(stream));
+            if let Err(e) = waited {
+                tracing::debug!("waiting for stream {:#x} before a release: {e}", stream.0);
+            }
+        }
+        true
+    }
 }
 
 /// 100000 unless `len` bytes at `offset` lie inside a buffer of `size` bytes (`what` names
@@ -78,7 +109,12 @@ impl PartialEq for DevicePtr<'_> {
 
 impl Eq for DevicePtr<'_> {}
 
-impl DevicePtr<'_> {
+impl<'a> DevicePtr<'a> {
+    /// `len` bytes at `addr` whose stream users are `users`.
+    pub(super) fn new(addr: Addr, len: usize, users: &'a StreamUsers) -> Self {
+        DevicePtr { addr, len, users }
+    }
+
     /// The raw address.
     pub fn addr(self) -> Addr {
         self.addr
@@ -221,33 +257,8 @@ impl DeviceBuffer {
 
 impl Drop for DeviceBuffer {
     fn drop(&mut self) {
-        if self.users.in_model() {
-            // A model's task names it: the model may run again, whenever the program says, so
-            // the memory stays allocated until the device is released.
-            tracing::debug!(
-                "device buffer {:#x} is named by a model's task: kept until the device goes",
-                self.addr.0
-            );
+        if !self.users.wait_for(&self.dev, "device buffer", self.addr) {
             return;
-        }
-        // Wait for the streams whose tasks name the buffer. A stream that is gone ran its
-        // tasks (a dropped `Stream` waits for them) or abandoned them (destroyed by force), so
-        // its error is no concern.
-        // The stream whose host function is dropping it has run its earlier tasks, and no
-        // later one can name it.
-        let running = super::stream::running_host_func();
-        for (ctx, stream) in self.users.take() {
-            if running == Some((ctx, stream)) {
-                continue;
-            }
-            let waited = self
-                .dev
-                .rt
-                .set_current_context(ctx)
-                .and_then(|()| self.dev.rt.synchronize_stream(stream));
-            if let Err(e) = waited {
-                tracing::debug!("waiting for stream {:#x} before a free: {e}", stream.0);
-            }
         }
         if let Err(e) = self.dev.rt.free(self.addr) {
             tracing::warn!(

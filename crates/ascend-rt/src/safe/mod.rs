@@ -10,6 +10,20 @@
 //! other [`Stream`] method that takes memory, enqueues a task. Device memory is tied to stream
 //! order: dropping a [`DeviceBuffer`] waits for the streams whose tasks name it.
 //!
+//! Beyond memory, streams, events and models, the safe level has kernels ([`Stream::launch_with`],
+//! [`Block`], [`Gm`]), notifies ([`Notify`]), events with flags ([`EventFlags`],
+//! [`Event::timestamp_us`]), report threads and callbacks ([`ReportThread`],
+//! [`Stream::callback`]), capture ([`Stream::begin_capture`], [`Capture`]), labels ([`Label`],
+//! [`LabelList`]), binaries and kernel arguments ([`Binary`], [`Function`], [`KernelArgs`]) and
+//! registered host memory ([`RegisteredHost`]). What stays at the raw level, and why: the
+//! custom allocator (`aclrtAllocatorSetObjToDesc` and friends register C function pointers
+//! that the runtime calls with the program's own data: a contract for C programs, with no
+//! ownership Rust could check), the exception-info callback (process-wide, with no stream to
+//! order it by), `aclrtSubscribeHostFunc` (the safe [`Stream::host_func`] runs host functions
+//! on the runtime's own thread), events for other processes (`aclrtCreateEventExWithFlag`:
+//! one process is simulated) and the built-in random-number and reduce tasks (their arguments
+//! are device structures laid out by hand).
+//!
 //! ```
 //! use std::sync::Arc;
 //! use ascend_rt::{Runtime, safe::*};
@@ -23,20 +37,34 @@
 //! a.synchronize().unwrap();
 //! ```
 
+mod binary;
+mod capture;
 mod device;
 mod enums;
 mod event;
+mod event_flags;
+mod host_register;
 mod kernel;
+mod labels;
 mod memory;
 mod model;
+mod notify;
+mod report;
 mod stream;
 
+pub use binary::{Binary, Function, KernelArgs};
+pub use capture::{Capture, CaptureMode};
 pub use device::Device;
 pub use enums::{CmoType, FailureMode, MallocPolicy, MemcpyKind, StreamConfig, WaitMode};
 pub use event::Event;
+pub use event_flags::EventFlags;
+pub use host_register::RegisteredHost;
 pub use kernel::{Block, Gm};
+pub use labels::{Label, LabelList};
 pub use memory::{CmoDesc, DeviceBuffer, DevicePtr, PinnedHostBuffer};
 pub use model::ModelRI;
+pub use notify::Notify;
+pub use report::ReportThread;
 pub use stream::Stream;
 
 /// A timeout as the `...WithTimeout` calls take it: whole milliseconds, rounded up, at least

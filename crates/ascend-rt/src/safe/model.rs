@@ -64,8 +64,7 @@ impl ModelRI {
 
 impl Drop for ModelRI {
     fn drop(&mut self) {
-        if let Err(e) = self.dev.rt.mdl_ri_destroy(self.raw) {
-            tracing::warn!("destroying model on drop failed: {e}");
-        }
+        self.dev
+            .release("destroying a model", |rt| rt.mdl_ri_destroy(self.raw));
     }
 }

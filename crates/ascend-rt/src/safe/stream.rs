@@ -1,6 +1,7 @@
 //! [`Stream`]: a stream and the tasks that go on it.
 
 use std::cell::Cell;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -19,11 +20,13 @@ use crate::raw_types::{
 /// waiting, discarding what has not run, and says so. A default stream is not destroyed.
 #[derive(Debug)]
 pub struct Stream {
-    dev: Arc<DeviceGuard>,
+    pub(super) dev: Arc<DeviceGuard>,
     raw: RawStream,
     owned: bool,
     /// Created persistent: its tasks are a model's once bound.
     persistent: bool,
+    /// Capturing ([`Stream::begin_capture`]): its tasks are a model's.
+    capturing: AtomicBool,
 }
 
 thread_local! {
@@ -44,6 +47,7 @@ impl Stream {
             raw,
             owned: true,
             persistent,
+            capturing: AtomicBool::new(false),
         }
     }
 
@@ -53,6 +57,7 @@ impl Stream {
             raw: RawStream::NULL,
             owned: false,
             persistent: false,
+            capturing: AtomicBool::new(false),
         }
     }
 
@@ -61,7 +66,7 @@ impl Stream {
         self.raw
     }
 
-    fn bind(&self) -> AclResult<()> {
+    pub(super) fn bind(&self) -> AclResult<()> {
         self.dev.rt.set_current_context(self.dev.ctx)
     }
 
@@ -69,8 +74,9 @@ impl Stream {
     /// its buffer waits for the stream before it is freed.
     fn uses(&self, ptrs: &[DevicePtr<'_>]) -> AclResult<()> {
         self.bind()?;
+        let models = self.persistent || self.capturing.load(Ordering::Acquire);
         for p in ptrs {
-            p.used_by(self.dev.ctx, self.raw, self.persistent);
+            p.used_by(self.dev.ctx, self.raw, models);
         }
         Ok(())
     }
@@ -148,6 +154,95 @@ impl Stream {
             body(&mut Block::new(ops, &kernel_name), &gms);
         });
         self.launch(kernel, blocks, regions)
+    }
+
+    /// Launches `function` of a loaded binary on `blocks` blocks with `args`
+    /// (`aclrtLaunchKernelWithConfig`; the arguments are finalized first). Each pointer
+    /// appended to `args` makes its buffer wait for this stream before it is freed.
+    pub fn launch_function(
+        &self,
+        function: &super::Function<'_>,
+        blocks: u32,
+        args: &mut super::KernelArgs<'_, '_>,
+    ) -> AclResult<()> {
+        self.uses(&args.ptrs)?;
+        let raw_args = args.finalized()?;
+        self.dev
+            .rt
+            .launch_kernel_with_config(function.raw(), blocks, self.raw, raw_args, true)
+    }
+
+    /// Enqueues a notify record (`aclrtRecordNotify`): sets `notify` when the stream gets
+    /// there.
+    pub fn record_notify(&self, notify: &super::Notify) -> AclResult<()> {
+        self.bind()?;
+        self.dev.rt.record_notify(notify.raw(), self.raw)
+    }
+
+    /// Enqueues a wait for `notify` (`aclrtWaitAndResetNotify`): the stream stops until it is
+    /// set, then clears it; `timeout` (whole seconds, rounded up) ends the wait with a fault,
+    /// `None` waits for ever.
+    pub fn wait_notify(&self, notify: &super::Notify, timeout: Option<Duration>) -> AclResult<()> {
+        self.bind()?;
+        let secs = timeout.map_or(crate::raw_types::notify_timeout::FOREVER, |t| {
+            t.as_millis()
+                .div_ceil(1000)
+                .clamp(1, u128::from(u32::MAX - 1)) as u32
+        });
+        self.dev
+            .rt
+            .wait_and_reset_notify(notify.raw(), self.raw, secs)
+    }
+
+    /// Enqueues a callback (`aclrtLaunchCallback`): `f` runs on the [`super::ReportThread`]
+    /// this stream is subscribed to, when the stream gets there; with `blocking` the stream
+    /// waits for it to return. Refused (107015) while no report thread has the stream.
+    pub fn callback(&self, blocking: bool, f: impl FnMut() + Send + 'static) -> AclResult<()> {
+        use crate::raw_types::callback_block;
+        self.bind()?;
+        let block = if blocking {
+            callback_block::BLOCK
+        } else {
+            callback_block::NO_BLOCK
+        };
+        self.dev
+            .rt
+            .launch_callback(Some(self.marked(f)), block, self.raw)
+    }
+
+    /// Begins a capture (`aclmdlRICaptureBegin`): the tasks launched on this stream until
+    /// [`super::Capture::end`] become a model's instead of running.
+    pub fn begin_capture(&self, mode: super::CaptureMode) -> AclResult<super::Capture<'_>> {
+        self.bind()?;
+        self.dev.rt.mdl_ri_capture_begin(self.raw, mode.raw())?;
+        self.capturing(true);
+        Ok(super::Capture::new(self))
+    }
+
+    /// Says whether the stream is capturing, so that memory its tasks name is kept as a
+    /// model's.
+    pub(super) fn capturing(&self, on: bool) {
+        self.capturing.store(on, Ordering::Release);
+    }
+
+    /// Enqueues `label`'s place in this model-bound stream (`aclrtSetLabel`).
+    pub fn set_label(&self, label: &super::Label) -> AclResult<()> {
+        self.bind()?;
+        self.dev.rt.set_label(label.raw(), self.raw)
+    }
+
+    /// Enqueues a switch (`aclrtSwitchLabelByIndex`): when the model runs, it jumps to the
+    /// label of `list` at the 32-bit index read from `index` (clamped to `max - 1`).
+    pub fn switch_label(
+        &self,
+        index: DevicePtr<'_>,
+        max: u32,
+        list: &super::LabelList<'_>,
+    ) -> AclResult<()> {
+        self.uses(&[index])?;
+        self.dev
+            .rt
+            .switch_label_by_index(index.addr(), max, list.raw(), self.raw)
     }
 
     /// Enqueues `aclrtValueWrite`: stores `value` at `ptr` when the stream gets there.
@@ -300,22 +395,25 @@ impl Stream {
     /// handles of a device whose stream still holds one. A buffer it owns may be dropped in
     /// it; the drop does not wait for this stream. On a stream bound to a model, the function
     /// runs at every run of the model, which keeps it until the stream is unbound.
-    pub fn host_func(&self, mut f: impl FnMut() + Send + 'static) -> AclResult<()> {
+    pub fn host_func(&self, f: impl FnMut() + Send + 'static) -> AclResult<()> {
         self.bind()?;
+        self.dev.rt.launch_host_func(self.raw, Some(self.marked(f)))
+    }
+
+    /// `f`, marking while it runs that its thread runs this stream's host function or
+    /// callback (so that a handle it drops knows not to wait for this stream).
+    fn marked(&self, mut f: impl FnMut() + Send + 'static) -> crate::HostFn {
         let me = (self.dev.ctx, self.raw);
-        self.dev.rt.launch_host_func(
-            self.raw,
-            Some(Box::new(move || {
-                struct Restore(Option<(RawContext, RawStream)>);
-                impl Drop for Restore {
-                    fn drop(&mut self) {
-                        RUNNING_HOST_FUNC.with(|c| c.set(self.0));
-                    }
+        Box::new(move || {
+            struct Restore(Option<(RawContext, RawStream)>);
+            impl Drop for Restore {
+                fn drop(&mut self) {
+                    RUNNING_HOST_FUNC.with(|c| c.set(self.0));
                 }
-                let _restore = Restore(RUNNING_HOST_FUNC.with(|c| c.replace(Some(me))));
-                f();
-            })),
-        )
+            }
+            let _restore = Restore(RUNNING_HOST_FUNC.with(|c| c.replace(Some(me))));
+            f();
+        })
     }
 
     /// Sets what the stream does with its later tasks after a task fails
