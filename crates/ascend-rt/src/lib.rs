@@ -29,6 +29,8 @@
 
 mod backend;
 pub mod data_types;
+#[cfg(feature = "sim")]
+pub mod device_service;
 pub mod error;
 pub mod guide;
 pub mod raw_types;

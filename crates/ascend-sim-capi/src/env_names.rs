@@ -37,3 +37,6 @@ pub const PROGRESS: &str = "ASCEND_SIM_PROGRESS";
 pub const KERNELS: &str = "ASCEND_SIM_KERNELS";
 /// Where the `ascend-sim` command finds `libascendcl.so`.
 pub const LIB_DIR: &str = "ASCEND_SIM_LIB_DIR";
+/// The socket of a shared device service (`ascend-sim device`) to use instead of a simulator
+/// of the process's own.
+pub const DEVICE: &str = "ASCEND_SIM_DEVICE";

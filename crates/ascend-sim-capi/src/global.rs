@@ -43,6 +43,12 @@ pub fn host_track_wanted() -> bool {
 fn start() -> Result<Runtime, String> {
     init_logging()?;
     let settings = Settings::from_env()?;
+    if let Some(socket) = std::env::var_os(crate::env_names::DEVICE).filter(|s| !s.is_empty()) {
+        // The device is the shared service's: its settings are the service's own.
+        return Runtime::shared_device(&socket)
+            .map(|rt| rt.with_options(settings.options))
+            .map_err(|e| e.to_string());
+    }
     let rt = Runtime::sim_with_chip(settings.chip, settings.config).with_options(settings.options);
     if let Some(view) = rt.sim_view() {
         crate::progress_file::start(view.progress());

@@ -150,6 +150,16 @@ enum Command {
     },
     /// List the simulated SoCs, their products and which of the eight operations each supports.
     Models,
+    /// Serve one simulated device to several processes: each program run with
+    /// `ASCEND_SIM_DEVICE=<socket>` uses this device instead of a simulator of its own.
+    Device {
+        /// The Unix socket to serve at.
+        #[arg(long)]
+        socket: PathBuf,
+        /// The SoC (default: ASCEND_SIM_SOC, else Ascend910B1).
+        #[arg(long)]
+        soc: Option<String>,
+    },
     /// Build and run one of the C examples through `exec` (`--list` lists them).
     Example {
         /// The example (see `--list`).
@@ -221,6 +231,22 @@ fn run_example(
     ran
 }
 
+/// Serves one simulated device at `socket` until killed.
+fn serve_device(socket: &std::path::Path, soc: Option<String>) -> Result<u8, String> {
+    let soc = soc
+        .or_else(|| std::env::var(env_names::SOC).ok())
+        .unwrap_or_else(|| "Ascend910B1".to_string());
+    let chip = ascend_chips::ChipProfile::builtin(&soc).map_err(|e| e.to_string())?;
+    eprintln!(
+        "ascend-sim device: serving {soc} at {} (run programs with ASCEND_SIM_DEVICE={})",
+        socket.display(),
+        socket.display()
+    );
+    ascend_rt::device_service::serve(socket, chip, Default::default())
+        .map(|()| 0)
+        .map_err(|e| format!("serving {}: {e}", socket.display()))
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
@@ -289,6 +315,7 @@ fn main() -> ExitCode {
             print!("{}", models::table());
             Ok(0)
         }
+        Command::Device { socket, soc } => serve_device(&socket, soc),
         Command::Example {
             name,
             list,

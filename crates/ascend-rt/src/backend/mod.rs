@@ -53,6 +53,8 @@ mod streams;
 pub mod hw;
 pub mod null;
 #[cfg(feature = "sim")]
+pub mod shared;
+#[cfg(feature = "sim")]
 pub mod sim;
 
 /// A whole backend: every role, shared by the host threads that make ACL calls. Each method is

@@ -208,6 +208,23 @@ impl Runtime {
         Runtime::new(Box::new(crate::backend::sim::SimBackend::new(chip, config)))
     }
 
+    /// A runtime whose device is the shared device service's at the socket `path` (started
+    /// with `ascend-sim device --socket PATH`, or [`crate::device_service::serve`]): several
+    /// processes use one simulated device, and each process's calls are validated here as
+    /// for a device of its own. Page-locked host memory, host functions and callbacks,
+    /// simulator kernels and registered host memory are not yet available there (refused with
+    /// 207000, saying so).
+    #[cfg(feature = "sim")]
+    pub fn shared_device(path: impl AsRef<std::path::Path>) -> AclResult<Runtime> {
+        let client = crate::backend::shared::client::SharedDeviceClient::connect(path).map_err(
+            |e| match e {
+                crate::backend::BackendError::Library(e) => e,
+                other => fail::plain(crate::error::ErrorCode::RtInternalError, other.to_string()),
+            },
+        )?;
+        Ok(Runtime::new(Box::new(client)))
+    }
+
     /// A runtime that validates every call as CANN does and then does nothing (the `null`
     /// backend): handles and device addresses are handed out, no data moves, nothing waits.
     /// For checking a program's calls without simulating it, and as the yardstick of what the

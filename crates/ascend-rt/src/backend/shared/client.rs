@@ -1,0 +1,459 @@
+//! [`SharedDeviceClient`]: the backend of a process whose device is the shared device
+//! service's. Each backend call is one [`Request`] on a connection of its own (a pool of them,
+//! so that a thread blocked in a synchronize does not hold up another thread's call); the
+//! pool's first connection stays open for the runtime's life, so the service knows the
+//! process is there and releases what it owns when it goes.
+
+use std::ops::Range;
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use ascend_chips::ChipProfile;
+
+use super::wire::{self, Reply, Request, WireTask};
+use crate::backend::{
+    BResult, BackendError, DeviceCall, Devices, EventId, Events, HostBuf, HostCallThread,
+    HostCalls, HostFn, Inspect, Memory, ModelId, Models, NotifyId, StreamId, Streams, SyncCopy,
+    Task, TaskFaultInfo,
+};
+use crate::error::{AclError, ErrorCode};
+
+/// A client of the shared device service at a socket path.
+#[derive(Debug)]
+pub struct SharedDeviceClient {
+    path: PathBuf,
+    token: u64,
+    chip: ChipProfile,
+    /// The service's device address window (it does not change).
+    window: Option<(u64, u64)>,
+    /// Connections not in use; the first one made is kept open as the process's presence.
+    idle: Mutex<Vec<UnixStream>>,
+    _presence: UnixStream,
+}
+
+/// Why the service cannot be reached: every call then ends with this code.
+fn gone(path: &Path, e: impl std::fmt::Display) -> BackendError {
+    BackendError::Library(AclError::new(
+        ErrorCode::RtInternalError,
+        None,
+        format!(
+            "the shared device service at {} is not there (it ended, or never started): {e}",
+            path.display()
+        ),
+    ))
+}
+
+fn unsupported(what: &str) -> BackendError {
+    BackendError::Unsupported(format!(
+        "{what} is not yet available on a device shared through the device service \
+         (ASCEND_SIM_DEVICE); run the program on a device of its own"
+    ))
+}
+
+impl SharedDeviceClient {
+    /// Connects to the service at `path`.
+    pub fn connect(path: impl AsRef<Path>) -> BResult<SharedDeviceClient> {
+        let path = path.as_ref().to_path_buf();
+        let token = {
+            use std::hash::{BuildHasher, Hasher};
+            let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+            h.write_u32(std::process::id());
+            h.finish().max(1) // 0 is an observer's
+        };
+        let presence = Self::open(&path, token)?;
+        let mut first = Self::open(&path, token)?;
+        let (soc, window) = match Self::ask(&path, &mut first, &Request::Chip)?? {
+            Reply::Chip { soc, window } => (soc, window),
+            other => return Err(gone(&path, format!("an answer out of place: {other:?}"))),
+        };
+        let chip = ChipProfile::builtin(&soc).map_err(|e| gone(&path, e))?;
+        Ok(SharedDeviceClient {
+            path,
+            token,
+            chip,
+            window,
+            idle: Mutex::new(vec![first]),
+            _presence: presence,
+        })
+    }
+
+    fn open(path: &Path, token: u64) -> BResult<UnixStream> {
+        let mut s = UnixStream::connect(path).map_err(|e| gone(path, e))?;
+        wire::send(
+            &mut s,
+            &Request::Hello {
+                pid: std::process::id(),
+                token,
+            },
+        )
+        .map_err(|e| gone(path, e))?;
+        Ok(s)
+    }
+
+    /// Sends `req` and reads the answer: the outer error is the connection's (the service is
+    /// gone), the inner one the call's.
+    fn ask(path: &Path, conn: &mut UnixStream, req: &Request) -> BResult<BResult<Reply>> {
+        wire::send(conn, req).map_err(|e| gone(path, e))?;
+        match wire::receive::<Reply>(conn).map_err(|e| gone(path, e))? {
+            Some(Reply::Err(e)) => Ok(Err(e.into())),
+            Some(r) => Ok(Ok(r)),
+            None => Err(gone(path, "it closed the connection")),
+        }
+    }
+
+    /// Sends `req` on an idle connection (or a new one) and returns the answer; a connection
+    /// that broke is not used again.
+    fn call(&self, req: Request) -> BResult<Reply> {
+        let taken = self.idle.lock().unwrap_or_else(|p| p.into_inner()).pop();
+        let mut conn = match taken {
+            Some(c) => c,
+            None => Self::open(&self.path, self.token)?,
+        };
+        let answer = Self::ask(&self.path, &mut conn, &req)?;
+        self.idle
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(conn);
+        answer
+    }
+
+    fn unit(&self, req: Request) -> BResult<()> {
+        self.call(req).map(|_| ())
+    }
+
+    fn u64(&self, req: Request) -> BResult<u64> {
+        match self.call(req)? {
+            Reply::U64(v) => Ok(v),
+            other => Err(self.misfit(other)),
+        }
+    }
+
+    fn bool(&self, req: Request) -> BResult<bool> {
+        match self.call(req)? {
+            Reply::Bool(v) => Ok(v),
+            other => Err(self.misfit(other)),
+        }
+    }
+
+    fn misfit(&self, reply: Reply) -> BackendError {
+        gone(&self.path, format!("an answer out of place: {reply:?}"))
+    }
+}
+
+impl Devices for SharedDeviceClient {
+    fn name(&self) -> &'static str {
+        "shared"
+    }
+
+    fn chip(&self) -> &ChipProfile {
+        &self.chip
+    }
+
+    fn soc_name(&self) -> BResult<String> {
+        match self.call(Request::SocName)? {
+            Reply::Str(s) => Ok(s),
+            other => Err(self.misfit(other)),
+        }
+    }
+
+    fn device_count(&self) -> BResult<u32> {
+        match self.call(Request::DeviceCount)? {
+            Reply::U32(n) => Ok(n),
+            other => Err(self.misfit(other)),
+        }
+    }
+
+    fn open_device(&self, device: u32) -> BResult<StreamId> {
+        self.u64(Request::OpenDevice { device }).map(StreamId)
+    }
+
+    fn close_device(&self, device: u32, force: bool) -> BResult<()> {
+        self.unit(Request::CloseDevice { device, force })
+    }
+
+    fn create_context(&self, device: u32) -> BResult<StreamId> {
+        // An explicit context's default stream: a stream of the process's own.
+        self.create_stream(device, 0, 0)
+    }
+
+    fn destroy_context(&self, _device: u32, default_stream: StreamId) -> BResult<()> {
+        self.destroy_stream(default_stream, true)
+    }
+
+    fn synchronize_device(&self, device: u32, timeout_ms: Option<u64>) -> BResult<()> {
+        self.unit(Request::SynchronizeDevice { device, timeout_ms })
+    }
+
+    fn device_call(&self, call: DeviceCall) -> BResult<Option<i64>> {
+        match self.call(Request::DeviceCall(call.into()))? {
+            Reply::OptI64(v) => Ok(v),
+            other => Err(self.misfit(other)),
+        }
+    }
+}
+
+impl Memory for SharedDeviceClient {
+    fn malloc(&self, device: u32, bytes: u64, policy: u32) -> BResult<u64> {
+        self.u64(Request::Malloc {
+            device,
+            bytes,
+            policy,
+        })
+    }
+
+    fn free(&self, device: u32, addr: u64) -> BResult<()> {
+        self.unit(Request::Free { device, addr })
+    }
+
+    fn malloc_host(&self, _bytes: usize) -> BResult<HostBuf> {
+        Err(unsupported("page-locked host memory (aclrtMallocHost)"))
+    }
+
+    fn free_host(&self, _buf: &HostBuf) -> BResult<()> {
+        Ok(())
+    }
+
+    fn memcpy(&self, copy: SyncCopy<'_>) -> BResult<()> {
+        match copy {
+            SyncCopy::HostToDevice { dst, src } => self.unit(Request::CopyToDevice {
+                dst,
+                data: src.to_vec(),
+            }),
+            SyncCopy::DeviceToHost { dst, src } => {
+                match self.call(Request::CopyFromDevice {
+                    src,
+                    len: dst.len() as u64,
+                })? {
+                    Reply::Bytes(b) if b.len() == dst.len() => {
+                        dst.copy_from_slice(&b);
+                        Ok(())
+                    }
+                    other => Err(self.misfit(other)),
+                }
+            }
+            SyncCopy::DeviceToDevice { dst, src, len } => {
+                self.unit(Request::CopyDeviceToDevice { dst, src, len })
+            }
+        }
+    }
+
+    fn memset(&self, addr: u64, value: u8, count: u64) -> BResult<()> {
+        self.unit(Request::Memset { addr, value, count })
+    }
+
+    fn mirror_copy(&self, _copy: SyncCopy<'_>) -> BResult<()> {
+        Err(unsupported("registered host memory (aclrtHostRegister)"))
+    }
+
+    fn host_access(&self, addr: u64, len: u64, write: bool) -> BResult<()> {
+        self.unit(Request::HostAccess { addr, len, write })
+    }
+
+    fn cmo_set_desc(&self, desc: u64, src: u64, size: u64) -> BResult<()> {
+        self.unit(Request::CmoSetDesc { desc, src, size })
+    }
+}
+
+impl Streams for SharedDeviceClient {
+    fn create_stream(&self, device: u32, priority: u32, flags: u32) -> BResult<StreamId> {
+        self.u64(Request::CreateStream {
+            device,
+            priority,
+            flags,
+        })
+        .map(StreamId)
+    }
+
+    fn destroy_stream(&self, stream: StreamId, force: bool) -> BResult<()> {
+        self.unit(Request::DestroyStream {
+            stream: stream.0,
+            force,
+        })
+    }
+
+    fn launch(&self, stream: StreamId, task: Task) -> BResult<u64> {
+        let task = WireTask::from_task(&task).map_err(|what| unsupported(&what))?;
+        self.u64(Request::Launch {
+            stream: stream.0,
+            task,
+        })
+    }
+
+    fn synchronize_stream(&self, stream: StreamId, timeout_ms: Option<u64>) -> BResult<()> {
+        self.unit(Request::SynchronizeStream {
+            stream: stream.0,
+            timeout_ms,
+        })
+    }
+
+    fn stream_idle(&self, stream: StreamId) -> BResult<bool> {
+        self.bool(Request::StreamIdle { stream: stream.0 })
+    }
+
+    fn set_stop_on_failure(&self, stream: StreamId, named: bool) -> BResult<()> {
+        self.unit(Request::SetStopOnFailure {
+            stream: stream.0,
+            named,
+        })
+    }
+
+    fn abort_stream(&self, stream: StreamId) -> BResult<()> {
+        self.unit(Request::AbortStream { stream: stream.0 })
+    }
+
+    fn stop_stream(&self, stream: StreamId) -> BResult<()> {
+        self.unit(Request::StopStream { stream: stream.0 })
+    }
+
+    fn take_task_faults(&self) -> Vec<TaskFaultInfo> {
+        match self.call(Request::TakeTaskFaults) {
+            Ok(Reply::Faults(f)) => f.into_iter().map(Into::into).collect(),
+            _ => Vec::new(),
+        }
+    }
+}
+
+impl Events for SharedDeviceClient {
+    fn create_event(&self, device: u32, flags: u32) -> BResult<EventId> {
+        self.u64(Request::CreateEvent { device, flags })
+            .map(EventId)
+    }
+
+    fn destroy_event(&self, event: EventId) -> BResult<()> {
+        self.unit(Request::DestroyEvent { event: event.0 })
+    }
+
+    fn event_complete(&self, event: EventId) -> BResult<bool> {
+        self.bool(Request::EventComplete { event: event.0 })
+    }
+
+    fn synchronize_event(&self, event: EventId, timeout_ms: Option<u64>) -> BResult<()> {
+        self.unit(Request::SynchronizeEvent {
+            event: event.0,
+            timeout_ms,
+        })
+    }
+
+    fn event_elapsed_ms(&self, start: EventId, end: EventId) -> BResult<f32> {
+        match self.call(Request::EventElapsed {
+            start: start.0,
+            end: end.0,
+        })? {
+            Reply::F32(v) => Ok(v),
+            other => Err(self.misfit(other)),
+        }
+    }
+
+    fn event_timestamp_us(&self, event: EventId) -> BResult<Option<u64>> {
+        match self.call(Request::EventTimestamp { event: event.0 })? {
+            Reply::OptU64(v) => Ok(v),
+            other => Err(self.misfit(other)),
+        }
+    }
+
+    fn create_notify(&self, device: u32, flag: u64) -> BResult<NotifyId> {
+        self.u64(Request::CreateNotify { device, flag })
+            .map(NotifyId)
+    }
+
+    fn destroy_notify(&self, notify: NotifyId) -> BResult<()> {
+        self.unit(Request::DestroyNotify { notify: notify.0 })
+    }
+}
+
+impl Models for SharedDeviceClient {
+    fn create_model(&self, device: u32) -> BResult<ModelId> {
+        self.u64(Request::CreateModel { device }).map(ModelId)
+    }
+
+    fn bind_stream(&self, model: ModelId, stream: StreamId, flag: u32) -> BResult<()> {
+        self.unit(Request::BindStream {
+            model: model.0,
+            stream: stream.0,
+            flag,
+        })
+    }
+
+    fn unbind_stream(&self, model: ModelId, stream: StreamId) -> BResult<()> {
+        self.unit(Request::UnbindStream {
+            model: model.0,
+            stream: stream.0,
+        })
+    }
+
+    fn end_task(&self, model: ModelId, stream: StreamId) -> BResult<()> {
+        self.unit(Request::EndTask {
+            model: model.0,
+            stream: stream.0,
+        })
+    }
+
+    fn build_end(&self, model: ModelId) -> BResult<()> {
+        self.unit(Request::BuildEnd { model: model.0 })
+    }
+
+    fn execute_model(&self, model: ModelId, timeout_ms: Option<u64>) -> BResult<()> {
+        self.unit(Request::ExecuteModel {
+            model: model.0,
+            timeout_ms,
+        })
+    }
+
+    fn execute_model_async(&self, model: ModelId, stream: StreamId) -> BResult<()> {
+        self.unit(Request::ExecuteModelAsync {
+            model: model.0,
+            stream: stream.0,
+        })
+    }
+
+    fn destroy_model(&self, model: ModelId) -> BResult<()> {
+        self.unit(Request::DestroyModel { model: model.0 })
+    }
+}
+
+impl HostCalls for SharedDeviceClient {
+    fn launch_host_call(
+        &self,
+        _stream: StreamId,
+        _f: HostFn,
+        _thread: HostCallThread,
+        _blocking: bool,
+    ) -> BResult<()> {
+        Err(unsupported("a host function or callback"))
+    }
+
+    fn process_host_calls(
+        &self,
+        _thread: HostCallThread,
+        _timeout_ms: Option<u64>,
+    ) -> BResult<bool> {
+        Ok(false)
+    }
+
+    fn subscribe_reports(&self, _thread: u64, _stream: StreamId, _subscribe: bool) -> BResult<()> {
+        Err(unsupported("a report thread (aclrtSubscribeReport)"))
+    }
+}
+
+impl Inspect for SharedDeviceClient {
+    fn device_window(&self) -> Option<Range<u64>> {
+        self.window.map(|(lo, hi)| lo..hi)
+    }
+
+    fn explain_device_address(&self, addr: u64) -> Option<String> {
+        match self.call(Request::Explain { addr }) {
+            Ok(Reply::OptStr(s)) => s,
+            _ => None,
+        }
+    }
+
+    fn runs_sim_kernels(&self) -> bool {
+        false
+    }
+
+    #[cfg(feature = "sim")]
+    fn simulator(&self) -> Option<&ascend_sim::Sim> {
+        None
+    }
+}

@@ -1,0 +1,419 @@
+//! The shared device service: one simulator whose devices several processes use at once.
+//! Each connection is served by a thread of its own (a client's blocking call blocks only that
+//! thread, as a host thread blocks on a device); connections carrying the same token are one
+//! process, and what a process created (memory, streams, events, notifies, models, its opening
+//! of a device) is its own: when its last connection closes (it ended, or was killed), the
+//! service releases all of it and the other processes go on.
+//!
+//! A device is opened in the simulator once, by its first process, and closed when its last
+//! process closes it; each process gets a default stream of its own. A process's device
+//! synchronize waits for its own streams, as on a device each process waits for its own work.
+
+use std::collections::{HashMap, HashSet};
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use super::wire::{self, ProcessStatus, Reply, Request, WireError, WireFault};
+use crate::backend::{Backend, BackendError, EventId, ModelId, NotifyId, StreamId, SyncCopy};
+
+/// What one process owns.
+#[derive(Debug, Default)]
+struct Owned {
+    pid: u32,
+    connections: usize,
+    /// Devices it opened, with its default stream on each.
+    devices: HashMap<u32, StreamId>,
+    streams: HashMap<u64, u32>,
+    allocations: HashSet<(u32, u64)>,
+    events: HashSet<u64>,
+    notifies: HashSet<u64>,
+    models: HashSet<u64>,
+    faults: Vec<WireFault>,
+}
+
+/// The service's books: the processes, and how many of them have each device open.
+#[derive(Debug, Default)]
+struct Books {
+    processes: HashMap<u64, Owned>,
+    open_count: HashMap<u32, usize>,
+}
+
+/// The service over `backend` (a simulator).
+pub(crate) struct DeviceService {
+    backend: Arc<dyn Backend>,
+    soc: String,
+    books: Mutex<Books>,
+}
+
+impl std::fmt::Debug for DeviceService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DeviceService")
+            .field("soc", &self.soc)
+            .finish_non_exhaustive()
+    }
+}
+
+type Answer = Result<Reply, BackendError>;
+
+impl DeviceService {
+    /// A service over `backend`.
+    pub fn new(backend: Arc<dyn Backend>) -> Arc<DeviceService> {
+        let soc = backend.chip().soc_name.clone();
+        Arc::new(DeviceService {
+            backend,
+            soc,
+            books: Mutex::new(Books::default()),
+        })
+    }
+
+    fn books(&self) -> std::sync::MutexGuard<'_, Books> {
+        self.books.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Serves the clients that connect to `listener`, each connection on a thread of its own,
+    /// until the listener fails.
+    pub fn serve(self: &Arc<Self>, listener: UnixListener) -> std::io::Result<()> {
+        for conn in listener.incoming() {
+            let conn = conn?;
+            let me = self.clone();
+            std::thread::Builder::new()
+                .name("ascend-sim-client".into())
+                .spawn(move || me.serve_connection(conn))?;
+        }
+        Ok(())
+    }
+
+    /// Binds `path` (replacing a socket file no service answers at) and serves it.
+    pub fn serve_at(self: &Arc<Self>, path: &Path) -> std::io::Result<()> {
+        if path.exists() && UnixStream::connect(path).is_err() {
+            std::fs::remove_file(path)?;
+        }
+        self.serve(UnixListener::bind(path)?)
+    }
+
+    fn serve_connection(&self, mut conn: UnixStream) {
+        let token = match wire::receive::<Request>(&mut conn) {
+            // An observer (token 0): answered, never a process.
+            Ok(Some(Request::Hello { token: 0, .. })) => {
+                while let Ok(Some(req)) = wire::receive::<Request>(&mut conn) {
+                    let reply = match req {
+                        Request::Status => Reply::Status(self.status()),
+                        _ => Reply::Err(WireError::Unsupported(
+                            "an observer connection asks only for the status".into(),
+                        )),
+                    };
+                    if wire::send(&mut conn, &reply).is_err() {
+                        break;
+                    }
+                }
+                return;
+            }
+            Ok(Some(Request::Hello { pid, token })) => {
+                let mut b = self.books();
+                let p = b.processes.entry(token).or_default();
+                p.pid = pid;
+                p.connections += 1;
+                token
+            }
+            _ => return,
+        };
+        while let Ok(Some(req)) = wire::receive::<Request>(&mut conn) {
+            let reply = match self.answer(token, req) {
+                Ok(r) => r,
+                Err(e) => Reply::Err(WireError::from(e)),
+            };
+            if wire::send(&mut conn, &reply).is_err() {
+                break;
+            }
+        }
+        let last = {
+            let mut b = self.books();
+            let p = b.processes.entry(token).or_default();
+            p.connections = p.connections.saturating_sub(1);
+            p.connections == 0
+        };
+        if last {
+            self.release_process(token);
+        }
+    }
+
+    /// A process has gone: what it owned is released, the others' work goes on.
+    fn release_process(&self, token: u64) {
+        let Some(owned) = self.books().processes.remove(&token) else {
+            return;
+        };
+        let be = &self.backend;
+        for &stream in owned.streams.keys() {
+            let _ = be.destroy_stream(StreamId(stream), true);
+        }
+        for (&device, &default) in &owned.devices {
+            let _ = be.destroy_stream(default, true);
+            self.close_shared(device, true);
+        }
+        for &e in &owned.events {
+            let _ = be.destroy_event(EventId(e));
+        }
+        for &n in &owned.notifies {
+            let _ = be.destroy_notify(NotifyId(n));
+        }
+        for &m in &owned.models {
+            let _ = be.destroy_model(ModelId(m));
+        }
+        for &(device, addr) in &owned.allocations {
+            let _ = be.free(device, addr);
+        }
+        tracing::info!(
+            "device service: process {} ended; its {} streams, {} allocations, {} events and {} \
+             notifies are released",
+            owned.pid,
+            owned.streams.len(),
+            owned.allocations.len(),
+            owned.events.len(),
+            owned.notifies.len()
+        );
+    }
+
+    /// One process closes `device`: the last one closes it in the simulator.
+    fn close_shared(&self, device: u32, force: bool) {
+        let last = {
+            let mut b = self.books();
+            let n = b.open_count.entry(device).or_default();
+            *n = n.saturating_sub(1);
+            *n == 0
+        };
+        if last {
+            let _ = self.backend.close_device(device, force);
+        }
+    }
+
+    fn with_owned<R>(&self, token: u64, f: impl FnOnce(&mut Owned) -> R) -> R {
+        let mut b = self.books();
+        f(b.processes.entry(token).or_default())
+    }
+
+    fn answer(&self, token: u64, req: Request) -> Answer {
+        let be = &self.backend;
+        let unit = |r: crate::backend::BResult<()>| r.map(|()| Reply::Unit);
+        Ok(match req {
+            Request::Hello { .. } => Reply::Unit,
+            Request::Chip => Reply::Chip {
+                soc: self.soc.clone(),
+                window: be.device_window().map(|w| (w.start, w.end)),
+            },
+            Request::Status => Reply::Status(self.status()),
+            Request::SocName => Reply::Str(be.soc_name()?),
+            Request::DeviceCount => Reply::U32(be.device_count()?),
+            Request::Explain { addr } => Reply::OptStr(be.explain_device_address(addr)),
+            Request::OpenDevice { device } => {
+                let first = {
+                    let mut b = self.books();
+                    let n = b.open_count.entry(device).or_default();
+                    *n += 1;
+                    *n == 1
+                };
+                if first {
+                    if let Err(e) = be.open_device(device) {
+                        self.books().open_count.insert(device, 0);
+                        return Err(e);
+                    }
+                }
+                let default = be.create_stream(device, 0, 0)?;
+                self.with_owned(token, |o| o.devices.insert(device, default));
+                Reply::U64(default.0)
+            }
+            Request::CloseDevice { device, force } => {
+                let (default, streams) = self.with_owned(token, |o| {
+                    let streams: Vec<u64> = o
+                        .streams
+                        .iter()
+                        .filter(|(_, &d)| d == device)
+                        .map(|(&s, _)| s)
+                        .collect();
+                    (o.devices.remove(&device), streams)
+                });
+                if let Some(default) = default {
+                    if !force {
+                        for &s in streams.iter().chain(std::iter::once(&default.0)) {
+                            be.synchronize_stream(StreamId(s), None)?;
+                        }
+                    }
+                    let _ = be.destroy_stream(default, true);
+                    self.close_shared(device, force);
+                }
+                Reply::Unit
+            }
+            Request::SynchronizeDevice { device, timeout_ms } => {
+                let streams: Vec<u64> = self.with_owned(token, |o| {
+                    o.streams
+                        .iter()
+                        .filter(|(_, &d)| d == device)
+                        .map(|(&s, _)| s)
+                        .chain(o.devices.get(&device).map(|s| s.0))
+                        .collect()
+                });
+                for s in streams {
+                    be.synchronize_stream(StreamId(s), timeout_ms)?;
+                }
+                Reply::Unit
+            }
+            Request::DeviceCall(c) => Reply::OptI64(be.device_call(c.into())?),
+            Request::Malloc {
+                device,
+                bytes,
+                policy,
+            } => {
+                let addr = be.malloc(device, bytes, policy)?;
+                self.with_owned(token, |o| o.allocations.insert((device, addr)));
+                Reply::U64(addr)
+            }
+            Request::Free { device, addr } => {
+                be.free(device, addr)?;
+                self.with_owned(token, |o| o.allocations.remove(&(device, addr)));
+                Reply::Unit
+            }
+            Request::CopyToDevice { dst, data } => {
+                unit(be.memcpy(SyncCopy::HostToDevice { dst, src: &data }))?
+            }
+            Request::CopyFromDevice { src, len } => {
+                let mut out = vec![0u8; len as usize];
+                be.memcpy(SyncCopy::DeviceToHost { dst: &mut out, src })?;
+                Reply::Bytes(out)
+            }
+            Request::CopyDeviceToDevice { dst, src, len } => {
+                unit(be.memcpy(SyncCopy::DeviceToDevice { dst, src, len }))?
+            }
+            Request::Memset { addr, value, count } => unit(be.memset(addr, value, count))?,
+            Request::HostAccess { addr, len, write } => unit(be.host_access(addr, len, write))?,
+            Request::CmoSetDesc { desc, src, size } => unit(be.cmo_set_desc(desc, src, size))?,
+            Request::CreateStream {
+                device,
+                priority,
+                flags,
+            } => {
+                let s = be.create_stream(device, priority, flags)?;
+                self.with_owned(token, |o| o.streams.insert(s.0, device));
+                Reply::U64(s.0)
+            }
+            Request::DestroyStream { stream, force } => {
+                be.destroy_stream(StreamId(stream), force)?;
+                self.with_owned(token, |o| o.streams.remove(&stream));
+                Reply::Unit
+            }
+            Request::Launch { stream, task } => {
+                let task = task.into_task().map_err(BackendError::Unsupported)?;
+                Reply::U64(be.launch(StreamId(stream), task)?)
+            }
+            Request::SynchronizeStream { stream, timeout_ms } => {
+                unit(be.synchronize_stream(StreamId(stream), timeout_ms))?
+            }
+            Request::StreamIdle { stream } => Reply::Bool(be.stream_idle(StreamId(stream))?),
+            Request::SetStopOnFailure { stream, named } => {
+                unit(be.set_stop_on_failure(StreamId(stream), named))?
+            }
+            Request::AbortStream { stream } => unit(be.abort_stream(StreamId(stream)))?,
+            Request::StopStream { stream } => unit(be.stop_stream(StreamId(stream)))?,
+            Request::TakeTaskFaults => Reply::Faults(self.faults_of(token)),
+            Request::CreateEvent { device, flags } => {
+                let e = be.create_event(device, flags)?;
+                self.with_owned(token, |o| o.events.insert(e.0));
+                Reply::U64(e.0)
+            }
+            Request::DestroyEvent { event } => {
+                be.destroy_event(EventId(event))?;
+                self.with_owned(token, |o| o.events.remove(&event));
+                Reply::Unit
+            }
+            Request::EventComplete { event } => Reply::Bool(be.event_complete(EventId(event))?),
+            Request::SynchronizeEvent { event, timeout_ms } => {
+                unit(be.synchronize_event(EventId(event), timeout_ms))?
+            }
+            Request::EventElapsed { start, end } => {
+                Reply::F32(be.event_elapsed_ms(EventId(start), EventId(end))?)
+            }
+            Request::EventTimestamp { event } => {
+                Reply::OptU64(be.event_timestamp_us(EventId(event))?)
+            }
+            Request::CreateNotify { device, flag } => {
+                let n = be.create_notify(device, flag)?;
+                self.with_owned(token, |o| o.notifies.insert(n.0));
+                Reply::U64(n.0)
+            }
+            Request::DestroyNotify { notify } => {
+                be.destroy_notify(NotifyId(notify))?;
+                self.with_owned(token, |o| o.notifies.remove(&notify));
+                Reply::Unit
+            }
+            Request::CreateModel { device } => {
+                let m = be.create_model(device)?;
+                self.with_owned(token, |o| o.models.insert(m.0));
+                Reply::U64(m.0)
+            }
+            Request::BindStream {
+                model,
+                stream,
+                flag,
+            } => unit(be.bind_stream(ModelId(model), StreamId(stream), flag))?,
+            Request::UnbindStream { model, stream } => {
+                unit(be.unbind_stream(ModelId(model), StreamId(stream)))?
+            }
+            Request::EndTask { model, stream } => {
+                unit(be.end_task(ModelId(model), StreamId(stream)))?
+            }
+            Request::BuildEnd { model } => unit(be.build_end(ModelId(model)))?,
+            Request::ExecuteModel { model, timeout_ms } => {
+                unit(be.execute_model(ModelId(model), timeout_ms))?
+            }
+            Request::ExecuteModelAsync { model, stream } => {
+                unit(be.execute_model_async(ModelId(model), StreamId(stream)))?
+            }
+            Request::DestroyModel { model } => {
+                be.destroy_model(ModelId(model))?;
+                self.with_owned(token, |o| o.models.remove(&model));
+                Reply::Unit
+            }
+        })
+    }
+
+    /// The processes, lowest pid first, and what each owns.
+    fn status(&self) -> Vec<ProcessStatus> {
+        let b = self.books();
+        let mut all: Vec<ProcessStatus> = b
+            .processes
+            .values()
+            .map(|o| ProcessStatus {
+                pid: o.pid,
+                connections: o.connections,
+                devices: o.devices.len(),
+                streams: o.streams.len(),
+                allocations: o.allocations.len(),
+                events: o.events.len(),
+                notifies: o.notifies.len(),
+                models: o.models.len(),
+            })
+            .collect();
+        all.sort_by_key(|p| p.pid);
+        all
+    }
+
+    /// The task faults of `token`'s streams since its last look; the others' are kept for
+    /// them.
+    fn faults_of(&self, token: u64) -> Vec<WireFault> {
+        let new = self.backend.take_task_faults();
+        let mut b = self.books();
+        for f in new {
+            let owner = b
+                .processes
+                .iter()
+                .find(|(_, o)| {
+                    o.streams.contains_key(&f.stream.0)
+                        || o.devices.values().any(|s| *s == f.stream)
+                })
+                .map(|(&t, _)| t);
+            if let Some(t) = owner {
+                b.processes.entry(t).or_default().faults.push(f.into());
+            }
+        }
+        std::mem::take(&mut b.processes.entry(token).or_default().faults)
+    }
+}

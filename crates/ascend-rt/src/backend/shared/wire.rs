@@ -1,0 +1,682 @@
+//! The shared device's protocol: what a client sends ([`Request`], one per backend call it
+//! forwards) and what the service answers ([`Reply`]), each a frame of a 4-byte little-endian
+//! length and its bincode encoding, over a Unix socket.
+//!
+//! Handles and addresses are the service's backend's own numbers; enum values travel as their
+//! raw ACL values. A task travels as a [`WireTask`]: the kinds whose arguments are plain data
+//! (host bytes a copy reads are sent with it, as the front end's staging of pageable memory
+//! already snapshotted them).
+
+use std::io::{Read, Write};
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use ascend_types::{CmoType, Diagnosis, EventId, Loc, NotifyId, Task, WaitMode};
+
+use super::super::{BackendError, DeviceCall, TaskFaultInfo};
+use crate::error::AclError;
+
+/// The largest frame either side accepts (a copy's bytes included).
+pub const MAX_FRAME: usize = 1 << 30;
+
+/// A call a client makes.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum Request {
+    /// The first frame of every connection: which process it is (its pid, and a token that
+    /// names it however many connections it opens).
+    Hello {
+        /// The client's process id.
+        pid: u32,
+        /// The client runtime's token.
+        token: u64,
+    },
+    /// The service's SoC and address window: answered with [`Reply::Chip`].
+    Chip,
+    /// The processes the service has, and what each owns: [`Reply::Status`].
+    Status,
+    SocName,
+    DeviceCount,
+    Explain {
+        addr: u64,
+    },
+    OpenDevice {
+        device: u32,
+    },
+    CloseDevice {
+        device: u32,
+        force: bool,
+    },
+    SynchronizeDevice {
+        device: u32,
+        timeout_ms: Option<u64>,
+    },
+    DeviceCall(WireDeviceCall),
+    Malloc {
+        device: u32,
+        bytes: u64,
+        policy: u32,
+    },
+    Free {
+        device: u32,
+        addr: u64,
+    },
+    CopyToDevice {
+        dst: u64,
+        data: Vec<u8>,
+    },
+    CopyFromDevice {
+        src: u64,
+        len: u64,
+    },
+    CopyDeviceToDevice {
+        dst: u64,
+        src: u64,
+        len: u64,
+    },
+    Memset {
+        addr: u64,
+        value: u8,
+        count: u64,
+    },
+    HostAccess {
+        addr: u64,
+        len: u64,
+        write: bool,
+    },
+    CmoSetDesc {
+        desc: u64,
+        src: u64,
+        size: u64,
+    },
+    CreateStream {
+        device: u32,
+        priority: u32,
+        flags: u32,
+    },
+    DestroyStream {
+        stream: u64,
+        force: bool,
+    },
+    Launch {
+        stream: u64,
+        task: WireTask,
+    },
+    SynchronizeStream {
+        stream: u64,
+        timeout_ms: Option<u64>,
+    },
+    StreamIdle {
+        stream: u64,
+    },
+    SetStopOnFailure {
+        stream: u64,
+        named: bool,
+    },
+    AbortStream {
+        stream: u64,
+    },
+    StopStream {
+        stream: u64,
+    },
+    TakeTaskFaults,
+    CreateEvent {
+        device: u32,
+        flags: u32,
+    },
+    DestroyEvent {
+        event: u64,
+    },
+    EventComplete {
+        event: u64,
+    },
+    SynchronizeEvent {
+        event: u64,
+        timeout_ms: Option<u64>,
+    },
+    EventElapsed {
+        start: u64,
+        end: u64,
+    },
+    EventTimestamp {
+        event: u64,
+    },
+    CreateNotify {
+        device: u32,
+        flag: u64,
+    },
+    DestroyNotify {
+        notify: u64,
+    },
+    CreateModel {
+        device: u32,
+    },
+    BindStream {
+        model: u64,
+        stream: u64,
+        flag: u32,
+    },
+    UnbindStream {
+        model: u64,
+        stream: u64,
+    },
+    EndTask {
+        model: u64,
+        stream: u64,
+    },
+    BuildEnd {
+        model: u64,
+    },
+    ExecuteModel {
+        model: u64,
+        timeout_ms: Option<u64>,
+    },
+    ExecuteModelAsync {
+        model: u64,
+        stream: u64,
+    },
+    DestroyModel {
+        model: u64,
+    },
+}
+
+/// [`DeviceCall`] on the wire.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub enum WireDeviceCall {
+    Info { device: u32, attr: i32 },
+    Status { device: u32 },
+    Capability { device: u32, feature: i32 },
+    ResLimitGet { device: u32, kind: u32 },
+    ResLimitSet { device: u32, kind: u32, value: u32 },
+    ResLimitReset { device: u32 },
+    PeerCan { device: u32, peer: u32 },
+    PeerEnable { device: u32, peer: u32 },
+    PeerDisable { device: u32, peer: u32 },
+    SatModeGet,
+    SatModeSet { mode: u32 },
+    OverflowSwitchGet { stream: u64 },
+    OverflowSwitchSet { stream: u64, flag: u32 },
+}
+
+impl From<DeviceCall> for WireDeviceCall {
+    fn from(c: DeviceCall) -> Self {
+        use DeviceCall as D;
+        use WireDeviceCall as W;
+        match c {
+            D::Info { device, attr } => W::Info { device, attr },
+            D::Status { device } => W::Status { device },
+            D::Capability { device, feature } => W::Capability { device, feature },
+            D::ResLimitGet { device, kind } => W::ResLimitGet { device, kind },
+            D::ResLimitSet {
+                device,
+                kind,
+                value,
+            } => W::ResLimitSet {
+                device,
+                kind,
+                value,
+            },
+            D::ResLimitReset { device } => W::ResLimitReset { device },
+            D::PeerCan { device, peer } => W::PeerCan { device, peer },
+            D::PeerEnable { device, peer } => W::PeerEnable { device, peer },
+            D::PeerDisable { device, peer } => W::PeerDisable { device, peer },
+            D::SatModeGet => W::SatModeGet,
+            D::SatModeSet { mode } => W::SatModeSet { mode },
+            D::OverflowSwitchGet { stream } => W::OverflowSwitchGet { stream: stream.0 },
+            D::OverflowSwitchSet { stream, flag } => W::OverflowSwitchSet {
+                stream: stream.0,
+                flag,
+            },
+        }
+    }
+}
+
+impl From<WireDeviceCall> for DeviceCall {
+    fn from(c: WireDeviceCall) -> Self {
+        use ascend_types::StreamId;
+        use DeviceCall as D;
+        use WireDeviceCall as W;
+        match c {
+            W::Info { device, attr } => D::Info { device, attr },
+            W::Status { device } => D::Status { device },
+            W::Capability { device, feature } => D::Capability { device, feature },
+            W::ResLimitGet { device, kind } => D::ResLimitGet { device, kind },
+            W::ResLimitSet {
+                device,
+                kind,
+                value,
+            } => D::ResLimitSet {
+                device,
+                kind,
+                value,
+            },
+            W::ResLimitReset { device } => D::ResLimitReset { device },
+            W::PeerCan { device, peer } => D::PeerCan { device, peer },
+            W::PeerEnable { device, peer } => D::PeerEnable { device, peer },
+            W::PeerDisable { device, peer } => D::PeerDisable { device, peer },
+            W::SatModeGet => D::SatModeGet,
+            W::SatModeSet { mode } => D::SatModeSet { mode },
+            W::OverflowSwitchGet { stream } => D::OverflowSwitchGet {
+                stream: StreamId(stream),
+            },
+            W::OverflowSwitchSet { stream, flag } => D::OverflowSwitchSet {
+                stream: StreamId(stream),
+                flag,
+            },
+        }
+    }
+}
+
+/// A stream task whose arguments are plain data.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub enum WireTask {
+    ValueWrite {
+        addr: u64,
+        value: u64,
+    },
+    ValueWait {
+        addr: u64,
+        value: u64,
+        mode: u32,
+    },
+    CopyDeviceToDevice {
+        dst: u64,
+        src: u64,
+        len: u64,
+    },
+    /// A copy from host bytes (sent with the task) to device memory.
+    CopyHostToDevice {
+        dst: u64,
+        data: Vec<u8>,
+    },
+    Memset {
+        addr: u64,
+        value: u8,
+        len: u64,
+    },
+    Cmo {
+        op: u32,
+        addr: u64,
+        len: u64,
+    },
+    CmoWithBarrier {
+        op: u32,
+        addr: u64,
+        len: u64,
+        barrier_id: u32,
+    },
+    CmoWaitBarrier {
+        barrier_ids: Vec<u32>,
+    },
+    CmoWithDesc {
+        desc: u64,
+        op: u32,
+    },
+    EventRecord(u64),
+    EventWait(u64),
+    EventReset(u64),
+    NotifyRecord(u64),
+    NotifyWait {
+        notify: u64,
+        timeout_ms: Option<u64>,
+    },
+}
+
+impl WireTask {
+    /// The task on the wire, or why it cannot go there yet.
+    pub fn from_task(task: &Task) -> Result<WireTask, String> {
+        Ok(match task {
+            Task::ValueWrite { addr, value } => WireTask::ValueWrite {
+                addr: *addr,
+                value: *value,
+            },
+            Task::ValueWait { addr, value, mode } => WireTask::ValueWait {
+                addr: *addr,
+                value: *value,
+                mode: mode.flag(),
+            },
+            Task::Memcpy { dst, src, len } => match (dst, src) {
+                (Loc::Device(d), Loc::Device(s)) => WireTask::CopyDeviceToDevice {
+                    dst: *d,
+                    src: *s,
+                    len: *len,
+                },
+                (Loc::Device(d), Loc::Host { buf, offset }) => {
+                    let b = buf.lock().unwrap_or_else(|p| p.into_inner());
+                    let end = offset.saturating_add(*len as usize).min(b.len());
+                    WireTask::CopyHostToDevice {
+                        dst: *d,
+                        data: b[(*offset).min(end)..end].to_vec(),
+                    }
+                }
+                (Loc::Host { .. }, _) => {
+                    return Err("an asynchronous copy into host memory".into());
+                }
+            },
+            Task::Memset { addr, value, len } => WireTask::Memset {
+                addr: *addr,
+                value: *value,
+                len: *len,
+            },
+            Task::Cmo { op, addr, len } => WireTask::Cmo {
+                op: op.raw(),
+                addr: *addr,
+                len: *len,
+            },
+            Task::CmoWithBarrier {
+                op,
+                addr,
+                len,
+                barrier_id,
+            } => WireTask::CmoWithBarrier {
+                op: op.raw(),
+                addr: *addr,
+                len: *len,
+                barrier_id: *barrier_id,
+            },
+            Task::CmoWaitBarrier { barrier_ids } => WireTask::CmoWaitBarrier {
+                barrier_ids: barrier_ids.clone(),
+            },
+            Task::CmoWithDesc { desc, op } => WireTask::CmoWithDesc {
+                desc: *desc,
+                op: op.raw(),
+            },
+            Task::EventRecord(e) => WireTask::EventRecord(e.0),
+            Task::EventWait(e) => WireTask::EventWait(e.0),
+            Task::EventReset(e) => WireTask::EventReset(e.0),
+            Task::NotifyRecord(n) => WireTask::NotifyRecord(n.0),
+            Task::NotifyWait { notify, timeout_ms } => WireTask::NotifyWait {
+                notify: notify.0,
+                timeout_ms: *timeout_ms,
+            },
+            Task::Kernel { .. } => return Err("a simulator kernel".into()),
+            Task::Reduce { .. } => return Err("a reduce task".into()),
+            Task::LabelSet { .. } | Task::LabelSwitch { .. } => return Err("a label".into()),
+            Task::RandomNum(_) => return Err("a random-number task".into()),
+        })
+    }
+
+    /// The task again, on the service's side.
+    pub fn into_task(self) -> Result<Task, String> {
+        let cmo = |op: u32| CmoType::from_raw(op).ok_or_else(|| format!("CMO type {op}"));
+        Ok(match self {
+            WireTask::ValueWrite { addr, value } => Task::ValueWrite { addr, value },
+            WireTask::ValueWait { addr, value, mode } => Task::ValueWait {
+                addr,
+                value,
+                mode: WaitMode::from_flag(mode).ok_or_else(|| format!("wait mode {mode}"))?,
+            },
+            WireTask::CopyDeviceToDevice { dst, src, len } => Task::Memcpy {
+                dst: Loc::Device(dst),
+                src: Loc::Device(src),
+                len,
+            },
+            WireTask::CopyHostToDevice { dst, data } => Task::Memcpy {
+                dst: Loc::Device(dst),
+                len: data.len() as u64,
+                src: Loc::Host {
+                    buf: Arc::new(std::sync::Mutex::new(data)),
+                    offset: 0,
+                },
+            },
+            WireTask::Memset { addr, value, len } => Task::Memset { addr, value, len },
+            WireTask::Cmo { op, addr, len } => Task::Cmo {
+                op: cmo(op)?,
+                addr,
+                len,
+            },
+            WireTask::CmoWithBarrier {
+                op,
+                addr,
+                len,
+                barrier_id,
+            } => Task::CmoWithBarrier {
+                op: cmo(op)?,
+                addr,
+                len,
+                barrier_id,
+            },
+            WireTask::CmoWaitBarrier { barrier_ids } => Task::CmoWaitBarrier { barrier_ids },
+            WireTask::CmoWithDesc { desc, op } => Task::CmoWithDesc { desc, op: cmo(op)? },
+            WireTask::EventRecord(e) => Task::EventRecord(EventId(e)),
+            WireTask::EventWait(e) => Task::EventWait(EventId(e)),
+            WireTask::EventReset(e) => Task::EventReset(EventId(e)),
+            WireTask::NotifyRecord(n) => Task::NotifyRecord(NotifyId(n)),
+            WireTask::NotifyWait { notify, timeout_ms } => Task::NotifyWait {
+                notify: NotifyId(notify),
+                timeout_ms,
+            },
+        })
+    }
+}
+
+/// What the service answers.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub enum Reply {
+    Unit,
+    U64(u64),
+    U32(u32),
+    Bool(bool),
+    F32(f32),
+    OptU64(Option<u64>),
+    OptI64(Option<i64>),
+    Str(String),
+    OptStr(Option<String>),
+    Bytes(Vec<u8>),
+    Window(Option<(u64, u64)>),
+    Faults(Vec<WireFault>),
+    /// The processes using the service.
+    Status(Vec<ProcessStatus>),
+    /// The service's chip: its SoC name (a built-in profile) and device address window.
+    Chip {
+        soc: String,
+        window: Option<(u64, u64)>,
+    },
+    Err(WireError),
+}
+
+/// One process using the service, and what it owns.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProcessStatus {
+    /// Its process id.
+    pub pid: u32,
+    /// Its connections.
+    pub connections: usize,
+    /// Devices it has open.
+    pub devices: usize,
+    /// Streams it created (beyond its default streams).
+    pub streams: usize,
+    /// Device allocations it holds.
+    pub allocations: usize,
+    /// Events it created.
+    pub events: usize,
+    /// Notifies it created.
+    pub notifies: usize,
+    /// Models it created.
+    pub models: usize,
+}
+
+/// [`TaskFaultInfo`] on the wire.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct WireFault {
+    pub task: u64,
+    pub stream: u64,
+    pub device: u32,
+    pub message: String,
+    /// 0 vector, 1 AI core.
+    pub kernel_core: Option<u8>,
+}
+
+impl From<TaskFaultInfo> for WireFault {
+    fn from(f: TaskFaultInfo) -> Self {
+        WireFault {
+            task: f.task,
+            stream: f.stream.0,
+            device: f.device,
+            message: f.message,
+            kernel_core: f.kernel_core.map(core_to_wire),
+        }
+    }
+}
+
+impl From<WireFault> for TaskFaultInfo {
+    fn from(f: WireFault) -> Self {
+        TaskFaultInfo {
+            task: f.task,
+            stream: ascend_types::StreamId(f.stream),
+            device: f.device,
+            message: f.message,
+            kernel_core: f.kernel_core.map(core_from_wire),
+        }
+    }
+}
+
+fn core_to_wire(c: ascend_types::CoreType) -> u8 {
+    match c {
+        ascend_types::CoreType::AiCore => 1,
+        _ => 0,
+    }
+}
+
+fn core_from_wire(c: u8) -> ascend_types::CoreType {
+    if c == 1 {
+        ascend_types::CoreType::AiCore
+    } else {
+        ascend_types::CoreType::Vector
+    }
+}
+
+/// [`BackendError`] on the wire.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub enum WireError {
+    OutOfMemory(String),
+    BadAddress(String),
+    UnknownHandle(String),
+    QueueFull(String),
+    Timeout {
+        message: String,
+        stall: Option<Diagnosis>,
+    },
+    Stalled {
+        message: String,
+        stall: Diagnosis,
+    },
+    TaskFault(String),
+    KernelFault {
+        core: u8,
+        message: String,
+    },
+    TaskTimeout(String),
+    TimestampInvalid(String),
+    StreamDiscarded(String),
+    Unsupported(String),
+    Library {
+        code: i32,
+        message: String,
+    },
+}
+
+impl From<BackendError> for WireError {
+    fn from(e: BackendError) -> Self {
+        use BackendError as B;
+        match e {
+            B::OutOfMemory(m) => WireError::OutOfMemory(m),
+            B::BadAddress(m) => WireError::BadAddress(m),
+            B::UnknownHandle(m) => WireError::UnknownHandle(m),
+            B::QueueFull(m) => WireError::QueueFull(m),
+            B::Timeout { message, stall } => WireError::Timeout {
+                message,
+                stall: stall.map(|d| (*d).clone()),
+            },
+            B::Stalled { message, stall } => WireError::Stalled {
+                message,
+                stall: (*stall).clone(),
+            },
+            B::TaskFault(m) => WireError::TaskFault(m),
+            B::KernelFault { core, message } => WireError::KernelFault {
+                core: core_to_wire(core),
+                message,
+            },
+            B::TaskTimeout(m) => WireError::TaskTimeout(m),
+            B::TimestampInvalid(m) => WireError::TimestampInvalid(m),
+            B::StreamDiscarded(m) => WireError::StreamDiscarded(m),
+            B::Unsupported(m) => WireError::Unsupported(m),
+            B::Library(e) => WireError::Library {
+                code: e.code(),
+                message: e.message.clone(),
+            },
+        }
+    }
+}
+
+impl From<WireError> for BackendError {
+    fn from(e: WireError) -> Self {
+        use BackendError as B;
+        match e {
+            WireError::OutOfMemory(m) => B::OutOfMemory(m),
+            WireError::BadAddress(m) => B::BadAddress(m),
+            WireError::UnknownHandle(m) => B::UnknownHandle(m),
+            WireError::QueueFull(m) => B::QueueFull(m),
+            WireError::Timeout { message, stall } => B::Timeout {
+                message,
+                stall: stall.map(Arc::new),
+            },
+            WireError::Stalled { message, stall } => B::Stalled {
+                message,
+                stall: Arc::new(stall),
+            },
+            WireError::TaskFault(m) => B::TaskFault(m),
+            WireError::KernelFault { core, message } => B::KernelFault {
+                core: core_from_wire(core),
+                message,
+            },
+            WireError::TaskTimeout(m) => B::TaskTimeout(m),
+            WireError::TimestampInvalid(m) => B::TimestampInvalid(m),
+            WireError::StreamDiscarded(m) => B::StreamDiscarded(m),
+            WireError::Unsupported(m) => B::Unsupported(m),
+            WireError::Library { code, message } => B::Library(AclError::from_code(code, message)),
+        }
+    }
+}
+
+/// Writes one frame.
+pub fn send<T: Serialize>(w: &mut impl Write, value: &T) -> std::io::Result<()> {
+    let body = bincode::serde::encode_to_vec(value, bincode::config::standard())
+        .map_err(|e| std::io::Error::other(e.to_string()))?;
+    if body.len() > MAX_FRAME {
+        return Err(std::io::Error::other(format!(
+            "a frame of {} bytes is over the {MAX_FRAME}-byte limit",
+            body.len()
+        )));
+    }
+    let mut frame = Vec::with_capacity(4 + body.len());
+    frame.extend_from_slice(&(body.len() as u32).to_le_bytes());
+    frame.extend_from_slice(&body);
+    w.write_all(&frame)
+}
+
+/// Reads one frame; `Ok(None)` at a clean end of the stream (the peer closed it).
+pub fn receive<T: for<'de> Deserialize<'de>>(r: &mut impl Read) -> std::io::Result<Option<T>> {
+    let mut len = [0u8; 4];
+    match r.read_exact(&mut len) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(None),
+        Err(e) => return Err(e),
+    }
+    let len = u32::from_le_bytes(len) as usize;
+    if len > MAX_FRAME {
+        return Err(std::io::Error::other(format!(
+            "a frame of {len} bytes is over the {MAX_FRAME}-byte limit"
+        )));
+    }
+    let mut body = vec![0u8; len];
+    r.read_exact(&mut body)?;
+    let (v, _) = bincode::serde::decode_from_slice(&body, bincode::config::standard())
+        .map_err(|e| std::io::Error::other(e.to_string()))?;
+    Ok(Some(v))
+}

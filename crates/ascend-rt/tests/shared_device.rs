@@ -1,0 +1,180 @@
+//! One simulated device shared by several processes through the device service: each process
+//! uses it as its own, what a process owns is released when it goes (killed or not), and the
+//! others go on. The clients are child runs of this test binary.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use ascend_rt::raw_types::*;
+use ascend_rt::{device_service, MemDst, MemSrc, Runtime};
+
+/// Set in a child's environment: which part it plays, and the socket.
+const ROLE: &str = "ASCEND_RT_SHARED_DEVICE_ROLE";
+const SOCKET: &str = "ASCEND_RT_SHARED_DEVICE_SOCKET";
+
+fn socket(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("shared-device-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join("device.sock")
+}
+
+fn start_service(path: &Path) {
+    let chip = ascend_chips::ChipProfile::builtin("Ascend910B1").unwrap();
+    device_service::spawn(path, chip, Default::default()).unwrap();
+}
+
+fn child(role: &str, path: &Path) -> Child {
+    Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "child_process",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(ROLE, role)
+        .env(SOCKET, path)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+fn read_u64(rt: &Runtime, addr: Addr) -> u64 {
+    let mut b = [0u8; 8];
+    rt.memcpy(
+        MemDst::Host(&mut b),
+        8,
+        MemSrc::Addr(addr),
+        8,
+        memcpy_kind::DEVICE_TO_HOST,
+    )
+    .unwrap();
+    u64::from_le_bytes(b)
+}
+
+/// Waits until `done` holds of the service's status, or 10 s.
+fn until(path: &Path, what: &str, done: impl Fn(&[device_service::ProcessStatus]) -> bool) {
+    let start = Instant::now();
+    loop {
+        let st = device_service::status(path).unwrap();
+        if done(&st) {
+            return;
+        }
+        assert!(start.elapsed() < Duration::from_secs(10), "{what}: {st:?}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// A client process: `hold` allocates, creates streams and queues a wait that never ends,
+/// then says so and sleeps until killed; `work` writes a value and reads it back.
+#[test]
+fn child_process() {
+    let (Ok(role), Ok(path)) = (std::env::var(ROLE), std::env::var(SOCKET)) else {
+        return;
+    };
+    let rt = Runtime::shared_device(&path).unwrap();
+    rt.set_device(0).unwrap();
+    let mut a = Addr::NULL;
+    rt.malloc(Some(&mut a), 1 << 20, malloc_policy::NORMAL_ONLY)
+        .unwrap();
+    rt.memset(a, 8, 0, 8).unwrap();
+    match role.as_str() {
+        "hold" => {
+            let mut s = RawStream::NULL;
+            rt.create_stream(Some(&mut s)).unwrap();
+            rt.value_wait(a, 1, 0, s).unwrap(); // never released
+            let mut e = RawEvent::default();
+            rt.create_event(Some(&mut e)).unwrap();
+            println!("holding");
+            std::thread::sleep(Duration::from_secs(60));
+        }
+        _ => {
+            rt.value_write(a, 41, 0, RawStream::NULL).unwrap();
+            rt.synchronize_stream(RawStream::NULL).unwrap();
+            assert_eq!(read_u64(&rt, a), 41);
+            println!("worked");
+        }
+    }
+}
+
+#[test]
+fn a_killed_process_leaves_nothing_behind_and_the_others_go_on() {
+    let path = socket("killed");
+    start_service(&path);
+    let mut holder = child("hold", &path);
+    until(&path, "the holder's objects", |st| {
+        st.iter()
+            .any(|p| p.pid == holder.id() && p.streams == 1 && p.events == 1 && p.allocations == 1)
+    });
+
+    // Another process uses the device meanwhile.
+    let rt = Runtime::shared_device(&path).unwrap();
+    rt.set_device(0).unwrap();
+    let mut mine = Addr::NULL;
+    rt.malloc(Some(&mut mine), 64, malloc_policy::NORMAL_ONLY)
+        .unwrap();
+
+    holder.kill().unwrap();
+    holder.wait().unwrap();
+    until(&path, "the holder released", |st| {
+        st.iter().all(|p| p.pid != holder.id())
+    });
+
+    // This process's work goes on, and a new process runs to completion.
+    rt.value_write(mine, 7, 0, RawStream::NULL).unwrap();
+    rt.synchronize_device().unwrap();
+    assert_eq!(read_u64(&rt, mine), 7);
+    let worker = child("work", &path).wait_with_output().unwrap();
+    let out = String::from_utf8_lossy(&worker.stdout);
+    assert!(
+        worker.status.success() && out.contains("worked"),
+        "{out}\n{}",
+        String::from_utf8_lossy(&worker.stderr)
+    );
+    let st = device_service::status(&path).unwrap();
+    assert_eq!(st.len(), 1, "only this process is left: {st:?}");
+    assert_eq!((st[0].pid, st[0].allocations), (std::process::id(), 1));
+}
+
+#[test]
+fn a_process_s_device_synchronize_waits_for_its_own_streams_not_another_process_s() {
+    let path = socket("sync");
+    start_service(&path);
+    let mut holder = child("hold", &path);
+    until(&path, "the holder's wait", |st| {
+        st.iter().any(|p| p.pid == holder.id() && p.streams == 1)
+    });
+    let rt = Runtime::shared_device(&path).unwrap();
+    rt.set_device(0).unwrap();
+    // The holder's stream never completes; this process's synchronize returns all the same.
+    rt.synchronize_device().unwrap();
+    holder.kill().unwrap();
+    holder.wait().unwrap();
+}
+
+#[test]
+fn a_call_after_the_service_is_gone_fails_with_a_clear_error() {
+    let path = socket("gone");
+    let e = Runtime::shared_device(&path).unwrap_err();
+    assert!(
+        e.to_string().contains("shared device service") && e.to_string().contains("not there"),
+        "{e}"
+    );
+}
+
+#[test]
+fn what_the_service_cannot_do_yet_is_refused_with_207000_saying_so() {
+    let path = socket("unsupported");
+    start_service(&path);
+    let rt = Runtime::shared_device(&path).unwrap();
+    rt.set_device(0).unwrap();
+    let mut host = Addr::NULL;
+    let e = rt.malloc_host(Some(&mut host), 64).unwrap_err();
+    assert_eq!(e.code(), 207000, "{e}");
+    assert!(e.to_string().contains("device service"), "{e}");
+    let e = rt
+        .launch_host_func(RawStream::NULL, Some(Box::new(|| {})))
+        .unwrap_err();
+    assert_eq!(e.code(), 207000, "{e}");
+}
