@@ -100,3 +100,34 @@ fn cmo_wait_barrier_flag_is_ignored_unless_documented() {
         }
     }
 }
+
+/// Set in the environment of the child run of [`code_only_input_without_a_logger`].
+const CHILD: &str = "ASCEND_RT_DOCUMENTED_RULES_CHILD";
+
+/// A program that set up no logging makes a CMO the documentation forbids: run only as a
+/// child of [`a_code_only_input_is_warned_of_on_stderr_when_the_program_has_no_logger`].
+#[test]
+fn code_only_input_without_a_logger() {
+    if std::env::var_os(CHILD).is_none() {
+        return;
+    }
+    let (rt, buf) = setup("Ascend910B1", false);
+    rt.cmo_async(buf, 64, cmo_type::WRITEBACK, RawStream::NULL)
+        .unwrap();
+}
+
+#[test]
+fn a_code_only_input_is_warned_of_on_stderr_when_the_program_has_no_logger() {
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "code_only_input_without_a_logger", "--nocapture"])
+        .env(CHILD, "1")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("ascend-rt: warning: aclrtCmoAsync")
+            && stderr.contains("its documentation does not"),
+        "the warning reaches stderr:\n{stderr}"
+    );
+}

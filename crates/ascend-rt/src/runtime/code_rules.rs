@@ -43,7 +43,11 @@ impl Runtime {
             "; the runtime's code accepts this, its documentation does not \
              (ASCEND_SIM_RULES=documented, or RuntimeOptions::documented_rules, refuses it)"
         };
-        tracing::warn!(api, rule, "{api}: {}{at}{tail}", said());
+        if ascend_types::warning::has_logger() {
+            tracing::warn!(api, rule, "{api}: {}{at}{tail}", said());
+        } else {
+            eprintln!("ascend-rt: warning: {api}: {}{at}{tail}", said());
+        }
     }
 
     /// `size` bytes given to `api`, which the runtime narrows to 32 bits: warned of when that
