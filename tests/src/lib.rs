@@ -39,6 +39,7 @@ mod events;
 mod harness;
 mod helpers;
 mod host_calls;
+mod ipc_memory;
 mod kernels;
 mod models;
 mod notifies;
@@ -61,6 +62,7 @@ use contexts::explicit_contexts;
 use device_queries::device_queries_and_peer_access;
 use events::{event_ordering, event_timestamps};
 use host_calls::host_functions_and_reports;
+use ipc_memory::ipc_memory;
 use kernels::simulator_kernels;
 use models::model_execution_repeatable;
 use notifies::notify_record_and_wait;
@@ -163,6 +165,10 @@ pub fn cases() -> &'static [Case] {
         Case {
             name: "kernel_binaries",
             run: kernel_binaries,
+        },
+        Case {
+            name: "ipc_memory",
+            run: ipc_memory,
         },
         Case {
             name: "registered_host_memory",

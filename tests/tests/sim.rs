@@ -59,5 +59,6 @@ sim_cases!(
     built_in_tasks_and_labels,
     stream_capture,
     kernel_binaries,
+    ipc_memory,
     registered_host_memory,
 );

@@ -98,6 +98,11 @@ macro_rules! acl_functions {
             aclrtCmoAsyncWithDesc,
             aclrtValueWrite,
             aclrtValueWait,
+            aclrtIpcMemGetExportKey,
+            aclrtIpcMemSetImportPid,
+            aclrtIpcMemImportByKey,
+            aclrtIpcMemClose,
+            aclrtDeviceGetBareTgid,
             // The project's own extension (`acl/acl_sim.h`): simulator kernels, which only the
             // project's `libascendcl.so` exports (a missing one is an `Err` field).
             aclsimLaunchKernelOnCore,

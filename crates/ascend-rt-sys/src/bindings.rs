@@ -52,6 +52,10 @@ pub const ACL_STREAM_WAIT_VALUE_AND: u32 = 2;
 pub const ACL_STREAM_WAIT_VALUE_NOR: u32 = 3;
 pub const ACL_RT_CMO_MAX_BARRIER_NUM: u32 = 6;
 pub const ACL_RT_MEM_UCE_INFO_MAX_NUM: u32 = 20;
+pub const ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT: u32 = 0;
+pub const ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION: u32 = 1;
+pub const ACL_RT_IPC_MEM_IMPORT_FLAG_DEFAULT: u32 = 0;
+pub const ACL_RT_IPC_MEM_IMPORT_FLAG_ENABLE_PEER_ACCESS: u32 = 1;
 pub const ACL_ERROR_INVALID_EXCEPTION_INFO: u32 = 4294967295;
 pub const ACL_EVENT_RECORD_DEFAULT: u32 = 0;
 pub const ACL_EVENT_RECORD_EXTERNAL: u32 = 1;
@@ -402,6 +406,40 @@ pub struct AscendCl {
     >,
     pub aclrtHostUnregister: Result<
         unsafe extern "C" fn(ptr: *mut ::std::os::raw::c_void) -> aclError,
+        ::libloading::Error,
+    >,
+    pub aclrtIpcMemGetExportKey: Result<
+        unsafe extern "C" fn(
+            devPtr: *mut ::std::os::raw::c_void,
+            size: usize,
+            key: *mut ::std::os::raw::c_char,
+            len: usize,
+            flags: u64,
+        ) -> aclError,
+        ::libloading::Error,
+    >,
+    pub aclrtIpcMemSetImportPid: Result<
+        unsafe extern "C" fn(
+            key: *const ::std::os::raw::c_char,
+            pid: *mut i32,
+            num: usize,
+        ) -> aclError,
+        ::libloading::Error,
+    >,
+    pub aclrtIpcMemImportByKey: Result<
+        unsafe extern "C" fn(
+            devPtr: *mut *mut ::std::os::raw::c_void,
+            key: *const ::std::os::raw::c_char,
+            flags: u64,
+        ) -> aclError,
+        ::libloading::Error,
+    >,
+    pub aclrtIpcMemClose: Result<
+        unsafe extern "C" fn(key: *const ::std::os::raw::c_char) -> aclError,
+        ::libloading::Error,
+    >,
+    pub aclrtDeviceGetBareTgid: Result<
+        unsafe extern "C" fn(pid: *mut i32) -> aclError,
         ::libloading::Error,
     >,
     pub aclrtMemcpy: Result<
@@ -962,6 +1000,19 @@ impl AscendCl {
         let aclrtHostUnregister = __library
             .get(b"aclrtHostUnregister\0")
             .map(|sym| *sym);
+        let aclrtIpcMemGetExportKey = __library
+            .get(b"aclrtIpcMemGetExportKey\0")
+            .map(|sym| *sym);
+        let aclrtIpcMemSetImportPid = __library
+            .get(b"aclrtIpcMemSetImportPid\0")
+            .map(|sym| *sym);
+        let aclrtIpcMemImportByKey = __library
+            .get(b"aclrtIpcMemImportByKey\0")
+            .map(|sym| *sym);
+        let aclrtIpcMemClose = __library.get(b"aclrtIpcMemClose\0").map(|sym| *sym);
+        let aclrtDeviceGetBareTgid = __library
+            .get(b"aclrtDeviceGetBareTgid\0")
+            .map(|sym| *sym);
         let aclrtMemcpy = __library.get(b"aclrtMemcpy\0").map(|sym| *sym);
         let aclrtMemcpyAsync = __library.get(b"aclrtMemcpyAsync\0").map(|sym| *sym);
         let aclrtMemset = __library.get(b"aclrtMemset\0").map(|sym| *sym);
@@ -1144,6 +1195,11 @@ impl AscendCl {
             aclrtFreeHost,
             aclrtHostRegister,
             aclrtHostUnregister,
+            aclrtIpcMemGetExportKey,
+            aclrtIpcMemSetImportPid,
+            aclrtIpcMemImportByKey,
+            aclrtIpcMemClose,
+            aclrtDeviceGetBareTgid,
             aclrtMemcpy,
             aclrtMemcpyAsync,
             aclrtMemset,
@@ -1336,6 +1392,53 @@ impl AscendCl {
         ptr: *mut ::std::os::raw::c_void,
     ) -> aclError {
         (self.aclrtHostUnregister.as_ref().expect("Expected function, got error."))(ptr)
+    }
+    pub unsafe fn aclrtIpcMemGetExportKey(
+        &self,
+        devPtr: *mut ::std::os::raw::c_void,
+        size: usize,
+        key: *mut ::std::os::raw::c_char,
+        len: usize,
+        flags: u64,
+    ) -> aclError {
+        (self
+            .aclrtIpcMemGetExportKey
+            .as_ref()
+            .expect("Expected function, got error."))(devPtr, size, key, len, flags)
+    }
+    pub unsafe fn aclrtIpcMemSetImportPid(
+        &self,
+        key: *const ::std::os::raw::c_char,
+        pid: *mut i32,
+        num: usize,
+    ) -> aclError {
+        (self
+            .aclrtIpcMemSetImportPid
+            .as_ref()
+            .expect("Expected function, got error."))(key, pid, num)
+    }
+    pub unsafe fn aclrtIpcMemImportByKey(
+        &self,
+        devPtr: *mut *mut ::std::os::raw::c_void,
+        key: *const ::std::os::raw::c_char,
+        flags: u64,
+    ) -> aclError {
+        (self
+            .aclrtIpcMemImportByKey
+            .as_ref()
+            .expect("Expected function, got error."))(devPtr, key, flags)
+    }
+    pub unsafe fn aclrtIpcMemClose(
+        &self,
+        key: *const ::std::os::raw::c_char,
+    ) -> aclError {
+        (self.aclrtIpcMemClose.as_ref().expect("Expected function, got error."))(key)
+    }
+    pub unsafe fn aclrtDeviceGetBareTgid(&self, pid: *mut i32) -> aclError {
+        (self
+            .aclrtDeviceGetBareTgid
+            .as_ref()
+            .expect("Expected function, got error."))(pid)
     }
     pub unsafe fn aclrtMemcpy(
         &self,

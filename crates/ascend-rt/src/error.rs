@@ -116,6 +116,9 @@ error_codes! {
     RtNoDevice = 207004, "ACL_ERROR_RT_NO_DEVICE";
     /// `ACL_ERROR_RT_RESOURCE_ALLOC_FAIL`.
     RtResourceAllocFail = 207005, "ACL_ERROR_RT_RESOURCE_ALLOC_FAIL";
+    /// `ACL_ERROR_RT_NO_PERMISSION`: the driver does not permit it (an IPC key the process is
+    /// not on the list of).
+    RtNoPermission = 207006, "ACL_ERROR_RT_NO_PERMISSION";
     /// `ACL_ERROR_RT_NO_EVENT_RESOURCE`: too many events.
     RtNoEventResource = 207007, "ACL_ERROR_RT_NO_EVENT_RESOURCE";
     /// `ACL_ERROR_RT_NO_STREAM_RESOURCE`: too many streams.

@@ -2,6 +2,7 @@
 //! uses it as its own, what a process owns is released when it goes (killed or not), and the
 //! others go on. The clients are child runs of this test binary.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -34,6 +35,7 @@ fn child(role: &str, path: &Path) -> Child {
         ])
         .env(ROLE, role)
         .env(SOCKET, path)
+        .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -80,6 +82,28 @@ fn child_process() {
         .unwrap();
     rt.memset(a, 8, 0, 8).unwrap();
     match role.as_str() {
+        "import" => {
+            // The exporter's key comes on stdin once it has listed this process.
+            let mut key = String::new();
+            std::io::stdin().read_line(&mut key).unwrap();
+            let key = key.trim();
+            let mut shared = Addr::NULL;
+            rt.ipc_mem_import_by_key(Some(&mut shared), Some(key), 0)
+                .unwrap();
+            rt.value_write(shared, 123, 0, RawStream::NULL).unwrap();
+            rt.synchronize_stream(RawStream::NULL).unwrap();
+            rt.ipc_mem_close(Some(key)).unwrap();
+            println!("wrote 123 through the import");
+        }
+        "refused" => {
+            let mut key = String::new();
+            std::io::stdin().read_line(&mut key).unwrap();
+            let mut shared = Addr::NULL;
+            let e = rt
+                .ipc_mem_import_by_key(Some(&mut shared), Some(key.trim()), 0)
+                .unwrap_err();
+            println!("refused with {}", e.code());
+        }
         "hold" => {
             let mut s = RawStream::NULL;
             rt.create_stream(Some(&mut s)).unwrap();
@@ -177,4 +201,50 @@ fn what_the_service_cannot_do_yet_is_refused_with_207000_saying_so() {
         .launch_host_func(RawStream::NULL, Some(Box::new(|| {})))
         .unwrap_err();
     assert_eq!(e.code(), 207000, "{e}");
+}
+
+#[test]
+fn a_value_wait_in_one_process_is_released_by_a_value_write_another_makes_through_ipc_memory() {
+    let path = socket("ipc");
+    start_service(&path);
+    let rt = Runtime::shared_device(&path).unwrap();
+    rt.set_device(0).unwrap();
+    let mut flag = Addr::NULL;
+    rt.malloc(Some(&mut flag), 4096, malloc_policy::NORMAL_ONLY)
+        .unwrap();
+    rt.memset(flag, 4096, 0, 4096).unwrap();
+    let mut key = String::new();
+    rt.ipc_mem_get_export_key(flag, 4096, Some(&mut key), 65, 0)
+        .unwrap();
+    // This process's stream waits for the other process's write.
+    let mut s = RawStream::NULL;
+    rt.create_stream(Some(&mut s)).unwrap();
+    rt.value_wait(flag, 123, 1, s).unwrap();
+
+    // A process not on the key's list is refused.
+    let mut outsider = child("refused", &path);
+    writeln!(outsider.stdin.take().unwrap(), "{key}").unwrap();
+    let out = outsider.wait_with_output().unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("refused with 207006"),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let mut writer = child("import", &path);
+    rt.ipc_mem_set_import_pid(Some(&key), Some(&[writer.id() as i32]), 1)
+        .unwrap();
+    writeln!(writer.stdin.take().unwrap(), "{key}").unwrap();
+    rt.synchronize_stream(s).unwrap(); // released by the other process's value write
+    assert_eq!(read_u64(&rt, flag), 123);
+    let out = writer.wait_with_output().unwrap();
+    assert!(
+        out.status.success()
+            && String::from_utf8_lossy(&out.stdout).contains("wrote 123 through the import"),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    rt.ipc_mem_close(Some(&key)).unwrap();
 }

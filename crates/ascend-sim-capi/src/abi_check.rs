@@ -13,8 +13,8 @@ use ascend_rt_sys::AscendCl;
 #[allow(clippy::wildcard_imports)]
 use crate::{
     callbacks::*, compat::*, context::*, device::*, device_ext::*, event::*, event_ext::*,
-    host_register::*, kernels::*, memory::*, model::*, notify::*, overflow::*, stream::*,
-    stream_ext::*, tasks::*,
+    host_register::*, ipc_memory::*, kernels::*, memory::*, model::*, notify::*, overflow::*,
+    stream::*, stream_ext::*, tasks::*,
 };
 
 /// Type-checks only: `export` coerces to `F`, the function pointer type in the bindings' field

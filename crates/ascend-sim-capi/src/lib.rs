@@ -48,6 +48,7 @@ mod fatal_signal;
 mod ffi;
 mod global;
 mod host_register;
+mod ipc_memory;
 mod kernels;
 mod memory;
 mod model;

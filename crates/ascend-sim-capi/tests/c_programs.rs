@@ -1010,3 +1010,72 @@ fn inputs_only_the_code_accepts_are_warned_of_once_per_call_site_and_refused_und
         bad.stderr
     );
 }
+
+/// Reads lines of `from` until one starts with `tag`; returns the rest of it.
+fn line_after(from: &mut impl std::io::BufRead, tag: &str, who: &str) -> String {
+    let mut line = String::new();
+    loop {
+        line.clear();
+        let n = from.read_line(&mut line).unwrap();
+        assert!(n > 0, "{who} ended before saying {tag}");
+        if let Some(rest) = line.strip_prefix(tag) {
+            return rest.trim().to_string();
+        }
+    }
+}
+
+#[test]
+fn two_processes_on_one_shared_device_synchronise_through_ipc_memory() {
+    use std::io::{BufReader, Write};
+    use std::process::Stdio;
+    let Some(exe) = build("shared_device.c", false) else {
+        return;
+    };
+    let socket = exe.with_file_name("device.sock");
+    let chip = ascend_chips::ChipProfile::builtin("Ascend910B1").unwrap();
+    ascend_rt::device_service::spawn(&socket, chip, Default::default()).unwrap();
+    let start = |args: &[&str]| {
+        Command::new(&exe)
+            .args(args)
+            .env("LD_LIBRARY_PATH", lib_dir())
+            .env("ASCEND_SIM_DEVICE", &socket)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let mut exporter = start(&[]);
+    let mut exp_out = BufReader::new(exporter.stdout.take().unwrap());
+    let key = line_after(&mut exp_out, "KEY ", "the exporter");
+    let mut importer = start(&["import", &key]);
+    let mut imp_out = BufReader::new(importer.stdout.take().unwrap());
+    let pid = line_after(&mut imp_out, "PID ", "the importer");
+    assert_eq!(
+        pid,
+        importer.id().to_string(),
+        "the bare tgid is the process id"
+    );
+    let mut exp_in = exporter.stdin.take().unwrap();
+    writeln!(exp_in, "{pid}").unwrap();
+    line_after(&mut exp_out, "WAITING", "the exporter");
+    writeln!(importer.stdin.take().unwrap(), "go").unwrap();
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut imp_out, &mut rest).unwrap();
+    let imp = importer.wait_with_output().unwrap();
+    assert!(
+        imp.status.success() && rest.contains("SUCCESS"),
+        "the importer: {rest}{}",
+        String::from_utf8_lossy(&imp.stderr)
+    );
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut exp_out, &mut rest).unwrap();
+    let exp = exporter.wait_with_output().unwrap();
+    assert!(
+        exp.status.success()
+            && rest.contains("released by the importer: 123")
+            && rest.contains("SUCCESS"),
+        "the exporter: {rest}{}",
+        String::from_utf8_lossy(&exp.stderr)
+    );
+}

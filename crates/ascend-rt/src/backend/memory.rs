@@ -83,4 +83,30 @@ pub trait Memory {
     ///
     /// - `desc` has room for the chip's descriptor; `src` is only recorded, never read here.
     fn cmo_set_desc(&self, desc: u64, src: u64, size: u64) -> BResult<()>;
+
+    /// `aclrtIpcMemGetExportKey`'s driver part: exports `len` bytes at `addr` (an
+    /// allocation's base, checked) of `device` for process `pid`; `whitelist`: importers must be
+    /// on the key's list. Returns the key (at most 64 bytes).
+    fn ipc_export(
+        &self,
+        device: u32,
+        addr: u64,
+        len: u64,
+        whitelist: bool,
+        pid: u32,
+    ) -> BResult<String>;
+
+    /// `aclrtIpcMemSetImportPid`'s driver part: the processes that may import `key` (`device`:
+    /// the caller's current one, as for the next two).
+    fn ipc_set_import_pids(&self, device: u32, key: &str, pids: &[i32], pid: u32) -> BResult<()>;
+
+    /// `aclrtIpcMemImportByKey`'s driver part: process `pid` imports `key`.
+    fn ipc_import(&self, device: u32, key: &str, pid: u32) -> BResult<super::IpcImport>;
+
+    /// `aclrtIpcMemClose`'s driver part: closes one import of `key` by `pid` (`imported`), or
+    /// destroys the key (its exporter's close).
+    fn ipc_close(&self, device: u32, key: &str, imported: bool, pid: u32) -> BResult<()>;
+
+    /// Process `pid` has gone: the keys it exported are destroyed.
+    fn ipc_forget_process(&self, pid: u32);
 }

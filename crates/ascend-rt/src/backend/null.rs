@@ -26,6 +26,8 @@ const WINDOW_PER_DEVICE: u64 = 1 << 40;
 #[derive(Debug)]
 pub struct NullBackend {
     chip: ChipProfile,
+    /// The keys of exported device memory.
+    ipc: crate::backend::IpcShares,
     /// The next handle number (streams, events, notifies, models share one counter).
     next_handle: AtomicU64,
     /// Per device, the next free address (bump allocation: freed space is not reused, so a
@@ -38,6 +40,7 @@ impl NullBackend {
     pub fn new(chip: ChipProfile) -> NullBackend {
         let devices = u64::from(chip.limits.device_count.max(1));
         NullBackend {
+            ipc: Default::default(),
             next_handle: AtomicU64::new(1),
             next_addr: (0..devices)
                 .map(|d| AtomicU64::new(WINDOW_BASE + d * WINDOW_PER_DEVICE))
@@ -111,7 +114,8 @@ impl Memory for NullBackend {
         Ok(addr)
     }
 
-    fn free(&self, _device: u32, _addr: u64) -> BResult<()> {
+    fn free(&self, device: u32, addr: u64) -> BResult<()> {
+        self.ipc.forget_memory(device, addr);
         Ok(())
     }
 
@@ -143,6 +147,37 @@ impl Memory for NullBackend {
 
     fn cmo_set_desc(&self, _desc: u64, _src: u64, _size: u64) -> BResult<()> {
         Ok(())
+    }
+
+    fn ipc_export(
+        &self,
+        device: u32,
+        addr: u64,
+        len: u64,
+        whitelist: bool,
+        pid: u32,
+    ) -> BResult<String> {
+        Ok(self.ipc.export(device, addr, len, pid, whitelist))
+    }
+
+    fn ipc_set_import_pids(&self, _device: u32, key: &str, pids: &[i32], pid: u32) -> BResult<()> {
+        self.ipc.set_pids(key, pids, pid)
+    }
+
+    fn ipc_import(&self, _device: u32, key: &str, pid: u32) -> BResult<crate::backend::IpcImport> {
+        self.ipc.import(key, pid)
+    }
+
+    fn ipc_close(&self, _device: u32, key: &str, imported: bool, pid: u32) -> BResult<()> {
+        if imported {
+            self.ipc.close_import(key, pid)
+        } else {
+            self.ipc.destroy(key, pid)
+        }
+    }
+
+    fn ipc_forget_process(&self, pid: u32) {
+        self.ipc.forget_exporter(pid);
     }
 }
 

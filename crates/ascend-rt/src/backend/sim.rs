@@ -22,6 +22,8 @@ use super::{
 #[derive(Debug)]
 pub struct SimBackend {
     sim: Arc<Sim>,
+    /// The keys of exported device memory (the driver's part of IPC memory).
+    ipc: crate::backend::IpcShares,
     chip: ChipProfile,
     /// The default stream of each open device, released with the device.
     default_streams: Mutex<HashMap<u32, StreamId>>,
@@ -180,6 +182,7 @@ impl SimBackend {
     pub fn new(chip: ChipProfile, config: SimConfig) -> SimBackend {
         let sim = Arc::new(Sim::new(chip.clone(), config));
         SimBackend {
+            ipc: Default::default(),
             _pacer: Sim::start_pacer(&sim),
             sim,
             chip,
@@ -357,7 +360,9 @@ impl Memory for SimBackend {
     }
 
     fn free(&self, device: u32, addr: u64) -> BResult<()> {
-        self.sim.free(device, addr).map_err(m)
+        self.sim.free(device, addr).map_err(m)?;
+        self.ipc.forget_memory(device, addr);
+        Ok(())
     }
 
     fn malloc_host(&self, bytes: usize) -> BResult<HostBuf> {
@@ -406,6 +411,37 @@ impl Memory for SimBackend {
         let bytes = ascend_types::CmoDescLayout::for_size(self.chip.cmo.desc_size)
             .set_desc_bytes(src, size);
         self.sim.write(desc, &bytes).map_err(m)
+    }
+
+    fn ipc_export(
+        &self,
+        device: u32,
+        addr: u64,
+        len: u64,
+        whitelist: bool,
+        pid: u32,
+    ) -> BResult<String> {
+        Ok(self.ipc.export(device, addr, len, pid, whitelist))
+    }
+
+    fn ipc_set_import_pids(&self, _device: u32, key: &str, pids: &[i32], pid: u32) -> BResult<()> {
+        self.ipc.set_pids(key, pids, pid)
+    }
+
+    fn ipc_import(&self, _device: u32, key: &str, pid: u32) -> BResult<crate::backend::IpcImport> {
+        self.ipc.import(key, pid)
+    }
+
+    fn ipc_close(&self, _device: u32, key: &str, imported: bool, pid: u32) -> BResult<()> {
+        if imported {
+            self.ipc.close_import(key, pid)
+        } else {
+            self.ipc.destroy(key, pid)
+        }
+    }
+
+    fn ipc_forget_process(&self, pid: u32) {
+        self.ipc.forget_exporter(pid);
     }
 }
 

@@ -79,3 +79,9 @@ pub(super) fn simt(chip: &ChipProfile) -> bool {
 pub(super) fn model_calls_resolve_null_stream(chip: &ChipProfile) -> bool {
     error_verbose(chip)
 }
+
+/// `RT_FEATURE_IPC_MEMORY` (`aclrtIpcMem*`): every chip family but the 200I/500 A2 (310B)
+/// (`src/runtime/config/*/dev_info_reg.cc`; docs/validation/ipc.md).
+pub(super) fn ipc_memory(chip: &ChipProfile) -> bool {
+    chip.chip_type != ChipType::MiniV3
+}

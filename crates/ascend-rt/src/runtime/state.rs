@@ -160,6 +160,9 @@ pub(crate) enum AllocKind {
     /// The device mirror of registered host memory on a device (`aclrtHostRegister`): device
     /// memory, but not the program's to free.
     Mapped(u32),
+    /// Device memory of another process's allocation on a device, imported by IPC key
+    /// (`aclrtIpcMemImportByKey`): usable, closed with `aclrtIpcMemClose`, never freed here.
+    Imported(u32),
 }
 
 /// One allocation: its extent and kind.
@@ -220,6 +223,8 @@ pub(crate) struct State {
     pub notifies: HashMap<u64, NotifyRec>,
     pub models: HashMap<u64, ModelRec>,
     pub allocs: BTreeMap<u64, Alloc>,
+    /// The addresses this process imported by each IPC key, oldest first.
+    pub ipc_imports: HashMap<String, Vec<u64>>,
     /// On 950, the backend streams bound to a model when its build ended: they take no more
     /// tasks until unbound. Keyed by the backend's stream, as a launch's target is (a
     /// capturing stream's tasks go to its capture's stream).
@@ -343,7 +348,9 @@ impl State {
             if addr - base < alloc.len {
                 let room = alloc.len - (addr - base);
                 return match &alloc.kind {
-                    AllocKind::Device(device) | AllocKind::Mapped(device) => Location::Device {
+                    AllocKind::Device(device)
+                    | AllocKind::Mapped(device)
+                    | AllocKind::Imported(device) => Location::Device {
                         device: *device,
                         base,
                         room,
@@ -457,6 +464,9 @@ impl State {
         for base in &allocs {
             self.allocs.remove(base);
         }
+        // Imported memory goes with the device, and is not the backend's to free.
+        self.allocs
+            .retain(|_, a| !matches!(a.kind, AllocKind::Imported(d) if d == device));
         let mut notifies = Vec::new();
         self.notifies.retain(|_, n| {
             let keep = n.device != device;

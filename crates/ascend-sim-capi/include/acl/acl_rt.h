@@ -271,6 +271,28 @@ ACL_FUNC_VISIBILITY aclError aclrtHostRegister(void *ptr, uint64_t size, aclrtHo
 ACL_FUNC_VISIBILITY aclError aclrtHostRegisterV2(void *ptr, uint64_t size, uint32_t flag);
 ACL_FUNC_VISIBILITY aclError aclrtHostGetDevicePointer(void *pHost, void **pDevice, uint32_t flag);
 ACL_FUNC_VISIBILITY aclError aclrtHostUnregister(void *ptr);
+
+/* IPC memory: one process exports device memory under a key (a string of at most 64 bytes
+   and its terminator, written into a buffer of len >= 65 bytes); the processes on the key's
+   whitelist (their aclrtDeviceGetBareTgid ids), or any process if it was exported with
+   ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION, import it and use it as device memory
+   until aclrtIpcMemClose. Processes share a simulated device through the shared device
+   service (ASCEND_SIM_DEVICE). Checks, in the runtime's order: NULL pointers (100000); size 0,
+   len 0, flags out of range, num not positive (107000); no context (107002); a chip without
+   IPC memory, the 310B (207000); then the driver's: the pointer an allocation's base and the
+   range whole 4 KiB pages, len of 65 or more, a known key (107000), the importer on the
+   whitelist (207006). aclrtIpcMemClose in an importer closes its oldest import, in the
+   exporter destroys the key (importers close first). */
+#define ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT 0x0UL
+#define ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION 0x1UL
+#define ACL_RT_IPC_MEM_IMPORT_FLAG_DEFAULT 0x0UL
+#define ACL_RT_IPC_MEM_IMPORT_FLAG_ENABLE_PEER_ACCESS 0x1UL
+ACL_FUNC_VISIBILITY aclError aclrtIpcMemGetExportKey(void *devPtr, size_t size, char *key, size_t len, uint64_t flags);
+ACL_FUNC_VISIBILITY aclError aclrtIpcMemSetImportPid(const char *key, int32_t *pid, size_t num);
+ACL_FUNC_VISIBILITY aclError aclrtIpcMemImportByKey(void **devPtr, const char *key, uint64_t flags);
+ACL_FUNC_VISIBILITY aclError aclrtIpcMemClose(const char *key);
+/* The process id the driver lists importers by (outside a container, getpid()). */
+ACL_FUNC_VISIBILITY aclError aclrtDeviceGetBareTgid(int32_t *pid);
 /* Unified memory: no simulated chip has it (ACL_ERROR_RT_FEATURE_NOT_SUPPORT). */
 ACL_FUNC_VISIBILITY aclError aclrtMemAllocManaged(void **ptr, uint64_t size, uint32_t flag);
 /* A synchronous copy. It does NOT wait for the streams: copying what a queued task still writes

@@ -131,4 +131,106 @@ impl Memory for HwBackend {
         }
         Ok(())
     }
+
+    fn ipc_export(
+        &self,
+        device: u32,
+        addr: u64,
+        len: u64,
+        whitelist: bool,
+        _pid: u32,
+    ) -> BResult<String> {
+        self.hw_ipc_export(device, addr, len, whitelist)
+    }
+
+    fn ipc_set_import_pids(&self, device: u32, key: &str, pids: &[i32], _pid: u32) -> BResult<()> {
+        self.hw_ipc_set_pids(device, key, pids)
+    }
+
+    fn ipc_import(&self, device: u32, key: &str, _pid: u32) -> BResult<crate::backend::IpcImport> {
+        self.hw_ipc_import(device, key)
+    }
+
+    fn ipc_close(&self, device: u32, key: &str, _imported: bool, _pid: u32) -> BResult<()> {
+        self.hw_ipc_close(device, key)
+    }
+
+    /// The library's driver releases what a process owned.
+    fn ipc_forget_process(&self, _pid: u32) {}
+}
+
+/// A key as the C string the library takes.
+fn c_key(key: &str) -> BResult<std::ffi::CString> {
+    std::ffi::CString::new(key).map_err(|_| {
+        crate::backend::BackendError::Unsupported(format!("an IPC key with a NUL byte: {key:?}"))
+    })
+}
+
+impl HwBackend {
+    /// `aclrtIpcMemGetExportKey` in the device's context.
+    pub(super) fn hw_ipc_export(
+        &self,
+        device: u32,
+        addr: u64,
+        len: u64,
+        whitelist: bool,
+    ) -> BResult<String> {
+        self.enter(device)?;
+        let mut key = [0 as std::ffi::c_char; crate::runtime::IPC_KEY_LEN];
+        let flags = if whitelist {
+            0
+        } else {
+            crate::runtime::IPC_MEM_EXPORT_NO_PID_VALIDATION
+        };
+        // SAFETY: an allocation's base (front-end validated); the key buffer is a live local of
+        // the length passed.
+        acl!(
+            self,
+            aclrtIpcMemGetExportKey(ptr(addr), len as usize, key.as_mut_ptr(), key.len(), flags)
+        )?;
+        // SAFETY: the library wrote a NUL-terminated key into the buffer (it is zeroed, so a
+        // terminator is there whatever it wrote).
+        let k = unsafe { std::ffi::CStr::from_ptr(key.as_ptr()) };
+        Ok(k.to_string_lossy().into_owned())
+    }
+
+    /// `aclrtIpcMemSetImportPid` in the device's context.
+    pub(super) fn hw_ipc_set_pids(&self, device: u32, key: &str, pids: &[i32]) -> BResult<()> {
+        self.enter(device)?;
+        let k = c_key(key)?;
+        let mut pids = pids.to_vec();
+        // SAFETY: a NUL-terminated key and a live list of `pids.len()` ids.
+        acl!(
+            self,
+            aclrtIpcMemSetImportPid(k.as_ptr(), pids.as_mut_ptr(), pids.len())
+        )?;
+        Ok(())
+    }
+
+    /// `aclrtIpcMemImportByKey` in the device's context.
+    pub(super) fn hw_ipc_import(
+        &self,
+        device: u32,
+        key: &str,
+    ) -> BResult<crate::backend::IpcImport> {
+        self.enter(device)?;
+        let k = c_key(key)?;
+        let mut p: *mut c_void = std::ptr::null_mut();
+        // SAFETY: the out-pointer is a live local; the key is NUL-terminated.
+        acl!(self, aclrtIpcMemImportByKey(&mut p, k.as_ptr(), 0))?;
+        Ok(crate::backend::IpcImport {
+            addr: p as usize as u64,
+            len: None,
+            device,
+        })
+    }
+
+    /// `aclrtIpcMemClose` in the device's context.
+    pub(super) fn hw_ipc_close(&self, device: u32, key: &str) -> BResult<()> {
+        self.enter(device)?;
+        let k = c_key(key)?;
+        // SAFETY: a NUL-terminated key.
+        acl!(self, aclrtIpcMemClose(k.as_ptr()))?;
+        Ok(())
+    }
 }

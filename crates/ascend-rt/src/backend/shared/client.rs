@@ -253,6 +253,56 @@ impl Memory for SharedDeviceClient {
     fn cmo_set_desc(&self, desc: u64, src: u64, size: u64) -> BResult<()> {
         self.unit(Request::CmoSetDesc { desc, src, size })
     }
+
+    fn ipc_export(
+        &self,
+        device: u32,
+        addr: u64,
+        len: u64,
+        whitelist: bool,
+        pid: u32,
+    ) -> BResult<String> {
+        match self.call(Request::IpcExport {
+            device,
+            addr,
+            len,
+            whitelist,
+            pid,
+        })? {
+            Reply::Str(key) => Ok(key),
+            other => Err(self.misfit(other)),
+        }
+    }
+
+    fn ipc_set_import_pids(&self, _device: u32, key: &str, pids: &[i32], pid: u32) -> BResult<()> {
+        self.unit(Request::IpcSetImportPids {
+            key: key.to_string(),
+            pids: pids.to_vec(),
+            pid,
+        })
+    }
+
+    fn ipc_import(&self, _device: u32, key: &str, pid: u32) -> BResult<crate::backend::IpcImport> {
+        match self.call(Request::IpcImport {
+            key: key.to_string(),
+            pid,
+        })? {
+            Reply::Import { addr, len, device } => {
+                Ok(crate::backend::IpcImport { addr, len, device })
+            }
+            other => Err(self.misfit(other)),
+        }
+    }
+
+    fn ipc_close(&self, _device: u32, key: &str, imported: bool, pid: u32) -> BResult<()> {
+        self.unit(Request::IpcClose {
+            key: key.to_string(),
+            imported,
+            pid,
+        })
+    }
+
+    fn ipc_forget_process(&self, _pid: u32) {}
 }
 
 impl Streams for SharedDeviceClient {

@@ -144,6 +144,7 @@ impl DeviceService {
             return;
         };
         let be = &self.backend;
+        be.ipc_forget_process(owned.pid);
         for &stream in owned.streams.keys() {
             let _ = be.destroy_stream(StreamId(stream), true);
         }
@@ -344,6 +345,25 @@ impl DeviceService {
                 self.with_owned(token, |o| o.notifies.remove(&notify));
                 Reply::Unit
             }
+            Request::IpcExport {
+                device,
+                addr,
+                len,
+                whitelist,
+                pid,
+            } => Reply::Str(be.ipc_export(device, addr, len, whitelist, pid)?),
+            Request::IpcSetImportPids { key, pids, pid } => {
+                unit(be.ipc_set_import_pids(0, &key, &pids, pid))?
+            }
+            Request::IpcImport { key, pid } => {
+                let i = be.ipc_import(0, &key, pid)?;
+                Reply::Import {
+                    addr: i.addr,
+                    len: i.len,
+                    device: i.device,
+                }
+            }
+            Request::IpcClose { key, imported, pid } => unit(be.ipc_close(0, &key, imported, pid))?,
             Request::CreateModel { device } => {
                 let m = be.create_model(device)?;
                 self.with_owned(token, |o| o.models.insert(m.0));

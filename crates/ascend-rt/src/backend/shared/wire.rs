@@ -151,6 +151,27 @@ pub enum Request {
     CreateModel {
         device: u32,
     },
+    IpcExport {
+        device: u32,
+        addr: u64,
+        len: u64,
+        whitelist: bool,
+        pid: u32,
+    },
+    IpcSetImportPids {
+        key: String,
+        pids: Vec<i32>,
+        pid: u32,
+    },
+    IpcImport {
+        key: String,
+        pid: u32,
+    },
+    IpcClose {
+        key: String,
+        imported: bool,
+        pid: u32,
+    },
     BindStream {
         model: u64,
         stream: u64,
@@ -467,6 +488,12 @@ pub enum Reply {
     OptStr(Option<String>),
     Bytes(Vec<u8>),
     Window(Option<(u64, u64)>),
+    /// An import: address, length, device.
+    Import {
+        addr: u64,
+        len: Option<u64>,
+        device: u32,
+    },
     Faults(Vec<WireFault>),
     /// The processes using the service.
     Status(Vec<ProcessStatus>),

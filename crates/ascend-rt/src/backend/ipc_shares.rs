@@ -1,0 +1,171 @@
+//! [`IpcShares`]: the device memory exported under IPC keys (`aclrtIpcMemGetExportKey`), whom
+//! each key admits, and who imported it: the driver's part of IPC memory, for the backends
+//! that are their own driver (the simulator, whether one process uses it or the shared device
+//! service serves several; the null backend).
+//!
+//! The driver's checks are not in the vendor's open source; what is here follows its
+//! documented contract (docs/validation/ipc.md): a key names one exported range; only the
+//! processes on its whitelist may import it unless it was exported without one; an importer
+//! gets the exporter's address (one address space per simulated device); the exporter's close
+//! destroys the key, after which imports fail.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use super::{BResult, BackendError};
+use crate::error::{AclError, ErrorCode};
+
+/// What an import gives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IpcImport {
+    /// The address of the shared range in the importer's view.
+    pub addr: u64,
+    /// Its length in bytes, where the backend knows it.
+    pub len: Option<u64>,
+    /// The exporter's device.
+    pub device: u32,
+}
+
+#[derive(Debug)]
+struct Share {
+    device: u32,
+    addr: u64,
+    len: u64,
+    exporter: u32,
+    /// `None`: any process may import it (exported without a whitelist).
+    whitelist: Option<Vec<i32>>,
+    /// Imports not yet closed, by importing process.
+    imports: HashMap<u32, usize>,
+}
+
+/// The keys of one driver.
+#[derive(Debug, Default)]
+pub struct IpcShares {
+    shares: Mutex<(u64, HashMap<String, Share>)>,
+}
+
+fn driver(kind: ErrorCode, message: String) -> BackendError {
+    BackendError::Library(AclError::new(kind, None, message))
+}
+
+fn unknown(key: &str) -> BackendError {
+    driver(
+        ErrorCode::RtParamInvalid,
+        format!("the IPC key {key:?} names no exported memory (never exported, or closed by its exporter)"),
+    )
+}
+
+impl IpcShares {
+    /// Exports `len` bytes at `addr` of `device` by `exporter`; `whitelist`: importers must
+    /// be on the list [`IpcShares::set_pids`] sets. Returns the key.
+    pub fn export(
+        &self,
+        device: u32,
+        addr: u64,
+        len: u64,
+        exporter: u32,
+        whitelist: bool,
+    ) -> String {
+        let mut g = self.shares.lock().unwrap_or_else(|p| p.into_inner());
+        g.0 += 1;
+        let key = format!("ascend-sim-ipc-mem-{exporter}-{}", g.0);
+        g.1.insert(
+            key.clone(),
+            Share {
+                device,
+                addr,
+                len,
+                exporter,
+                whitelist: whitelist.then(Vec::new),
+                imports: HashMap::new(),
+            },
+        );
+        key
+    }
+
+    /// Sets the processes that may import `key` (its exporter's call).
+    pub fn set_pids(&self, key: &str, pids: &[i32], caller: u32) -> BResult<()> {
+        let mut g = self.shares.lock().unwrap_or_else(|p| p.into_inner());
+        let share = g.1.get_mut(key).ok_or_else(|| unknown(key))?;
+        if share.exporter != caller {
+            return Err(driver(
+                ErrorCode::RtNoPermission,
+                format!("only the process that exported IPC key {key:?} (pid {}) may set whom it admits", share.exporter),
+            ));
+        }
+        match &mut share.whitelist {
+            Some(list) => {
+                list.extend_from_slice(pids);
+                Ok(())
+            }
+            None => Err(driver(
+                ErrorCode::RtNoPermission,
+                format!(
+                    "IPC key {key:?} was exported without pid validation: it has no list to set"
+                ),
+            )),
+        }
+    }
+
+    /// `importer` imports `key`.
+    pub fn import(&self, key: &str, importer: u32) -> BResult<IpcImport> {
+        let mut g = self.shares.lock().unwrap_or_else(|p| p.into_inner());
+        let share = g.1.get_mut(key).ok_or_else(|| unknown(key))?;
+        if let Some(list) = &share.whitelist {
+            if importer != share.exporter && !list.contains(&(importer as i32)) {
+                return Err(driver(
+                    ErrorCode::RtNoPermission,
+                    format!(
+                        "process {importer} is not on the whitelist of IPC key {key:?} (set with aclrtIpcMemSetImportPid, by the pid aclrtDeviceGetBareTgid gives)"
+                    ),
+                ));
+            }
+        }
+        *share.imports.entry(importer).or_default() += 1;
+        Ok(IpcImport {
+            addr: share.addr,
+            len: Some(share.len),
+            device: share.device,
+        })
+    }
+
+    /// `caller` closes one import of `key`.
+    pub fn close_import(&self, key: &str, caller: u32) -> BResult<()> {
+        let mut g = self.shares.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(share) = g.1.get_mut(key) {
+            if let Some(n) = share.imports.get_mut(&caller) {
+                *n -= 1;
+                if *n == 0 {
+                    share.imports.remove(&caller);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `caller` destroys `key` (its exporter's close): later imports fail.
+    pub fn destroy(&self, key: &str, caller: u32) -> BResult<()> {
+        let mut g = self.shares.lock().unwrap_or_else(|p| p.into_inner());
+        let share = g.1.get(key).ok_or_else(|| unknown(key))?;
+        if share.exporter != caller {
+            return Err(driver(
+                ErrorCode::RtNoPermission,
+                format!("IPC key {key:?} was not imported by this process, and only its exporter (pid {}) may destroy it", share.exporter),
+            ));
+        }
+        g.1.remove(key);
+        Ok(())
+    }
+
+    /// Forgets the keys `exporter` exported (it has gone).
+    pub fn forget_exporter(&self, exporter: u32) {
+        let mut g = self.shares.lock().unwrap_or_else(|p| p.into_inner());
+        g.1.retain(|_, s| s.exporter != exporter);
+    }
+
+    /// Forgets the keys exporting memory at `addr` of `device` (it was freed).
+    pub fn forget_memory(&self, device: u32, addr: u64) {
+        let mut g = self.shares.lock().unwrap_or_else(|p| p.into_inner());
+        g.1.retain(|_, s| !(s.device == device && s.addr == addr));
+    }
+}

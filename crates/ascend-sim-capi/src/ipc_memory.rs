@@ -1,0 +1,127 @@
+//! Exports: IPC memory (`aclrtIpcMemGetExportKey`, `aclrtIpcMemSetImportPid`,
+//! `aclrtIpcMemImportByKey`, `aclrtIpcMemClose`) and `aclrtDeviceGetBareTgid`. Keys are C
+//! strings; the exporter's key is written into the caller's buffer of `len` bytes.
+#![allow(non_snake_case)]
+
+use std::ffi::{c_char, c_void};
+
+use ascend_rt::raw_types::Addr;
+
+use crate::ffi::{aclError, guard_args, opt_str, out_ref};
+
+/// `aclrtIpcMemGetExportKey(devPtr, size, key, len, flags)`.
+///
+/// # Safety
+/// `key` is NULL or valid for writes of `len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtIpcMemGetExportKey(
+    devPtr: *mut c_void,
+    size: usize,
+    key: *mut c_char,
+    len: usize,
+    flags: u64,
+) -> aclError {
+    guard_args(
+        "aclrtIpcMemGetExportKey",
+        || format!("devPtr={devPtr:?}, size={size}, key={key:?}, len={len}, flags={flags}"),
+        |rt| {
+            let mut k = String::new();
+            let out = (!key.is_null()).then_some(&mut k);
+            rt.ipc_mem_get_export_key(Addr(devPtr as usize as u64), size, out, len, flags)?;
+            // The front end checked that the key and its terminator fit in `len` bytes.
+            let bytes = k.as_bytes();
+            // SAFETY: `key` is non-NULL (refused above otherwise) and valid for `len` bytes,
+            // more than the key and its terminator.
+            unsafe {
+                std::ptr::copy_nonoverlapping(bytes.as_ptr(), key.cast::<u8>(), bytes.len());
+                key.add(bytes.len()).write(0);
+            }
+            Ok(())
+        },
+    )
+}
+
+/// `aclrtIpcMemSetImportPid(key, pid, num)`.
+///
+/// # Safety
+/// `key` is NULL or NUL-terminated; `pid` is NULL or valid for reads of `num` ids.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtIpcMemSetImportPid(
+    key: *const c_char,
+    pid: *mut i32,
+    num: usize,
+) -> aclError {
+    guard_args(
+        "aclrtIpcMemSetImportPid",
+        || format!("key={key:?}, pid={pid:?}, num={num}"),
+        |rt| {
+            // SAFETY: NULL or NUL-terminated (the caller's contract).
+            let k = unsafe { opt_str(key) };
+            // The front end reads at most `num` (as 32 bits, when positive) ids.
+            let n = (num as i32).max(0) as usize;
+            let pids = (!pid.is_null()).then(|| {
+                // SAFETY: non-NULL and valid for reads of `num` ids (the caller's contract),
+                // of which at most `n` are read.
+                unsafe { std::slice::from_raw_parts(pid, n) }
+            });
+            rt.ipc_mem_set_import_pid(k.as_deref(), pids, num)
+        },
+    )
+}
+
+/// `aclrtIpcMemImportByKey(&devPtr, key, flags)`.
+///
+/// # Safety
+/// `devPtr` is NULL or valid for a write; `key` is NULL or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtIpcMemImportByKey(
+    devPtr: *mut *mut c_void,
+    key: *const c_char,
+    flags: u64,
+) -> aclError {
+    guard_args(
+        "aclrtIpcMemImportByKey",
+        || format!("devPtr={devPtr:?}, key={key:?}, flags={flags}"),
+        |rt| {
+            // SAFETY: NULL or NUL-terminated (the caller's contract).
+            let k = unsafe { opt_str(key) };
+            let mut addr = Addr::NULL;
+            let out = (!devPtr.is_null()).then_some(&mut addr);
+            rt.ipc_mem_import_by_key(out, k.as_deref(), flags)?;
+            // SAFETY: non-NULL (refused above otherwise) and valid for a write.
+            unsafe { devPtr.write(addr.0 as usize as *mut c_void) };
+            Ok(())
+        },
+    )
+}
+
+/// `aclrtIpcMemClose(key)`.
+///
+/// # Safety
+/// `key` is NULL or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtIpcMemClose(key: *const c_char) -> aclError {
+    guard_args(
+        "aclrtIpcMemClose",
+        || format!("key={key:?}"),
+        |rt| {
+            // SAFETY: NULL or NUL-terminated (the caller's contract).
+            let k = unsafe { opt_str(key) };
+            rt.ipc_mem_close(k.as_deref())
+        },
+    )
+}
+
+/// `aclrtDeviceGetBareTgid(&pid)`.
+///
+/// # Safety
+/// `pid` is NULL or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtDeviceGetBareTgid(pid: *mut i32) -> aclError {
+    guard_args(
+        "aclrtDeviceGetBareTgid",
+        || format!("pid={pid:?}"),
+        // SAFETY: NULL or valid for a write (the caller's contract).
+        |rt| rt.device_get_bare_tgid(unsafe { out_ref(pid) }),
+    )
+}

@@ -1,0 +1,95 @@
+//! Cases of IPC memory within one process: the runtime's checks in order, an export, an
+//! import of the process's own key (the exporter's memory), closes in order, and a key that
+//! is gone. Across processes: the shared device's tests (`crates/ascend-rt/tests`).
+
+use ascend_rt::raw_types::*;
+use ascend_rt::Runtime;
+
+use crate::helpers::*;
+use crate::CaseResult;
+
+/// Memory exported without a pid whitelist.
+const NO_PID_VALIDATION: u64 = 1;
+
+pub(crate) fn ipc_memory(rt: &Runtime) -> CaseResult {
+    let mut key = String::new();
+    let mut pid = 0;
+    expect(
+        "DeviceGetBareTgid NULL",
+        rt.device_get_bare_tgid(None),
+        INVALID_PARAM,
+    );
+    expect(
+        "DeviceGetBareTgid",
+        rt.device_get_bare_tgid(Some(&mut pid)),
+        0,
+    );
+    if pid as u32 != std::process::id() {
+        return Err(format!(
+            "the bare tgid {pid} is not the process id outside a container"
+        ));
+    }
+    expect(
+        "IpcMemGetExportKey without a device",
+        rt.ipc_mem_get_export_key(Addr(0x1000), 4096, Some(&mut key), 65, 0),
+        NO_CONTEXT,
+    );
+    let _d = Dev::open(rt);
+    let p = malloc(rt, 1 << 20);
+    expect(
+        "IpcMemGetExportKey NULL",
+        rt.ipc_mem_get_export_key(Addr::NULL, 4096, Some(&mut key), 65, 0),
+        INVALID_PARAM,
+    );
+    expect(
+        "IpcMemGetExportKey size 0",
+        rt.ipc_mem_get_export_key(p, 0, Some(&mut key), 65, 0),
+        RT_PARAM,
+    );
+    expect(
+        "IpcMemGetExportKey flags 2",
+        rt.ipc_mem_get_export_key(p, 4096, Some(&mut key), 65, 2),
+        RT_PARAM,
+    );
+    let mut q = Addr::NULL;
+    expect(
+        "IpcMemImportByKey flags 2",
+        rt.ipc_mem_import_by_key(Some(&mut q), Some("k"), 2),
+        RT_PARAM,
+    );
+    expect(
+        "IpcMemSetImportPid num 0",
+        rt.ipc_mem_set_import_pid(Some("k"), Some(&[pid]), 0),
+        RT_PARAM,
+    );
+    let exported = rt.ipc_mem_get_export_key(p, 1 << 20, Some(&mut key), 65, NO_PID_VALIDATION);
+    if rt.chip().chip_type == ascend_chips::ChipType::MiniV3 {
+        expect("IpcMemGetExportKey on 310B", exported, NOT_SUPPORTED);
+        return Ok(());
+    }
+    expect("IpcMemGetExportKey", exported, 0);
+    expect(
+        "IpcMemImportByKey its own key",
+        rt.ipc_mem_import_by_key(Some(&mut q), Some(&key), 0),
+        0,
+    );
+    if q != p {
+        return Err(format!(
+            "the import {:#x} is not the exported {:#x}",
+            q.0, p.0
+        ));
+    }
+    write_u64(rt, q, 77);
+    if read_u64(rt, p) != 77 {
+        return Err("a write through the import is not in the exported memory".into());
+    }
+    expect("IpcMemClose the import", rt.ipc_mem_close(Some(&key)), 0);
+    expect("IpcMemClose the key", rt.ipc_mem_close(Some(&key)), 0);
+    expect(
+        "IpcMemImportByKey a closed key",
+        rt.ipc_mem_import_by_key(Some(&mut q), Some(&key), 0),
+        RT_PARAM,
+    );
+    expect("Free", rt.free(p), 0);
+    Ok(())
+}
