@@ -1,4 +1,4 @@
-//! Cases of IPC memory within one process: the runtime's checks in order, an export, an
+//! Cases of IPC memory and notifies within one process: the runtime's checks in order, an export, an
 //! import of the process's own key (the exporter's memory), closes in order, and a key that
 //! is gone. Across processes: the shared device's tests (`crates/ascend-rt/tests`).
 
@@ -91,5 +91,41 @@ pub(crate) fn ipc_memory(rt: &Runtime) -> CaseResult {
         RT_PARAM,
     );
     expect("Free", rt.free(p), 0);
+
+    // A notify exported and imported in one process is the creator's: a record of the
+    // import releases a wait on the original.
+    let mut n = RawNotify::default();
+    expect("CreateNotify", rt.create_notify(Some(&mut n), 0), 0);
+    expect(
+        "NotifyGetExportKey flags 1",
+        rt.notify_get_export_key(n, Some(&mut key), 65, 1),
+        RT_PARAM,
+    );
+    expect(
+        "NotifyGetExportKey",
+        rt.notify_get_export_key(n, Some(&mut key), 65, 2),
+        0,
+    );
+    let mut m = RawNotify::default();
+    expect(
+        "NotifyImportByKey flags 4",
+        rt.notify_import_by_key(Some(&mut m), Some(&key), 4),
+        RT_PARAM,
+    );
+    expect(
+        "NotifyImportByKey",
+        rt.notify_import_by_key(Some(&mut m), Some(&key), 0),
+        0,
+    );
+    let s = stream(rt);
+    expect("WaitAndResetNotify", rt.wait_and_reset_notify(n, s, 0), 0);
+    expect(
+        "RecordNotify the import",
+        rt.record_notify(m, RawStream::NULL),
+        0,
+    );
+    expect("SynchronizeStream", rt.synchronize_stream(s), 0);
+    expect("DestroyNotify the import", rt.destroy_notify(m), 0);
+    expect("DestroyNotify", rt.destroy_notify(n), 0);
     Ok(())
 }

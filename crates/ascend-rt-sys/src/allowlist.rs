@@ -103,6 +103,9 @@ macro_rules! acl_functions {
             aclrtIpcMemImportByKey,
             aclrtIpcMemClose,
             aclrtDeviceGetBareTgid,
+            aclrtNotifyGetExportKey,
+            aclrtNotifySetImportPid,
+            aclrtNotifyImportByKey,
             // The project's own extension (`acl/acl_sim.h`): simulator kernels, which only the
             // project's `libascendcl.so` exports (a missing one is an `Err` field).
             aclsimLaunchKernelOnCore,

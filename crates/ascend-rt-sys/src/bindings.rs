@@ -56,6 +56,10 @@ pub const ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT: u32 = 0;
 pub const ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION: u32 = 1;
 pub const ACL_RT_IPC_MEM_IMPORT_FLAG_DEFAULT: u32 = 0;
 pub const ACL_RT_IPC_MEM_IMPORT_FLAG_ENABLE_PEER_ACCESS: u32 = 1;
+pub const ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT: u32 = 0;
+pub const ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION: u32 = 2;
+pub const ACL_RT_NOTIFY_IMPORT_FLAG_DEFAULT: u32 = 0;
+pub const ACL_RT_NOTIFY_IMPORT_FLAG_ENABLE_PEER_ACCESS: u32 = 2;
 pub const ACL_ERROR_INVALID_EXCEPTION_INFO: u32 = 4294967295;
 pub const ACL_EVENT_RECORD_DEFAULT: u32 = 0;
 pub const ACL_EVENT_RECORD_EXTERNAL: u32 = 1;
@@ -440,6 +444,27 @@ pub struct AscendCl {
     >,
     pub aclrtDeviceGetBareTgid: Result<
         unsafe extern "C" fn(pid: *mut i32) -> aclError,
+        ::libloading::Error,
+    >,
+    pub aclrtNotifyGetExportKey: Result<
+        unsafe extern "C" fn(
+            notify: aclrtNotify,
+            key: *mut ::std::os::raw::c_char,
+            len: usize,
+            flags: u64,
+        ) -> aclError,
+        ::libloading::Error,
+    >,
+    pub aclrtNotifySetImportPid: Result<
+        unsafe extern "C" fn(notify: aclrtNotify, pid: *mut i32, num: usize) -> aclError,
+        ::libloading::Error,
+    >,
+    pub aclrtNotifyImportByKey: Result<
+        unsafe extern "C" fn(
+            notify: *mut aclrtNotify,
+            key: *const ::std::os::raw::c_char,
+            flags: u64,
+        ) -> aclError,
         ::libloading::Error,
     >,
     pub aclrtMemcpy: Result<
@@ -1013,6 +1038,15 @@ impl AscendCl {
         let aclrtDeviceGetBareTgid = __library
             .get(b"aclrtDeviceGetBareTgid\0")
             .map(|sym| *sym);
+        let aclrtNotifyGetExportKey = __library
+            .get(b"aclrtNotifyGetExportKey\0")
+            .map(|sym| *sym);
+        let aclrtNotifySetImportPid = __library
+            .get(b"aclrtNotifySetImportPid\0")
+            .map(|sym| *sym);
+        let aclrtNotifyImportByKey = __library
+            .get(b"aclrtNotifyImportByKey\0")
+            .map(|sym| *sym);
         let aclrtMemcpy = __library.get(b"aclrtMemcpy\0").map(|sym| *sym);
         let aclrtMemcpyAsync = __library.get(b"aclrtMemcpyAsync\0").map(|sym| *sym);
         let aclrtMemset = __library.get(b"aclrtMemset\0").map(|sym| *sym);
@@ -1200,6 +1234,9 @@ impl AscendCl {
             aclrtIpcMemImportByKey,
             aclrtIpcMemClose,
             aclrtDeviceGetBareTgid,
+            aclrtNotifyGetExportKey,
+            aclrtNotifySetImportPid,
+            aclrtNotifyImportByKey,
             aclrtMemcpy,
             aclrtMemcpyAsync,
             aclrtMemset,
@@ -1439,6 +1476,40 @@ impl AscendCl {
             .aclrtDeviceGetBareTgid
             .as_ref()
             .expect("Expected function, got error."))(pid)
+    }
+    pub unsafe fn aclrtNotifyGetExportKey(
+        &self,
+        notify: aclrtNotify,
+        key: *mut ::std::os::raw::c_char,
+        len: usize,
+        flags: u64,
+    ) -> aclError {
+        (self
+            .aclrtNotifyGetExportKey
+            .as_ref()
+            .expect("Expected function, got error."))(notify, key, len, flags)
+    }
+    pub unsafe fn aclrtNotifySetImportPid(
+        &self,
+        notify: aclrtNotify,
+        pid: *mut i32,
+        num: usize,
+    ) -> aclError {
+        (self
+            .aclrtNotifySetImportPid
+            .as_ref()
+            .expect("Expected function, got error."))(notify, pid, num)
+    }
+    pub unsafe fn aclrtNotifyImportByKey(
+        &self,
+        notify: *mut aclrtNotify,
+        key: *const ::std::os::raw::c_char,
+        flags: u64,
+    ) -> aclError {
+        (self
+            .aclrtNotifyImportByKey
+            .as_ref()
+            .expect("Expected function, got error."))(notify, key, flags)
     }
     pub unsafe fn aclrtMemcpy(
         &self,

@@ -193,6 +193,9 @@ pub enum MsgCode {
     EE1010,
     /// RT: a value is invalid for a stated reason.
     EE1011,
+    /// RT: the operation is not valid on this device (an IPC notify waited on by a device
+    /// other than its creator).
+    EE1012,
     /// RT: not supported in this (capture) mode.
     EE1016,
     /// RT: invalid handle / parameter invalid with a reason.

@@ -76,7 +76,7 @@ fn child_process() {
         return;
     };
     let rt = Runtime::shared_device(&path).unwrap();
-    rt.set_device(0).unwrap();
+    rt.set_device(if role == "record" { 1 } else { 0 }).unwrap();
     let mut a = Addr::NULL;
     rt.malloc(Some(&mut a), 1 << 20, malloc_policy::NORMAL_ONLY)
         .unwrap();
@@ -94,6 +94,21 @@ fn child_process() {
             rt.synchronize_stream(RawStream::NULL).unwrap();
             rt.ipc_mem_close(Some(key)).unwrap();
             println!("wrote 123 through the import");
+        }
+        "record" => {
+            // Imports the notify whose key comes on stdin and records it.
+            let mut key = String::new();
+            std::io::stdin().read_line(&mut key).unwrap();
+            let mut n = RawNotify::default();
+            rt.notify_import_by_key(Some(&mut n), Some(key.trim()), 0)
+                .unwrap();
+            // Only the creator's device may wait on it.
+            let e = rt.wait_and_reset_notify(n, RawStream::NULL, 0).unwrap_err();
+            assert_eq!(e.code(), 107000, "{e}");
+            rt.record_notify(n, RawStream::NULL).unwrap();
+            rt.synchronize_stream(RawStream::NULL).unwrap();
+            rt.destroy_notify(n).unwrap();
+            println!("recorded the imported notify");
         }
         "refused" => {
             let mut key = String::new();
@@ -247,4 +262,45 @@ fn a_value_wait_in_one_process_is_released_by_a_value_write_another_makes_throug
         String::from_utf8_lossy(&out.stderr)
     );
     rt.ipc_mem_close(Some(&key)).unwrap();
+}
+
+#[test]
+fn a_notify_wait_in_one_process_is_released_by_a_record_of_the_imported_notify_in_another() {
+    let path = socket("notify");
+    start_service(&path);
+    let rt = Runtime::shared_device(&path).unwrap();
+    // This process creates the notify on device 0; the recorder uses device 1.
+    rt.set_device(0).unwrap();
+    let mut n = RawNotify::default();
+    rt.create_notify(Some(&mut n), 0).unwrap();
+    let mut key = String::new();
+    rt.notify_get_export_key(n, Some(&mut key), 65, 0).unwrap();
+    let e = rt
+        .notify_get_export_key(n, Some(&mut String::new()), 65, 0)
+        .unwrap_err();
+    assert_eq!(e.code(), 507000, "a notify has one key: {e}");
+    let mut done = Addr::NULL;
+    rt.malloc(Some(&mut done), 8, malloc_policy::NORMAL_ONLY)
+        .unwrap();
+    rt.memset(done, 8, 0, 8).unwrap();
+    let mut s = RawStream::NULL;
+    rt.create_stream(Some(&mut s)).unwrap();
+    rt.wait_and_reset_notify(n, s, 0).unwrap();
+    rt.value_write(done, 1, 0, s).unwrap();
+
+    let mut recorder = child("record", &path);
+    rt.notify_set_import_pid(n, Some(&[recorder.id() as i32]), 1)
+        .unwrap();
+    writeln!(recorder.stdin.take().unwrap(), "{key}").unwrap();
+    rt.synchronize_stream(s).unwrap(); // released by the other process's record
+    assert_eq!(read_u64(&rt, done), 1);
+    let out = recorder.wait_with_output().unwrap();
+    assert!(
+        out.status.success()
+            && String::from_utf8_lossy(&out.stdout).contains("recorded the imported notify"),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    rt.destroy_notify(n).unwrap();
 }

@@ -1,13 +1,14 @@
 //! Exports: IPC memory (`aclrtIpcMemGetExportKey`, `aclrtIpcMemSetImportPid`,
-//! `aclrtIpcMemImportByKey`, `aclrtIpcMemClose`) and `aclrtDeviceGetBareTgid`. Keys are C
+//! `aclrtIpcMemImportByKey`, `aclrtIpcMemClose`), `aclrtDeviceGetBareTgid`, and IPC notifies
+//! (`aclrtNotifyGetExportKey`, `aclrtNotifySetImportPid`, `aclrtNotifyImportByKey`). Keys are C
 //! strings; the exporter's key is written into the caller's buffer of `len` bytes.
 #![allow(non_snake_case)]
 
 use std::ffi::{c_char, c_void};
 
-use ascend_rt::raw_types::Addr;
+use ascend_rt::raw_types::{Addr, RawNotify};
 
-use crate::ffi::{aclError, guard_args, opt_str, out_ref};
+use crate::ffi::{aclError, guard_args, handle_in, opt_str, out_ref, write_handle};
 
 /// `aclrtIpcMemGetExportKey(devPtr, size, key, len, flags)`.
 ///
@@ -123,5 +124,86 @@ pub unsafe extern "C" fn aclrtDeviceGetBareTgid(pid: *mut i32) -> aclError {
         || format!("pid={pid:?}"),
         // SAFETY: NULL or valid for a write (the caller's contract).
         |rt| rt.device_get_bare_tgid(unsafe { out_ref(pid) }),
+    )
+}
+
+/// `aclrtNotifyGetExportKey(notify, key, len, flags)`.
+///
+/// # Safety
+/// `key` is NULL or valid for writes of `len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtNotifyGetExportKey(
+    notify: *mut c_void,
+    key: *mut c_char,
+    len: usize,
+    flags: u64,
+) -> aclError {
+    guard_args(
+        "aclrtNotifyGetExportKey",
+        || format!("notify={notify:?}, key={key:?}, len={len}, flags={flags}"),
+        |rt| {
+            let mut k = String::new();
+            let out = (!key.is_null()).then_some(&mut k);
+            rt.notify_get_export_key(RawNotify(handle_in(notify)), out, len, flags)?;
+            let bytes = k.as_bytes();
+            // SAFETY: `key` is non-NULL (refused otherwise) and valid for `len` bytes, which
+            // the front end checked hold the key and its terminator.
+            unsafe {
+                std::ptr::copy_nonoverlapping(bytes.as_ptr(), key.cast::<u8>(), bytes.len());
+                key.add(bytes.len()).write(0);
+            }
+            Ok(())
+        },
+    )
+}
+
+/// `aclrtNotifySetImportPid(notify, pid, num)`.
+///
+/// # Safety
+/// `pid` is NULL or valid for reads of `num` ids.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtNotifySetImportPid(
+    notify: *mut c_void,
+    pid: *mut i32,
+    num: usize,
+) -> aclError {
+    guard_args(
+        "aclrtNotifySetImportPid",
+        || format!("notify={notify:?}, pid={pid:?}, num={num}"),
+        |rt| {
+            let n = (num as i32).max(0) as usize;
+            let pids = (!pid.is_null()).then(|| {
+                // SAFETY: non-NULL and valid for reads of `num` ids (the caller's contract),
+                // of which at most `n` are read.
+                unsafe { std::slice::from_raw_parts(pid, n) }
+            });
+            rt.notify_set_import_pid(RawNotify(handle_in(notify)), pids, num)
+        },
+    )
+}
+
+/// `aclrtNotifyImportByKey(&notify, key, flags)`.
+///
+/// # Safety
+/// `notify` is NULL or valid for a write; `key` is NULL or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtNotifyImportByKey(
+    notify: *mut *mut c_void,
+    key: *const c_char,
+    flags: u64,
+) -> aclError {
+    guard_args(
+        "aclrtNotifyImportByKey",
+        || format!("notify={notify:?}, key={key:?}, flags={flags}"),
+        |rt| {
+            // SAFETY: NULL or NUL-terminated (the caller's contract).
+            let k = unsafe { opt_str(key) };
+            let mut n = RawNotify::default();
+            let out = (!notify.is_null()).then_some(&mut n);
+            rt.notify_import_by_key(out, k.as_deref(), flags)?;
+            // SAFETY: NULL or valid for a write (the caller's contract).
+            unsafe { write_handle(notify, n.0) };
+            Ok(())
+        },
     )
 }

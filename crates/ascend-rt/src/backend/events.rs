@@ -40,4 +40,31 @@ pub trait Events {
 
     /// `aclrtDestroyNotify`.
     fn destroy_notify(&self, notify: NotifyId) -> BResult<()>;
+
+    /// `aclrtNotifyGetExportKey`'s driver part: exports `notify` of `device` for process `pid`;
+    /// `whitelist`: importers must be on its list. Returns the key.
+    fn ipc_notify_export(
+        &self,
+        device: u32,
+        notify: NotifyId,
+        whitelist: bool,
+        pid: u32,
+    ) -> BResult<String>;
+
+    /// `aclrtNotifySetImportPid`'s driver part: the processes that may import the notify
+    /// exported under `key` (`notify` its handle here).
+    fn ipc_notify_set_pids(
+        &self,
+        notify: NotifyId,
+        key: &str,
+        pids: &[i32],
+        pid: u32,
+    ) -> BResult<()>;
+
+    /// `aclrtNotifyImportByKey`'s driver part: process `pid` imports `key` on `device` (its
+    /// current one). Returns the notify to record and wait on, and the creator's device.
+    fn ipc_notify_import(&self, device: u32, key: &str, pid: u32) -> BResult<(NotifyId, u32)>;
+
+    /// Closes an imported notify (the importer's destroy): the creator's stays.
+    fn ipc_notify_close(&self, notify: NotifyId) -> BResult<()>;
 }

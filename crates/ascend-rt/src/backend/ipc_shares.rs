@@ -12,7 +12,7 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use super::{BResult, BackendError};
+use super::{BResult, BackendError, NotifyId};
 use crate::error::{AclError, ErrorCode};
 
 /// What an import gives.
@@ -26,11 +26,19 @@ pub struct IpcImport {
     pub device: u32,
 }
 
+/// What a key shares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shared {
+    /// `len` bytes of device memory at `addr`.
+    Memory { addr: u64, len: u64 },
+    /// A notify.
+    Notify(NotifyId),
+}
+
 #[derive(Debug)]
 struct Share {
     device: u32,
-    addr: u64,
-    len: u64,
+    what: Shared,
     exporter: u32,
     /// `None`: any process may import it (exported without a whitelist).
     whitelist: Option<Vec<i32>>,
@@ -66,15 +74,33 @@ impl IpcShares {
         exporter: u32,
         whitelist: bool,
     ) -> String {
+        self.share(device, Shared::Memory { addr, len }, exporter, whitelist)
+    }
+
+    /// Exports `notify` of `device` by `exporter`, as [`IpcShares::export`] exports memory.
+    pub fn export_notify(
+        &self,
+        device: u32,
+        notify: NotifyId,
+        exporter: u32,
+        whitelist: bool,
+    ) -> String {
+        self.share(device, Shared::Notify(notify), exporter, whitelist)
+    }
+
+    fn share(&self, device: u32, what: Shared, exporter: u32, whitelist: bool) -> String {
         let mut g = self.shares.lock().unwrap_or_else(|p| p.into_inner());
         g.0 += 1;
-        let key = format!("ascend-sim-ipc-mem-{exporter}-{}", g.0);
+        let kind = match what {
+            Shared::Memory { .. } => "mem",
+            Shared::Notify(_) => "notify",
+        };
+        let key = format!("ascend-sim-ipc-{kind}-{exporter}-{}", g.0);
         g.1.insert(
             key.clone(),
             Share {
                 device,
-                addr,
-                len,
+                what,
                 exporter,
                 whitelist: whitelist.then(Vec::new),
                 imports: HashMap::new(),
@@ -107,8 +133,35 @@ impl IpcShares {
         }
     }
 
-    /// `importer` imports `key`.
+    /// `importer` imports the memory `key` names.
     pub fn import(&self, key: &str, importer: u32) -> BResult<IpcImport> {
+        let (share, device) = self.admit(key, importer)?;
+        match share {
+            Shared::Memory { addr, len } => Ok(IpcImport {
+                addr,
+                len: Some(len),
+                device,
+            }),
+            Shared::Notify(_) => Err(unknown(key)),
+        }
+    }
+
+    /// `importer` imports the notify `key` names: the exporter's notify and its device. A key
+    /// of memory is 207009, as the driver's open of a shared id of another kind.
+    pub fn import_notify(&self, key: &str, importer: u32) -> BResult<(NotifyId, u32)> {
+        let (share, device) = self.admit(key, importer)?;
+        match share {
+            Shared::Notify(n) => Ok((n, device)),
+            Shared::Memory { .. } => Err(driver(
+                ErrorCode::RtNoNotifyResource,
+                format!("the IPC key {key:?} names memory, not a notify"),
+            )),
+        }
+    }
+
+    /// What `key` shares and on which device, if `importer` may import it; counted as one
+    /// import.
+    fn admit(&self, key: &str, importer: u32) -> BResult<(Shared, u32)> {
         let mut g = self.shares.lock().unwrap_or_else(|p| p.into_inner());
         let share = g.1.get_mut(key).ok_or_else(|| unknown(key))?;
         if let Some(list) = &share.whitelist {
@@ -122,11 +175,7 @@ impl IpcShares {
             }
         }
         *share.imports.entry(importer).or_default() += 1;
-        Ok(IpcImport {
-            addr: share.addr,
-            len: Some(share.len),
-            device: share.device,
-        })
+        Ok((share.what, share.device))
     }
 
     /// `caller` closes one import of `key`.
@@ -166,6 +215,16 @@ impl IpcShares {
     /// Forgets the keys exporting memory at `addr` of `device` (it was freed).
     pub fn forget_memory(&self, device: u32, addr: u64) {
         let mut g = self.shares.lock().unwrap_or_else(|p| p.into_inner());
-        g.1.retain(|_, s| !(s.device == device && s.addr == addr));
+        g.1.retain(|_, s| {
+            !(s.device == device && matches!(s.what, Shared::Memory { addr: a, .. } if a == addr))
+        });
+    }
+}
+
+impl IpcShares {
+    /// Forgets the key exporting `notify` (destroyed by its creator).
+    pub fn forget_notify(&self, notify: NotifyId) {
+        let mut g = self.shares.lock().unwrap_or_else(|p| p.into_inner());
+        g.1.retain(|_, s| s.what != Shared::Notify(notify));
     }
 }

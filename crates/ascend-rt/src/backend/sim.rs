@@ -564,7 +564,38 @@ impl Events for SimBackend {
     }
 
     fn destroy_notify(&self, notify: NotifyId) -> BResult<()> {
-        self.sim.destroy_notify(notify).map_err(m)
+        self.sim.destroy_notify(notify).map_err(m)?;
+        self.ipc.forget_notify(notify);
+        Ok(())
+    }
+
+    fn ipc_notify_export(
+        &self,
+        device: u32,
+        notify: NotifyId,
+        whitelist: bool,
+        pid: u32,
+    ) -> BResult<String> {
+        Ok(self.ipc.export_notify(device, notify, pid, whitelist))
+    }
+
+    fn ipc_notify_set_pids(
+        &self,
+        _notify: NotifyId,
+        key: &str,
+        pids: &[i32],
+        pid: u32,
+    ) -> BResult<()> {
+        self.ipc.set_pids(key, pids, pid)
+    }
+
+    fn ipc_notify_import(&self, _device: u32, key: &str, pid: u32) -> BResult<(NotifyId, u32)> {
+        self.ipc.import_notify(key, pid)
+    }
+
+    /// An import is the creator's notify itself: nothing to close here.
+    fn ipc_notify_close(&self, _notify: NotifyId) -> BResult<()> {
+        Ok(())
     }
 }
 

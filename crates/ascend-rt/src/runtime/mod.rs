@@ -48,6 +48,7 @@ mod event;
 mod event_flags;
 mod host_register;
 mod ipc_memory;
+mod ipc_notify;
 mod kernels;
 mod labels;
 mod launch;
@@ -89,6 +90,7 @@ pub use host_register::{HostMemory, SharedBytes, MEM_ATTACH_GLOBAL};
 pub use ipc_memory::{
     IPC_KEY_LEN, IPC_MEM_EXPORT_NO_PID_VALIDATION, IPC_MEM_IMPORT_ENABLE_PEER_ACCESS,
 };
+pub use ipc_notify::{IPC_NOTIFY_EXPORT_NO_PID_VALIDATION, IPC_NOTIFY_IMPORT_ENABLE_PEER_ACCESS};
 pub use kernels::MAX_KERNEL_ARGS_BYTES;
 pub use labels::MAX_LABELS;
 pub use memory::HostBuffer;

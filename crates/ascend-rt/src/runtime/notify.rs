@@ -15,7 +15,7 @@
 //! per-device limits from `docs/zh/api_ref/08_notify_management.md` (the header comment says
 //! ms, the docs and the runtime's logs say seconds).
 
-use super::state::{HandleKind, NotifyRec};
+use super::state::{HandleKind, NotifyIpc, NotifyRec};
 use super::{chip_caps, Runtime};
 use crate::backend::{NotifyId, Task};
 use crate::error::{fail, AclResult, ErrorCode};
@@ -60,14 +60,21 @@ impl Runtime {
             }
             let backend = self.backend.create_notify(device, flag)?;
             let handle = st.new_handle(HandleKind::Notify);
-            st.notifies.insert(handle, NotifyRec { device, backend });
+            st.notifies.insert(
+                handle,
+                NotifyRec {
+                    device,
+                    backend,
+                    ipc: NotifyIpc::None,
+                },
+            );
             *out = RawNotify(handle);
             Ok(())
         })
     }
 
     /// The ACL NULL check and the RT handle check of a notify argument.
-    fn check_notify(&self, api: &str, notify: RawNotify) -> AclResult<NotifyRec> {
+    pub(super) fn check_notify(&self, api: &str, notify: RawNotify) -> AclResult<NotifyRec> {
         if notify.0 == 0 {
             return Err(fail::acl_null(api, "notify"));
         }
@@ -95,9 +102,12 @@ impl Runtime {
             }
             Self::current_device(&st, api)?;
             let rec = st.notifies.remove(&notify.0).expect("checked above");
-            self.backend
-                .destroy_notify(rec.backend)
-                .map_err(crate::AclError::from)
+            // An importer closes its view; the creator destroys the notify (and its key).
+            let done = match rec.ipc {
+                NotifyIpc::Imported { .. } => self.backend.ipc_notify_close(rec.backend),
+                _ => self.backend.destroy_notify(rec.backend),
+            };
+            done.map_err(crate::AclError::from)
         })
     }
 
@@ -116,7 +126,22 @@ impl Runtime {
             Self::check_stream_handle(&st, api, stream)?;
             Self::impl_stream(&st, api, stream)?.1
         };
-        self.launch(&stream_rec, task(rec.backend))
+        let t = task(rec.backend);
+        // Only the device that created an IPC notify may wait on it.
+        if let (NotifyIpc::Imported { creator_device }, Task::NotifyWait { .. }) = (&rec.ipc, &t) {
+            if *creator_device != stream_rec.device {
+                return Err(crate::AclError::new(
+                    ErrorCode::RtParamInvalid,
+                    Some(crate::error::MsgCode::EE1012),
+                    format!(
+                        "{api} failed: the notify was imported from device {creator_device}; only \
+                         the device that created an IPC notify may wait on it, not device {}",
+                        stream_rec.device
+                    ),
+                ));
+            }
+        }
+        self.launch(&stream_rec, t)
     }
 
     /// `aclrtRecordNotify(notify, stream)`: sets the notify when the stream (NULL: the default

@@ -135,6 +135,20 @@ pub(crate) struct EventRec {
 pub(crate) struct NotifyRec {
     pub device: u32,
     pub backend: NotifyId,
+    /// Its part in IPC: exported under a key, or imported from another process.
+    pub ipc: NotifyIpc,
+}
+
+/// A notify's part in IPC.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) enum NotifyIpc {
+    /// Neither exported nor imported.
+    #[default]
+    None,
+    /// Exported under this key (`aclrtNotifyGetExportKey`).
+    Exported(String),
+    /// Imported (`aclrtNotifyImportByKey`) from a notify created on this device.
+    Imported { creator_device: u32 },
 }
 
 /// A model running instance.
@@ -470,7 +484,8 @@ impl State {
         let mut notifies = Vec::new();
         self.notifies.retain(|_, n| {
             let keep = n.device != device;
-            if !keep {
+            // An imported notify is the creator's: only its view goes.
+            if !keep && !matches!(n.ipc, NotifyIpc::Imported { .. }) {
                 notifies.push(n.backend);
             }
             keep

@@ -293,6 +293,19 @@ ACL_FUNC_VISIBILITY aclError aclrtIpcMemImportByKey(void **devPtr, const char *k
 ACL_FUNC_VISIBILITY aclError aclrtIpcMemClose(const char *key);
 /* The process id the driver lists importers by (outside a container, getpid()). */
 ACL_FUNC_VISIBILITY aclError aclrtDeviceGetBareTgid(int32_t *pid);
+
+/* IPC notifies, as IPC memory: the creator exports the notify under a key (flags 0, or
+   ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION: any process may import it), lists its
+   importers, and another process imports it; a record anywhere sets it, and only the device
+   that created it may wait on it (107000 otherwise). A notify exported or imported already is
+   507000; a key of memory given to the notify import is 207009. */
+#define ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT 0x0UL
+#define ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION 0x2UL
+#define ACL_RT_NOTIFY_IMPORT_FLAG_DEFAULT 0x0UL
+#define ACL_RT_NOTIFY_IMPORT_FLAG_ENABLE_PEER_ACCESS 0x2UL
+ACL_FUNC_VISIBILITY aclError aclrtNotifyGetExportKey(aclrtNotify notify, char *key, size_t len, uint64_t flags);
+ACL_FUNC_VISIBILITY aclError aclrtNotifySetImportPid(aclrtNotify notify, int32_t *pid, size_t num);
+ACL_FUNC_VISIBILITY aclError aclrtNotifyImportByKey(aclrtNotify *notify, const char *key, uint64_t flags);
 /* Unified memory: no simulated chip has it (ACL_ERROR_RT_FEATURE_NOT_SUPPORT). */
 ACL_FUNC_VISIBILITY aclError aclrtMemAllocManaged(void **ptr, uint64_t size, uint32_t flag);
 /* A synchronous copy. It does NOT wait for the streams: copying what a queued task still writes

@@ -152,4 +152,79 @@ impl Events for HwBackend {
         self.state().notifies.remove(&notify);
         Ok(())
     }
+
+    /// `aclrtNotifyGetExportKey` in the notify's context.
+    fn ipc_notify_export(
+        &self,
+        _device: u32,
+        notify: NotifyId,
+        whitelist: bool,
+        _pid: u32,
+    ) -> BResult<String> {
+        let h: RawHandle = notify.0;
+        self.enter_notify(h)?;
+        let mut key = [0 as std::ffi::c_char; crate::runtime::IPC_KEY_LEN];
+        let flags = if whitelist {
+            0
+        } else {
+            crate::runtime::IPC_NOTIFY_EXPORT_NO_PID_VALIDATION
+        };
+        // SAFETY: a live notify handle; the key buffer is a live local of the length passed.
+        acl!(
+            self,
+            aclrtNotifyGetExportKey(
+                h as usize as sys::aclrtNotify,
+                key.as_mut_ptr(),
+                key.len(),
+                flags
+            )
+        )?;
+        // SAFETY: the buffer is zeroed, so it holds a NUL-terminated key whatever was written.
+        let k = unsafe { std::ffi::CStr::from_ptr(key.as_ptr()) };
+        Ok(k.to_string_lossy().into_owned())
+    }
+
+    /// `aclrtNotifySetImportPid` in the notify's context.
+    fn ipc_notify_set_pids(
+        &self,
+        notify: NotifyId,
+        _key: &str,
+        pids: &[i32],
+        _pid: u32,
+    ) -> BResult<()> {
+        let h: RawHandle = notify.0;
+        self.enter_notify(h)?;
+        let mut pids = pids.to_vec();
+        // SAFETY: a live notify handle and a live list of `pids.len()` ids.
+        acl!(
+            self,
+            aclrtNotifySetImportPid(
+                h as usize as sys::aclrtNotify,
+                pids.as_mut_ptr(),
+                pids.len()
+            )
+        )?;
+        Ok(())
+    }
+
+    /// `aclrtNotifyImportByKey` in the device's context: a notify of this process's own.
+    fn ipc_notify_import(&self, device: u32, key: &str, _pid: u32) -> BResult<(NotifyId, u32)> {
+        let ctx = self.enter(device)?;
+        let k = std::ffi::CString::new(key).map_err(|_| {
+            crate::backend::BackendError::Unsupported(format!(
+                "an IPC key with a NUL byte: {key:?}"
+            ))
+        })?;
+        let mut n: sys::aclrtNotify = std::ptr::null_mut();
+        // SAFETY: the out-pointer is a live local; the key is NUL-terminated.
+        acl!(self, aclrtNotifyImportByKey(&mut n, k.as_ptr(), 0))?;
+        let h = n as usize as RawHandle;
+        self.state().notifies.insert(h, NotifyInfo { ctx });
+        Ok((NotifyId(h), device))
+    }
+
+    /// The importer's notify is a handle of its own: destroyed as one.
+    fn ipc_notify_close(&self, notify: NotifyId) -> BResult<()> {
+        self.destroy_notify(notify)
+    }
 }

@@ -410,6 +410,54 @@ impl Events for SharedDeviceClient {
     fn destroy_notify(&self, notify: NotifyId) -> BResult<()> {
         self.unit(Request::DestroyNotify { notify: notify.0 })
     }
+
+    fn ipc_notify_export(
+        &self,
+        device: u32,
+        notify: NotifyId,
+        whitelist: bool,
+        pid: u32,
+    ) -> BResult<String> {
+        match self.call(Request::IpcNotifyExport {
+            device,
+            notify: notify.0,
+            whitelist,
+            pid,
+        })? {
+            Reply::Str(key) => Ok(key),
+            other => Err(self.misfit(other)),
+        }
+    }
+
+    fn ipc_notify_set_pids(
+        &self,
+        notify: NotifyId,
+        key: &str,
+        pids: &[i32],
+        pid: u32,
+    ) -> BResult<()> {
+        self.unit(Request::IpcNotifySetPids {
+            notify: notify.0,
+            key: key.to_string(),
+            pids: pids.to_vec(),
+            pid,
+        })
+    }
+
+    fn ipc_notify_import(&self, _device: u32, key: &str, pid: u32) -> BResult<(NotifyId, u32)> {
+        match self.call(Request::IpcNotifyImport {
+            key: key.to_string(),
+            pid,
+        })? {
+            Reply::Notify { notify, device } => Ok((NotifyId(notify), device)),
+            other => Err(self.misfit(other)),
+        }
+    }
+
+    /// The service's import is the creator's notify: nothing to close.
+    fn ipc_notify_close(&self, _notify: NotifyId) -> BResult<()> {
+        Ok(())
+    }
 }
 
 impl Models for SharedDeviceClient {

@@ -364,6 +364,25 @@ impl DeviceService {
                 }
             }
             Request::IpcClose { key, imported, pid } => unit(be.ipc_close(0, &key, imported, pid))?,
+            Request::IpcNotifyExport {
+                device,
+                notify,
+                whitelist,
+                pid,
+            } => Reply::Str(be.ipc_notify_export(device, NotifyId(notify), whitelist, pid)?),
+            Request::IpcNotifySetPids {
+                notify,
+                key,
+                pids,
+                pid,
+            } => unit(be.ipc_notify_set_pids(NotifyId(notify), &key, &pids, pid))?,
+            Request::IpcNotifyImport { key, pid } => {
+                let (n, device) = be.ipc_notify_import(0, &key, pid)?;
+                Reply::Notify {
+                    notify: n.0,
+                    device,
+                }
+            }
             Request::CreateModel { device } => {
                 let m = be.create_model(device)?;
                 self.with_owned(token, |o| o.models.insert(m.0));

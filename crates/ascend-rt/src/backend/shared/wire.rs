@@ -172,6 +172,22 @@ pub enum Request {
         imported: bool,
         pid: u32,
     },
+    IpcNotifyExport {
+        device: u32,
+        notify: u64,
+        whitelist: bool,
+        pid: u32,
+    },
+    IpcNotifySetPids {
+        notify: u64,
+        key: String,
+        pids: Vec<i32>,
+        pid: u32,
+    },
+    IpcNotifyImport {
+        key: String,
+        pid: u32,
+    },
     BindStream {
         model: u64,
         stream: u64,
@@ -488,6 +504,11 @@ pub enum Reply {
     OptStr(Option<String>),
     Bytes(Vec<u8>),
     Window(Option<(u64, u64)>),
+    /// An imported notify and its creator's device.
+    Notify {
+        notify: u64,
+        device: u32,
+    },
     /// An import: address, length, device.
     Import {
         addr: u64,
