@@ -1,4 +1,4 @@
-//! Cases of IPC memory and notifies within one process: the runtime's checks in order, an export, an
+//! Cases of IPC memory, notifies and events within one process: the runtime's checks in order, an export, an
 //! import of the process's own key (the exporter's memory), closes in order, and a key that
 //! is gone. Across processes: the shared device's tests (`crates/ascend-rt/tests`).
 
@@ -127,5 +127,45 @@ pub(crate) fn ipc_memory(rt: &Runtime) -> CaseResult {
     expect("SynchronizeStream", rt.synchronize_stream(s), 0);
     expect("DestroyNotify the import", rt.destroy_notify(m), 0);
     expect("DestroyNotify", rt.destroy_notify(n), 0);
+
+    // An IPC event's handle opened in the process that made it: a record of the opened event
+    // completes the original.
+    let mut handle = [0u8; ascend_rt::IPC_EVENT_HANDLE_SIZE];
+    let mut e = RawEvent::default();
+    let created = rt.create_event_ex_with_flag(Some(&mut e), event_flag::IPC);
+    if !matches!(
+        rt.chip().chip_type,
+        ascend_chips::ChipType::Cloud910B93
+            | ascend_chips::ChipType::David
+            | ascend_chips::ChipType::Ascend350
+    ) {
+        expect("CreateEventExWithFlag IPC", created, NOT_SUPPORTED);
+        return Ok(());
+    }
+    expect("CreateEventExWithFlag IPC", created, 0);
+    expect(
+        "IpcGetEventHandle NULL",
+        rt.ipc_get_event_handle(e, None),
+        INVALID_PARAM,
+    );
+    expect(
+        "IpcGetEventHandle",
+        rt.ipc_get_event_handle(e, Some(&mut handle)),
+        0,
+    );
+    let mut opened = RawEvent::default();
+    expect(
+        "IpcOpenEventHandle",
+        rt.ipc_open_event_handle(&handle, Some(&mut opened)),
+        0,
+    );
+    expect(
+        "RecordEvent the opened",
+        rt.record_event(opened, RawStream::NULL),
+        0,
+    );
+    expect("SynchronizeEvent the original", rt.synchronize_event(e), 0);
+    expect("DestroyEvent the opened", rt.destroy_event(opened), 0);
+    expect("DestroyEvent", rt.destroy_event(e), 0);
     Ok(())
 }

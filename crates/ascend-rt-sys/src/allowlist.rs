@@ -106,6 +106,8 @@ macro_rules! acl_functions {
             aclrtNotifyGetExportKey,
             aclrtNotifySetImportPid,
             aclrtNotifyImportByKey,
+            aclrtIpcGetEventHandle,
+            aclrtIpcOpenEventHandle,
             // The project's own extension (`acl/acl_sim.h`): simulator kernels, which only the
             // project's `libascendcl.so` exports (a missing one is an `Err` field).
             aclsimLaunchKernelOnCore,
@@ -155,6 +157,7 @@ pub const TYPES: &[&str] = &[
     "aclrtBarrierCmoInfo",
     "aclrtBarrierTaskInfo",
     "aclsimKernelCtx",
+    "aclrtIpcEventHandle",
     "aclsimKernelFunc",
 ];
 

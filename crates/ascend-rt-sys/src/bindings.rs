@@ -60,6 +60,7 @@ pub const ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT: u32 = 0;
 pub const ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION: u32 = 2;
 pub const ACL_RT_NOTIFY_IMPORT_FLAG_DEFAULT: u32 = 0;
 pub const ACL_RT_NOTIFY_IMPORT_FLAG_ENABLE_PEER_ACCESS: u32 = 2;
+pub const ACL_IPC_EVENT_HANDLE_SIZE: u32 = 64;
 pub const ACL_ERROR_INVALID_EXCEPTION_INFO: u32 = 4294967295;
 pub const ACL_EVENT_RECORD_DEFAULT: u32 = 0;
 pub const ACL_EVENT_RECORD_EXTERNAL: u32 = 1;
@@ -257,6 +258,32 @@ const _: () = {
     ][::std::mem::offset_of!(aclrtBarrierTaskInfo, cmoInfo) - 8usize];
 };
 impl Default for aclrtBarrierTaskInfo {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtIpcEventHandle {
+    pub reserved: [::std::os::raw::c_char; 64usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of aclrtIpcEventHandle",
+    ][::std::mem::size_of::<aclrtIpcEventHandle>() - 64usize];
+    [
+        "Alignment of aclrtIpcEventHandle",
+    ][::std::mem::align_of::<aclrtIpcEventHandle>() - 1usize];
+    [
+        "Offset of field: aclrtIpcEventHandle::reserved",
+    ][::std::mem::offset_of!(aclrtIpcEventHandle, reserved) - 0usize];
+};
+impl Default for aclrtIpcEventHandle {
     fn default() -> Self {
         let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
         unsafe {
@@ -464,6 +491,20 @@ pub struct AscendCl {
             notify: *mut aclrtNotify,
             key: *const ::std::os::raw::c_char,
             flags: u64,
+        ) -> aclError,
+        ::libloading::Error,
+    >,
+    pub aclrtIpcGetEventHandle: Result<
+        unsafe extern "C" fn(
+            event: aclrtEvent,
+            handle: *mut aclrtIpcEventHandle,
+        ) -> aclError,
+        ::libloading::Error,
+    >,
+    pub aclrtIpcOpenEventHandle: Result<
+        unsafe extern "C" fn(
+            handle: aclrtIpcEventHandle,
+            event: *mut aclrtEvent,
         ) -> aclError,
         ::libloading::Error,
     >,
@@ -1047,6 +1088,12 @@ impl AscendCl {
         let aclrtNotifyImportByKey = __library
             .get(b"aclrtNotifyImportByKey\0")
             .map(|sym| *sym);
+        let aclrtIpcGetEventHandle = __library
+            .get(b"aclrtIpcGetEventHandle\0")
+            .map(|sym| *sym);
+        let aclrtIpcOpenEventHandle = __library
+            .get(b"aclrtIpcOpenEventHandle\0")
+            .map(|sym| *sym);
         let aclrtMemcpy = __library.get(b"aclrtMemcpy\0").map(|sym| *sym);
         let aclrtMemcpyAsync = __library.get(b"aclrtMemcpyAsync\0").map(|sym| *sym);
         let aclrtMemset = __library.get(b"aclrtMemset\0").map(|sym| *sym);
@@ -1237,6 +1284,8 @@ impl AscendCl {
             aclrtNotifyGetExportKey,
             aclrtNotifySetImportPid,
             aclrtNotifyImportByKey,
+            aclrtIpcGetEventHandle,
+            aclrtIpcOpenEventHandle,
             aclrtMemcpy,
             aclrtMemcpyAsync,
             aclrtMemset,
@@ -1510,6 +1559,26 @@ impl AscendCl {
             .aclrtNotifyImportByKey
             .as_ref()
             .expect("Expected function, got error."))(notify, key, flags)
+    }
+    pub unsafe fn aclrtIpcGetEventHandle(
+        &self,
+        event: aclrtEvent,
+        handle: *mut aclrtIpcEventHandle,
+    ) -> aclError {
+        (self
+            .aclrtIpcGetEventHandle
+            .as_ref()
+            .expect("Expected function, got error."))(event, handle)
+    }
+    pub unsafe fn aclrtIpcOpenEventHandle(
+        &self,
+        handle: aclrtIpcEventHandle,
+        event: *mut aclrtEvent,
+    ) -> aclError {
+        (self
+            .aclrtIpcOpenEventHandle
+            .as_ref()
+            .expect("Expected function, got error."))(handle, event)
     }
     pub unsafe fn aclrtMemcpy(
         &self,

@@ -110,6 +110,25 @@ fn child_process() {
             rt.destroy_notify(n).unwrap();
             println!("recorded the imported notify");
         }
+        "open_event" => {
+            // Opens the IPC event whose handle comes on stdin (hex), waits for it on a stream
+            // and says when its wait is over.
+            let mut line = String::new();
+            std::io::stdin().read_line(&mut line).unwrap();
+            let h = u64::from_str_radix(line.trim(), 16).unwrap();
+            let mut handle = [0u8; ascend_rt::IPC_EVENT_HANDLE_SIZE];
+            handle[..8].copy_from_slice(&h.to_ne_bytes());
+            let mut e = RawEvent::default();
+            rt.ipc_open_event_handle(&handle, Some(&mut e)).unwrap();
+            let mut s = RawStream::NULL;
+            rt.create_stream(Some(&mut s)).unwrap();
+            rt.stream_wait_event(s, e).unwrap();
+            rt.synchronize_stream(s).unwrap();
+            let mut status = 0;
+            rt.query_event_status(e, Some(&mut status)).unwrap();
+            println!("the opened event completed: status {status}");
+            rt.destroy_event(e).unwrap();
+        }
         "refused" => {
             let mut key = String::new();
             std::io::stdin().read_line(&mut key).unwrap();
@@ -303,4 +322,53 @@ fn a_notify_wait_in_one_process_is_released_by_a_record_of_the_imported_notify_i
         String::from_utf8_lossy(&out.stderr)
     );
     rt.destroy_notify(n).unwrap();
+}
+
+#[test]
+fn a_stream_in_one_process_waits_for_an_ipc_event_recorded_in_another() {
+    let path = socket("event");
+    start_service(&path);
+    let rt = Runtime::shared_device(&path).unwrap();
+    rt.set_device(0).unwrap();
+    let mut e = RawEvent::default();
+    rt.create_event_ex_with_flag(Some(&mut e), event_flag::IPC)
+        .unwrap();
+    let mut handle = [0u8; ascend_rt::IPC_EVENT_HANDLE_SIZE];
+    rt.ipc_get_event_handle(e, Some(&mut handle)).unwrap();
+    // The record is queued behind a value wait this process releases later.
+    let mut flag = Addr::NULL;
+    rt.malloc(Some(&mut flag), 8, malloc_policy::NORMAL_ONLY)
+        .unwrap();
+    rt.memset(flag, 8, 0, 8).unwrap();
+    let mut s = RawStream::NULL;
+    rt.create_stream(Some(&mut s)).unwrap();
+    rt.value_wait(flag, 1, 1, s).unwrap();
+    rt.record_event(e, s).unwrap();
+
+    let mut waiter = child("open_event", &path);
+    let mut first = [0u8; 8];
+    first.copy_from_slice(&handle[..8]);
+    writeln!(
+        waiter.stdin.take().unwrap(),
+        "{:x}",
+        u64::from_ne_bytes(first)
+    )
+    .unwrap();
+    std::thread::sleep(Duration::from_millis(50));
+    assert!(
+        waiter.try_wait().unwrap().is_none(),
+        "the other process waits for the record"
+    );
+    rt.value_write(flag, 1, 0, RawStream::NULL).unwrap();
+    rt.synchronize_stream(s).unwrap();
+    let out = waiter.wait_with_output().unwrap();
+    assert!(
+        out.status.success()
+            && String::from_utf8_lossy(&out.stdout)
+                .contains("the opened event completed: status 1"),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    rt.destroy_event(e).unwrap();
 }

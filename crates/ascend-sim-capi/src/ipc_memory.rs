@@ -2,11 +2,11 @@
 //! `aclrtIpcMemImportByKey`, `aclrtIpcMemClose`), `aclrtDeviceGetBareTgid`, and IPC notifies
 //! (`aclrtNotifyGetExportKey`, `aclrtNotifySetImportPid`, `aclrtNotifyImportByKey`). Keys are C
 //! strings; the exporter's key is written into the caller's buffer of `len` bytes.
-#![allow(non_snake_case)]
+#![allow(non_snake_case, non_camel_case_types)]
 
 use std::ffi::{c_char, c_void};
 
-use ascend_rt::raw_types::{Addr, RawNotify};
+use ascend_rt::raw_types::{Addr, RawEvent, RawNotify};
 
 use crate::ffi::{aclError, guard_args, handle_in, opt_str, out_ref, write_handle};
 
@@ -203,6 +203,71 @@ pub unsafe extern "C" fn aclrtNotifyImportByKey(
             rt.notify_import_by_key(out, k.as_deref(), flags)?;
             // SAFETY: NULL or valid for a write (the caller's contract).
             unsafe { write_handle(notify, n.0) };
+            Ok(())
+        },
+    )
+}
+
+// `aclrtIpcEventHandle`: the bindings' type (64 bytes, of which the runtime uses the first
+// 8), so that the exports have the bindings' signatures.
+use ascend_rt_sys::aclrtIpcEventHandle;
+
+/// `aclrtIpcGetEventHandle(event, &handle)`.
+///
+/// # Safety
+/// `handle` is NULL or valid for reads and writes of one handle.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtIpcGetEventHandle(
+    event: *mut c_void,
+    handle: *mut aclrtIpcEventHandle,
+) -> aclError {
+    guard_args(
+        "aclrtIpcGetEventHandle",
+        || format!("event={event:?}, handle={handle:?}"),
+        |rt| {
+            let mut bytes = [0u8; ascend_rt::IPC_EVENT_HANDLE_SIZE];
+            if !handle.is_null() {
+                // SAFETY: non-NULL and valid for reads (the caller's contract).
+                let h = unsafe { handle.read() };
+                for (b, c) in bytes.iter_mut().zip(h.reserved) {
+                    *b = c as u8;
+                }
+            }
+            let out = (!handle.is_null()).then_some(&mut bytes);
+            rt.ipc_get_event_handle(RawEvent(handle_in(event)), out)?;
+            let mut h = aclrtIpcEventHandle::default();
+            for (c, b) in h.reserved.iter_mut().zip(bytes) {
+                *c = b as c_char;
+            }
+            // SAFETY: non-NULL (refused otherwise) and valid for a write.
+            unsafe { handle.write(h) };
+            Ok(())
+        },
+    )
+}
+
+/// `aclrtIpcOpenEventHandle(handle, &event)`.
+///
+/// # Safety
+/// `event` is NULL or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtIpcOpenEventHandle(
+    handle: aclrtIpcEventHandle,
+    event: *mut *mut c_void,
+) -> aclError {
+    guard_args(
+        "aclrtIpcOpenEventHandle",
+        || format!("event={event:?}"),
+        |rt| {
+            let mut bytes = [0u8; ascend_rt::IPC_EVENT_HANDLE_SIZE];
+            for (b, c) in bytes.iter_mut().zip(handle.reserved) {
+                *b = c as u8;
+            }
+            let mut e = RawEvent::default();
+            let out = (!event.is_null()).then_some(&mut e);
+            rt.ipc_open_event_handle(&bytes, out)?;
+            // SAFETY: NULL or valid for a write (the caller's contract).
+            unsafe { write_handle(event, e.0) };
             Ok(())
         },
     )

@@ -67,4 +67,15 @@ pub trait Events {
 
     /// Closes an imported notify (the importer's destroy): the creator's stays.
     fn ipc_notify_close(&self, notify: NotifyId) -> BResult<()>;
+
+    /// `aclrtIpcGetEventHandle`'s driver part: the handle other processes open the IPC `event`
+    /// by (the first 8 bytes of `aclrtIpcEventHandle`).
+    fn ipc_event_handle(&self, event: EventId, pid: u32) -> BResult<u64>;
+
+    /// `aclrtIpcOpenEventHandle`'s driver part: an event of process `pid` on `device` (its
+    /// current one) for the IPC event `handle` names.
+    fn ipc_event_open(&self, device: u32, handle: u64, pid: u32) -> BResult<EventId>;
+
+    /// Closes an opened IPC event (the importer's destroy): the exporter's stays.
+    fn ipc_event_close(&self, event: EventId) -> BResult<()>;
 }

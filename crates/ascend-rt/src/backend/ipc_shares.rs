@@ -12,7 +12,7 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use super::{BResult, BackendError, NotifyId};
+use super::{BResult, BackendError, EventId, NotifyId};
 use crate::error::{AclError, ErrorCode};
 
 /// What an import gives.
@@ -50,6 +50,8 @@ struct Share {
 #[derive(Debug, Default)]
 pub struct IpcShares {
     shares: Mutex<(u64, HashMap<String, Share>)>,
+    /// IPC event handles: the event each names and its exporting process.
+    events: Mutex<HashMap<u64, (EventId, u32)>>,
 }
 
 fn driver(kind: ErrorCode, message: String) -> BackendError {
@@ -226,5 +228,45 @@ impl IpcShares {
     pub fn forget_notify(&self, notify: NotifyId) {
         let mut g = self.shares.lock().unwrap_or_else(|p| p.into_inner());
         g.1.retain(|_, s| s.what != Shared::Notify(notify));
+    }
+}
+
+impl IpcShares {
+    /// The handle `exporter` gives other processes for its IPC `event`: the same one each
+    /// time (a handle's 8 bytes; never 0).
+    pub fn event_handle(&self, event: EventId, exporter: u32) -> u64 {
+        let mut g = self.events.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((&h, _)) = g.iter().find(|(_, (e, _))| *e == event) {
+            return h;
+        }
+        let h = (u64::from(exporter) << 32) | (g.len() as u64 + 1);
+        g.insert(h, (event, exporter));
+        h
+    }
+
+    /// The event an IPC event handle names.
+    pub fn open_event(&self, handle: u64) -> BResult<EventId> {
+        let g = self.events.lock().unwrap_or_else(|p| p.into_inner());
+        g.get(&handle).map(|(e, _)| *e).ok_or_else(|| {
+            driver(
+                ErrorCode::RtParamInvalid,
+                format!(
+                    "the IPC event handle {handle:#x} names no event (never handed out, or its \
+                     event was destroyed by its exporter)"
+                ),
+            )
+        })
+    }
+
+    /// Forgets the handle of `event` (destroyed by its exporter).
+    pub fn forget_event(&self, event: EventId) {
+        let mut g = self.events.lock().unwrap_or_else(|p| p.into_inner());
+        g.retain(|_, (e, _)| *e != event);
+    }
+
+    /// Forgets the event handles `exporter` handed out (it has gone).
+    pub fn forget_event_exporter(&self, exporter: u32) {
+        let mut g = self.events.lock().unwrap_or_else(|p| p.into_inner());
+        g.retain(|_, (_, x)| *x != exporter);
     }
 }

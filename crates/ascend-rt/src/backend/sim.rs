@@ -442,6 +442,7 @@ impl Memory for SimBackend {
 
     fn ipc_forget_process(&self, pid: u32) {
         self.ipc.forget_exporter(pid);
+        self.ipc.forget_event_exporter(pid);
     }
 }
 
@@ -519,7 +520,9 @@ impl Events for SimBackend {
     }
 
     fn destroy_event(&self, event: EventId) -> BResult<()> {
-        self.sim.destroy_event(event).map_err(m)
+        self.sim.destroy_event(event).map_err(m)?;
+        self.ipc.forget_event(event);
+        Ok(())
     }
 
     fn event_complete(&self, event: EventId) -> BResult<bool> {
@@ -595,6 +598,19 @@ impl Events for SimBackend {
 
     /// An import is the creator's notify itself: nothing to close here.
     fn ipc_notify_close(&self, _notify: NotifyId) -> BResult<()> {
+        Ok(())
+    }
+
+    fn ipc_event_handle(&self, event: EventId, pid: u32) -> BResult<u64> {
+        Ok(self.ipc.event_handle(event, pid))
+    }
+
+    fn ipc_event_open(&self, _device: u32, handle: u64, _pid: u32) -> BResult<EventId> {
+        self.ipc.open_event(handle)
+    }
+
+    /// An opened IPC event is the exporter's event itself: nothing to close here.
+    fn ipc_event_close(&self, _event: EventId) -> BResult<()> {
         Ok(())
     }
 }

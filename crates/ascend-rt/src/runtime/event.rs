@@ -58,6 +58,7 @@ impl Runtime {
                 ex_mode,
                 recorded: false,
                 last_record_on: None,
+                imported: false,
             },
         );
         Ok(RawEvent(handle))
@@ -314,9 +315,12 @@ impl Runtime {
                 .events
                 .remove(&event.0)
                 .ok_or_else(|| fail::invalid_handle(api, "event", event.0))?;
-            self.backend
-                .destroy_event(ev.backend)
-                .map_err(crate::AclError::from)
+            let done = if ev.imported {
+                self.backend.ipc_event_close(ev.backend)
+            } else {
+                self.backend.destroy_event(ev.backend)
+            };
+            done.map_err(crate::AclError::from)
         })
     }
 

@@ -47,6 +47,7 @@ mod errors;
 mod event;
 mod event_flags;
 mod host_register;
+mod ipc_event;
 mod ipc_memory;
 mod ipc_notify;
 mod kernels;
@@ -87,6 +88,7 @@ pub use copies::{MemDst, MemSrc};
 pub use device_info::{DEVICE_STATUS_NORMAL, RES_LIMIT_TYPES};
 pub use errmsg::RecentError;
 pub use host_register::{HostMemory, SharedBytes, MEM_ATTACH_GLOBAL};
+pub use ipc_event::{IpcEventHandle, IPC_EVENT_HANDLE_SIZE};
 pub use ipc_memory::{
     IPC_KEY_LEN, IPC_MEM_EXPORT_NO_PID_VALIDATION, IPC_MEM_IMPORT_ENABLE_PEER_ACCESS,
 };

@@ -128,6 +128,9 @@ pub(crate) struct EventRec {
     /// while that stream is bound to a model, and on 950 while it is a persistent stream
     /// bound to none, where the record never executes.
     pub last_record_on: Option<u64>,
+    /// Opened from another process's IPC event handle (`aclrtIpcOpenEventHandle`): its
+    /// destroy closes only this process's view.
+    pub imported: bool,
 }
 
 /// A notify.

@@ -306,6 +306,19 @@ ACL_FUNC_VISIBILITY aclError aclrtDeviceGetBareTgid(int32_t *pid);
 ACL_FUNC_VISIBILITY aclError aclrtNotifyGetExportKey(aclrtNotify notify, char *key, size_t len, uint64_t flags);
 ACL_FUNC_VISIBILITY aclError aclrtNotifySetImportPid(aclrtNotify notify, int32_t *pid, size_t num);
 ACL_FUNC_VISIBILITY aclError aclrtNotifyImportByKey(aclrtNotify *notify, const char *key, uint64_t flags);
+
+/* IPC events: an event created with aclrtCreateEventExWithFlag(&e, ACL_EVENT_IPC) gives a
+   handle (its first 8 bytes are used) another process opens as an event of its own: a record
+   in either process, and a wait or synchronize in either, act on the one event. Checks:
+   handle NULL, then event NULL (100000); a chip without IPC events (207000); not a live event
+   (107017); an event without exactly the IPC flag (107000); for the open, no context
+   (107002) and a handle that names no event (107000). */
+#define ACL_IPC_EVENT_HANDLE_SIZE 64
+typedef struct aclrtIpcEventHandle {
+    char reserved[ACL_IPC_EVENT_HANDLE_SIZE];
+} aclrtIpcEventHandle;
+ACL_FUNC_VISIBILITY aclError aclrtIpcGetEventHandle(aclrtEvent event, aclrtIpcEventHandle *handle);
+ACL_FUNC_VISIBILITY aclError aclrtIpcOpenEventHandle(aclrtIpcEventHandle handle, aclrtEvent *event);
 /* Unified memory: no simulated chip has it (ACL_ERROR_RT_FEATURE_NOT_SUPPORT). */
 ACL_FUNC_VISIBILITY aclError aclrtMemAllocManaged(void **ptr, uint64_t size, uint32_t flag);
 /* A synchronous copy. It does NOT wait for the streams: copying what a queued task still writes

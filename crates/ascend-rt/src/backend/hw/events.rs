@@ -227,4 +227,47 @@ impl Events for HwBackend {
     fn ipc_notify_close(&self, notify: NotifyId) -> BResult<()> {
         self.destroy_notify(notify)
     }
+
+    /// `aclrtIpcGetEventHandle` in the event's context: the handle's first 8 bytes.
+    fn ipc_event_handle(&self, event: EventId, _pid: u32) -> BResult<u64> {
+        let h: RawHandle = event.0;
+        self.enter_event(h)?;
+        let mut handle = sys::aclrtIpcEventHandle::default();
+        // SAFETY: a live event handle; the out-struct is a live local.
+        acl!(
+            self,
+            aclrtIpcGetEventHandle(h as usize as sys::aclrtEvent, &mut handle)
+        )?;
+        let mut first = [0u8; 8];
+        for (b, c) in first.iter_mut().zip(handle.reserved.iter()) {
+            *b = *c as u8;
+        }
+        Ok(u64::from_ne_bytes(first))
+    }
+
+    /// `aclrtIpcOpenEventHandle` in the device's context: an event of this process's own.
+    fn ipc_event_open(&self, device: u32, handle: u64, _pid: u32) -> BResult<EventId> {
+        let ctx = self.enter(device)?;
+        let mut h = sys::aclrtIpcEventHandle::default();
+        for (c, b) in h.reserved.iter_mut().zip(handle.to_ne_bytes()) {
+            *c = b as _;
+        }
+        let mut e: sys::aclrtEvent = std::ptr::null_mut();
+        // SAFETY: the handle is passed by value; the out-pointer is a live local.
+        acl!(self, aclrtIpcOpenEventHandle(h, &mut e))?;
+        let raw = e as usize as RawHandle;
+        self.state().events.insert(
+            raw,
+            EventInfo {
+                ctx,
+                last_record: None,
+            },
+        );
+        Ok(EventId(raw))
+    }
+
+    /// The opened event is a handle of this process: destroyed as one.
+    fn ipc_event_close(&self, event: EventId) -> BResult<()> {
+        self.destroy_event(event)
+    }
 }

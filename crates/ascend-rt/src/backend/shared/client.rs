@@ -458,6 +458,22 @@ impl Events for SharedDeviceClient {
     fn ipc_notify_close(&self, _notify: NotifyId) -> BResult<()> {
         Ok(())
     }
+
+    fn ipc_event_handle(&self, event: EventId, pid: u32) -> BResult<u64> {
+        self.u64(Request::IpcEventHandle {
+            event: event.0,
+            pid,
+        })
+    }
+
+    fn ipc_event_open(&self, _device: u32, handle: u64, pid: u32) -> BResult<EventId> {
+        self.u64(Request::IpcEventOpen { handle, pid }).map(EventId)
+    }
+
+    /// The service's opened event is the exporter's: nothing to close.
+    fn ipc_event_close(&self, _event: EventId) -> BResult<()> {
+        Ok(())
+    }
 }
 
 impl Models for SharedDeviceClient {

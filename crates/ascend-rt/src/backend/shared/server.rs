@@ -383,6 +383,12 @@ impl DeviceService {
                     device,
                 }
             }
+            Request::IpcEventHandle { event, pid } => {
+                Reply::U64(be.ipc_event_handle(EventId(event), pid)?)
+            }
+            Request::IpcEventOpen { handle, pid } => {
+                Reply::U64(be.ipc_event_open(0, handle, pid)?.0)
+            }
             Request::CreateModel { device } => {
                 let m = be.create_model(device)?;
                 self.with_owned(token, |o| o.models.insert(m.0));

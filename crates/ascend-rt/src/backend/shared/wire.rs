@@ -188,6 +188,14 @@ pub enum Request {
         key: String,
         pid: u32,
     },
+    IpcEventHandle {
+        event: u64,
+        pid: u32,
+    },
+    IpcEventOpen {
+        handle: u64,
+        pid: u32,
+    },
     BindStream {
         model: u64,
         stream: u64,
