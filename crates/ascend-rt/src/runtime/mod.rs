@@ -219,9 +219,9 @@ impl Runtime {
     /// A runtime whose device is the shared device service's at the socket `path` (started
     /// with `ascend-sim device --socket PATH`, or [`crate::device_service::serve`]): several
     /// processes use one simulated device, and each process's calls are validated here as
-    /// for a device of its own. Page-locked host memory, host functions and callbacks,
-    /// simulator kernels and registered host memory are not yet available there (refused with
-    /// 207000, saying so).
+    /// for a device of its own; a simulator kernel's body runs in this process, its blocks on
+    /// the service's simulator. Page-locked host memory, host functions and callbacks and
+    /// registered host memory are not yet available there (refused with 207000, saying so).
     #[cfg(feature = "sim")]
     pub fn shared_device(path: impl AsRef<std::path::Path>) -> AclResult<Runtime> {
         let client = crate::backend::shared::client::SharedDeviceClient::connect(path).map_err(

@@ -27,6 +27,8 @@ pub struct SharedDeviceClient {
     chip: ChipProfile,
     /// The service's device address window (it does not change).
     window: Option<(u64, u64)>,
+    /// The kernels this process launched, and the host that runs their blocks.
+    kernels: super::kernels::ClientKernels,
     /// Connections not in use; the first one made is kept open as the process's presence.
     idle: Mutex<Vec<UnixStream>>,
     _presence: UnixStream,
@@ -73,6 +75,7 @@ impl SharedDeviceClient {
             token,
             chip,
             window,
+            kernels: Default::default(),
             idle: Mutex::new(vec![first]),
             _presence: presence,
         })
@@ -323,6 +326,24 @@ impl Streams for SharedDeviceClient {
     }
 
     fn launch(&self, stream: StreamId, task: Task) -> BResult<u64> {
+        if let Task::Kernel { kernel, blocks } = task {
+            let (path, token) = (self.path.clone(), self.token);
+            let name = kernel.name().to_string();
+            let core = u8::from(kernel.core() == ascend_types::CoreType::AiCore);
+            let launch = self
+                .kernels
+                .register(kernel, move || Self::open(&path, token).ok())
+                .ok_or_else(|| gone(&self.path, "the kernel host cannot connect"))?;
+            return self.u64(Request::Launch {
+                stream: stream.0,
+                task: WireTask::Kernel {
+                    launch,
+                    name,
+                    blocks,
+                    core,
+                },
+            });
+        }
         let task = WireTask::from_task(&task).map_err(|what| unsupported(&what))?;
         self.u64(Request::Launch {
             stream: stream.0,
@@ -563,7 +584,7 @@ impl Inspect for SharedDeviceClient {
     }
 
     fn runs_sim_kernels(&self) -> bool {
-        false
+        true
     }
 
     #[cfg(feature = "sim")]

@@ -4,5 +4,6 @@
 //! service keeps the in-process simulator.
 
 pub mod client;
+pub mod kernels;
 pub mod server;
 pub mod wire;

@@ -14,8 +14,8 @@ use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use super::wire::{self, ProcessStatus, Reply, Request, WireError, WireFault};
-use crate::backend::{Backend, BackendError, EventId, ModelId, NotifyId, StreamId, SyncCopy};
+use super::wire::{self, ProcessStatus, Reply, Request, WireError, WireFault, WireTask};
+use crate::backend::{Backend, BackendError, EventId, ModelId, NotifyId, StreamId, SyncCopy, Task};
 
 /// What one process owns.
 #[derive(Debug, Default)]
@@ -42,6 +42,7 @@ struct Books {
 /// The service over `backend` (a simulator).
 pub(crate) struct DeviceService {
     backend: Arc<dyn Backend>,
+    kernels: Arc<super::kernels::ServiceKernels>,
     soc: String,
     books: Mutex<Books>,
 }
@@ -62,6 +63,7 @@ impl DeviceService {
         let soc = backend.chip().soc_name.clone();
         Arc::new(DeviceService {
             backend,
+            kernels: Arc::default(),
             soc,
             books: Mutex::new(Books::default()),
         })
@@ -119,6 +121,28 @@ impl DeviceService {
             _ => return,
         };
         while let Ok(Some(req)) = wire::receive::<Request>(&mut conn) {
+            match req {
+                // The process's kernel host: the service writes to it; its end is the
+                // process's.
+                Request::KernelHost => {
+                    if let Ok(writer) = conn.try_clone() {
+                        self.kernels.set_host(token, writer);
+                    }
+                    // Registered before the process launches on it.
+                    if wire::send(&mut conn, &Reply::Unit).is_err() {
+                        self.kernels.forget_host(token);
+                        break;
+                    }
+                    while let Ok(Some(_)) = wire::receive::<Request>(&mut conn) {}
+                    self.kernels.forget_host(token);
+                    break;
+                }
+                Request::BlockAttach { block } => {
+                    self.kernels.serve_block(block, &mut conn);
+                    break;
+                }
+                _ => {}
+            }
             let reply = match self.answer(token, req) {
                 Ok(r) => r,
                 Err(e) => Reply::Err(WireError::from(e)),
@@ -301,9 +325,27 @@ impl DeviceService {
                 self.with_owned(token, |o| o.streams.remove(&stream));
                 Reply::Unit
             }
+            Request::Launch {
+                stream,
+                task:
+                    WireTask::Kernel {
+                        launch,
+                        name,
+                        blocks,
+                        core,
+                    },
+            } => {
+                let kernel = self.kernels.kernel(token, launch, name, core);
+                Reply::U64(be.launch(StreamId(stream), Task::Kernel { kernel, blocks })?)
+            }
             Request::Launch { stream, task } => {
                 let task = task.into_task().map_err(BackendError::Unsupported)?;
                 Reply::U64(be.launch(StreamId(stream), task)?)
+            }
+            Request::KernelHost | Request::BlockAttach { .. } | Request::KernelOp(_) => {
+                return Err(BackendError::Unsupported(
+                    "a kernel's request out of place".into(),
+                ))
             }
             Request::SynchronizeStream { stream, timeout_ms } => {
                 unit(be.synchronize_stream(StreamId(stream), timeout_ms))?

@@ -35,6 +35,15 @@ pub enum Request {
     Chip,
     /// The processes the service has, and what each owns: [`Reply::Status`].
     Status,
+    /// This connection is the process's kernel host: the service sends it
+    /// [`super::kernels::HostMsg`]s, and nothing more comes from the process on it.
+    KernelHost,
+    /// This connection runs the block with this ticket: [`Request::KernelOp`]s follow.
+    BlockAttach {
+        block: u64,
+    },
+    /// One operation of the attached block.
+    KernelOp(super::kernels::KernelOp),
     SocName,
     DeviceCount,
     Explain {
@@ -367,6 +376,13 @@ pub enum WireTask {
         notify: u64,
         timeout_ms: Option<u64>,
     },
+    /// A simulator kernel whose body the launching process runs: `launch` is its number there.
+    Kernel {
+        launch: u64,
+        name: String,
+        blocks: u32,
+        core: u8,
+    },
 }
 
 impl WireTask {
@@ -493,6 +509,7 @@ impl WireTask {
                 notify: NotifyId(notify),
                 timeout_ms,
             },
+            WireTask::Kernel { .. } => return Err("a kernel needs its process".into()),
         })
     }
 }
