@@ -10,6 +10,30 @@ use ascend_rt::raw_types::{Addr, RawEvent, RawNotify};
 
 use crate::ffi::{aclError, guard_args, handle_in, opt_str, out_ref, write_handle};
 
+/// Writes `k` and its terminator at `key`.
+///
+/// # Safety
+/// `key` is valid for writes of `k.len() + 1` bytes.
+unsafe fn write_key(key: *mut c_char, k: &str) {
+    let bytes = k.as_bytes();
+    // SAFETY: valid for `bytes.len() + 1` bytes (this function's contract).
+    unsafe {
+        std::ptr::copy_nonoverlapping(bytes.as_ptr(), key.cast::<u8>(), bytes.len());
+        key.add(bytes.len()).write(0);
+    }
+}
+
+/// The pid list of a set-import-pid call: `None` for NULL, else the ids the front end may
+/// read (at most `num`, taken as 32 bits when positive, as the runtime takes it).
+///
+/// # Safety
+/// `pid` is NULL or valid for reads of `num` ids.
+unsafe fn pid_list<'a>(pid: *const i32, num: usize) -> Option<&'a [i32]> {
+    let n = (num as i32).max(0) as usize;
+    // SAFETY: non-NULL and valid for reads of `num` ids, of which at most `n` are read.
+    (!pid.is_null()).then(|| unsafe { std::slice::from_raw_parts(pid, n) })
+}
+
 /// `aclrtIpcMemGetExportKey(devPtr, size, key, len, flags)`.
 ///
 /// # Safety
@@ -29,14 +53,9 @@ pub unsafe extern "C" fn aclrtIpcMemGetExportKey(
             let mut k = String::new();
             let out = (!key.is_null()).then_some(&mut k);
             rt.ipc_mem_get_export_key(Addr(devPtr as usize as u64), size, out, len, flags)?;
-            // The front end checked that the key and its terminator fit in `len` bytes.
-            let bytes = k.as_bytes();
-            // SAFETY: `key` is non-NULL (refused above otherwise) and valid for `len` bytes,
-            // more than the key and its terminator.
-            unsafe {
-                std::ptr::copy_nonoverlapping(bytes.as_ptr(), key.cast::<u8>(), bytes.len());
-                key.add(bytes.len()).write(0);
-            }
+            // SAFETY: non-NULL (refused otherwise), valid for `len` bytes (the caller's
+            // contract), which the front end checked hold the key and its terminator.
+            unsafe { write_key(key, &k) };
             Ok(())
         },
     )
@@ -58,13 +77,8 @@ pub unsafe extern "C" fn aclrtIpcMemSetImportPid(
         |rt| {
             // SAFETY: NULL or NUL-terminated (the caller's contract).
             let k = unsafe { opt_str(key) };
-            // The front end reads at most `num` (as 32 bits, when positive) ids.
-            let n = (num as i32).max(0) as usize;
-            let pids = (!pid.is_null()).then(|| {
-                // SAFETY: non-NULL and valid for reads of `num` ids (the caller's contract),
-                // of which at most `n` are read.
-                unsafe { std::slice::from_raw_parts(pid, n) }
-            });
+            // SAFETY: NULL or valid for reads of `num` ids (the caller's contract).
+            let pids = unsafe { pid_list(pid, num) };
             rt.ipc_mem_set_import_pid(k.as_deref(), pids, num)
         },
     )
@@ -145,13 +159,8 @@ pub unsafe extern "C" fn aclrtNotifyGetExportKey(
             let mut k = String::new();
             let out = (!key.is_null()).then_some(&mut k);
             rt.notify_get_export_key(RawNotify(handle_in(notify)), out, len, flags)?;
-            let bytes = k.as_bytes();
-            // SAFETY: `key` is non-NULL (refused otherwise) and valid for `len` bytes, which
-            // the front end checked hold the key and its terminator.
-            unsafe {
-                std::ptr::copy_nonoverlapping(bytes.as_ptr(), key.cast::<u8>(), bytes.len());
-                key.add(bytes.len()).write(0);
-            }
+            // SAFETY: as for the memory key.
+            unsafe { write_key(key, &k) };
             Ok(())
         },
     )
@@ -171,12 +180,8 @@ pub unsafe extern "C" fn aclrtNotifySetImportPid(
         "aclrtNotifySetImportPid",
         || format!("notify={notify:?}, pid={pid:?}, num={num}"),
         |rt| {
-            let n = (num as i32).max(0) as usize;
-            let pids = (!pid.is_null()).then(|| {
-                // SAFETY: non-NULL and valid for reads of `num` ids (the caller's contract),
-                // of which at most `n` are read.
-                unsafe { std::slice::from_raw_parts(pid, n) }
-            });
+            // SAFETY: NULL or valid for reads of `num` ids (the caller's contract).
+            let pids = unsafe { pid_list(pid, num) };
             rt.notify_set_import_pid(RawNotify(handle_in(notify)), pids, num)
         },
     )

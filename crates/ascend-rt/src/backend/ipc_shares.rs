@@ -270,3 +270,127 @@ impl IpcShares {
         g.retain(|_, (_, x)| *x != exporter);
     }
 }
+
+/// The [`super::Memory`] IPC methods of a backend that is its own driver, through its
+/// `ipc: IpcShares` field (the simulator's and the null backend's are the same).
+macro_rules! memory_ipc_by_shares {
+    () => {
+        fn ipc_export(
+            &self,
+            device: u32,
+            addr: u64,
+            len: u64,
+            whitelist: bool,
+            pid: u32,
+        ) -> $crate::backend::BResult<String> {
+            Ok(self.ipc.export(device, addr, len, pid, whitelist))
+        }
+
+        fn ipc_set_import_pids(
+            &self,
+            _device: u32,
+            key: &str,
+            pids: &[i32],
+            pid: u32,
+        ) -> $crate::backend::BResult<()> {
+            self.ipc.set_pids(key, pids, pid)
+        }
+
+        fn ipc_import(
+            &self,
+            _device: u32,
+            key: &str,
+            pid: u32,
+        ) -> $crate::backend::BResult<$crate::backend::IpcImport> {
+            self.ipc.import(key, pid)
+        }
+
+        fn ipc_close(
+            &self,
+            _device: u32,
+            key: &str,
+            imported: bool,
+            pid: u32,
+        ) -> $crate::backend::BResult<()> {
+            if imported {
+                self.ipc.close_import(key, pid)
+            } else {
+                self.ipc.destroy(key, pid)
+            }
+        }
+
+        fn ipc_forget_process(&self, pid: u32) {
+            self.ipc.forget_exporter(pid);
+            self.ipc.forget_event_exporter(pid);
+        }
+    };
+}
+
+/// The [`super::Events`] IPC methods of a backend that is its own driver, as
+/// [`memory_ipc_by_shares`]: an import or an opened event is the exporter's object itself.
+macro_rules! events_ipc_by_shares {
+    () => {
+        fn ipc_notify_export(
+            &self,
+            device: u32,
+            notify: $crate::backend::NotifyId,
+            whitelist: bool,
+            pid: u32,
+        ) -> $crate::backend::BResult<String> {
+            Ok(self.ipc.export_notify(device, notify, pid, whitelist))
+        }
+
+        fn ipc_notify_set_pids(
+            &self,
+            _notify: $crate::backend::NotifyId,
+            key: &str,
+            pids: &[i32],
+            pid: u32,
+        ) -> $crate::backend::BResult<()> {
+            self.ipc.set_pids(key, pids, pid)
+        }
+
+        fn ipc_notify_import(
+            &self,
+            _device: u32,
+            key: &str,
+            pid: u32,
+        ) -> $crate::backend::BResult<($crate::backend::NotifyId, u32)> {
+            self.ipc.import_notify(key, pid)
+        }
+
+        fn ipc_notify_close(
+            &self,
+            _notify: $crate::backend::NotifyId,
+        ) -> $crate::backend::BResult<()> {
+            Ok(())
+        }
+
+        fn ipc_event_handle(
+            &self,
+            event: $crate::backend::EventId,
+            pid: u32,
+        ) -> $crate::backend::BResult<u64> {
+            Ok(self.ipc.event_handle(event, pid))
+        }
+
+        fn ipc_event_open(
+            &self,
+            _device: u32,
+            handle: u64,
+            _pid: u32,
+        ) -> $crate::backend::BResult<$crate::backend::EventId> {
+            self.ipc.open_event(handle)
+        }
+
+        fn ipc_event_close(
+            &self,
+            _event: $crate::backend::EventId,
+        ) -> $crate::backend::BResult<()> {
+            Ok(())
+        }
+    };
+}
+
+pub(crate) use events_ipc_by_shares;
+pub(crate) use memory_ipc_by_shares;

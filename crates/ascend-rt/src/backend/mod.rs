@@ -46,7 +46,7 @@ mod error;
 mod events;
 mod host_calls;
 mod inspect;
-mod ipc_shares;
+pub(crate) mod ipc_shares;
 mod memory;
 mod models;
 mod streams;

@@ -149,37 +149,7 @@ impl Memory for NullBackend {
         Ok(())
     }
 
-    fn ipc_export(
-        &self,
-        device: u32,
-        addr: u64,
-        len: u64,
-        whitelist: bool,
-        pid: u32,
-    ) -> BResult<String> {
-        Ok(self.ipc.export(device, addr, len, pid, whitelist))
-    }
-
-    fn ipc_set_import_pids(&self, _device: u32, key: &str, pids: &[i32], pid: u32) -> BResult<()> {
-        self.ipc.set_pids(key, pids, pid)
-    }
-
-    fn ipc_import(&self, _device: u32, key: &str, pid: u32) -> BResult<crate::backend::IpcImport> {
-        self.ipc.import(key, pid)
-    }
-
-    fn ipc_close(&self, _device: u32, key: &str, imported: bool, pid: u32) -> BResult<()> {
-        if imported {
-            self.ipc.close_import(key, pid)
-        } else {
-            self.ipc.destroy(key, pid)
-        }
-    }
-
-    fn ipc_forget_process(&self, pid: u32) {
-        self.ipc.forget_exporter(pid);
-        self.ipc.forget_event_exporter(pid);
-    }
+    crate::backend::ipc_shares::memory_ipc_by_shares!();
 }
 
 impl Streams for NullBackend {
@@ -255,47 +225,7 @@ impl Events for NullBackend {
         Ok(())
     }
 
-    fn ipc_notify_export(
-        &self,
-        device: u32,
-        notify: NotifyId,
-        whitelist: bool,
-        pid: u32,
-    ) -> BResult<String> {
-        Ok(self.ipc.export_notify(device, notify, pid, whitelist))
-    }
-
-    fn ipc_notify_set_pids(
-        &self,
-        _notify: NotifyId,
-        key: &str,
-        pids: &[i32],
-        pid: u32,
-    ) -> BResult<()> {
-        self.ipc.set_pids(key, pids, pid)
-    }
-
-    fn ipc_notify_import(&self, _device: u32, key: &str, pid: u32) -> BResult<(NotifyId, u32)> {
-        self.ipc.import_notify(key, pid)
-    }
-
-    /// An import is the creator's notify itself: nothing to close here.
-    fn ipc_notify_close(&self, _notify: NotifyId) -> BResult<()> {
-        Ok(())
-    }
-
-    fn ipc_event_handle(&self, event: EventId, pid: u32) -> BResult<u64> {
-        Ok(self.ipc.event_handle(event, pid))
-    }
-
-    fn ipc_event_open(&self, _device: u32, handle: u64, _pid: u32) -> BResult<EventId> {
-        self.ipc.open_event(handle)
-    }
-
-    /// An opened IPC event is the exporter's event itself: nothing to close here.
-    fn ipc_event_close(&self, _event: EventId) -> BResult<()> {
-        Ok(())
-    }
+    crate::backend::ipc_shares::events_ipc_by_shares!();
 }
 
 impl Models for NullBackend {
