@@ -28,7 +28,6 @@
 //! assert_eq!(u64::from_le_bytes(out), 5);
 //! ```
 
-use std::os::unix::net::UnixListener;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -52,10 +51,7 @@ pub fn spawn(
     chip: ChipProfile,
     config: SimConfig,
 ) -> std::io::Result<std::thread::JoinHandle<std::io::Result<()>>> {
-    if path.exists() && std::os::unix::net::UnixStream::connect(path).is_err() {
-        std::fs::remove_file(path)?;
-    }
-    let listener = UnixListener::bind(path)?;
+    let listener = crate::backend::shared::server::bind(path)?;
     let service = DeviceService::new(Arc::new(SimBackend::new(chip, config)));
     std::thread::Builder::new()
         .name("ascend-sim-device".into())

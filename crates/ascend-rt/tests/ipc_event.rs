@@ -86,3 +86,27 @@ fn a_chip_without_ipc_events_refuses_the_handle_calls() {
         207000
     );
 }
+
+#[test]
+fn a_handle_is_never_handed_out_twice_and_the_older_query_refuses_an_ipc_event() {
+    let rt = Runtime::sim("Ascend910B1").unwrap();
+    rt.set_device(0).unwrap();
+    let make = || {
+        let mut e = RawEvent::default();
+        rt.create_event_ex_with_flag(Some(&mut e), event_flag::IPC)
+            .unwrap();
+        let mut h = [0u8; IPC_EVENT_HANDLE_SIZE];
+        rt.ipc_get_event_handle(e, Some(&mut h)).unwrap();
+        (e, h)
+    };
+    let (e1, _) = make();
+    let (_e2, h2) = make();
+    rt.destroy_event(e1).unwrap();
+    let (_e3, h3) = make();
+    assert_ne!(h2[..8], h3[..8], "a new event gets a handle of its own");
+    let mut status = 0;
+    assert_eq!(
+        rt.query_event(_e3, Some(&mut status)).unwrap_err().code(),
+        207000
+    );
+}

@@ -149,3 +149,36 @@ fn set_import_pid_and_import_check_their_arguments_first() {
     assert_eq!(pid as u32, std::process::id());
     assert_eq!(rt.device_get_bare_tgid(None).unwrap_err().code(), 100000);
 }
+
+#[test]
+fn memory_freed_by_its_exporter_while_an_import_is_open_lives_until_the_import_closes() {
+    let (rt, p) = setup("Ascend910B1");
+    let mut key = String::new();
+    rt.ipc_mem_get_export_key(
+        p,
+        1 << 20,
+        Some(&mut key),
+        65,
+        IPC_MEM_EXPORT_NO_PID_VALIDATION,
+    )
+    .unwrap();
+    let mut q = Addr::NULL;
+    rt.ipc_mem_import_by_key(Some(&mut q), Some(&key), 0)
+        .unwrap();
+    rt.ipc_mem_close(Some(&key)).unwrap(); // the import
+                                           // Another import, then the exporter's close and free: the memory stays for the import.
+    rt.ipc_mem_import_by_key(Some(&mut q), Some(&key), 0)
+        .unwrap();
+    rt.free(p).unwrap();
+    let mut other = Addr::NULL;
+    rt.malloc(Some(&mut other), 1 << 20, malloc_policy::HUGE_FIRST)
+        .unwrap();
+    assert_ne!(
+        other, p,
+        "the imported memory is not handed out again while imported"
+    );
+    let e = rt
+        .ipc_mem_import_by_key(Some(&mut q), Some(&key), 0)
+        .unwrap_err();
+    assert_eq!(e.code(), 107000, "no new import of freed memory: {e}");
+}

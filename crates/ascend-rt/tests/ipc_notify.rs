@@ -97,3 +97,19 @@ fn a_notify_import_checks_its_flags_and_the_kind_of_its_key() {
         107000
     );
 }
+
+#[test]
+fn the_memory_calls_do_not_take_a_notify_key() {
+    let (rt, n) = setup();
+    let mut key = String::new();
+    rt.notify_get_export_key(n, Some(&mut key), 65, 0).unwrap();
+    assert_eq!(
+        rt.ipc_mem_set_import_pid(Some(&key), Some(&[1]), 1)
+            .unwrap_err()
+            .code(),
+        107000
+    );
+    assert_eq!(rt.ipc_mem_close(Some(&key)).unwrap_err().code(), 107000);
+    // The notify's own call still sets its list.
+    rt.notify_set_import_pid(n, Some(&[1]), 1).unwrap();
+}

@@ -75,6 +75,11 @@ fn child_process() {
     let (Ok(role), Ok(path)) = (std::env::var(ROLE), std::env::var(SOCKET)) else {
         return;
     };
+    if role == "serve" {
+        let chip = ascend_chips::ChipProfile::builtin("Ascend910B1").unwrap();
+        device_service::serve(Path::new(&path), chip, Default::default()).unwrap();
+        return;
+    }
     let rt = Runtime::shared_device(&path).unwrap();
     rt.set_device(if role == "record" { 1 } else { 0 }).unwrap();
     let mut a = Addr::NULL;
@@ -163,6 +168,25 @@ fn child_process() {
             rt.launch_kernel(k, 2, RawStream::NULL).unwrap();
             println!("spinning");
             rt.synchronize_stream(RawStream::NULL).unwrap();
+        }
+        "event_creator" => {
+            let mut e = RawEvent::default();
+            rt.create_event_ex_with_flag(Some(&mut e), event_flag::IPC)
+                .unwrap();
+            let mut h = [0u8; ascend_rt::IPC_EVENT_HANDLE_SIZE];
+            rt.ipc_get_event_handle(e, Some(&mut h)).unwrap();
+            let mut first = [0u8; 8];
+            first.copy_from_slice(&h[..8]);
+            println!("HANDLE {:x}", u64::from_ne_bytes(first));
+            std::thread::sleep(Duration::from_secs(60));
+        }
+        "block" => {
+            // A thread blocked for good in a synchronize when the process is killed.
+            let mut s = RawStream::NULL;
+            rt.create_stream(Some(&mut s)).unwrap();
+            rt.value_wait(a, 1, 0, s).unwrap();
+            println!("blocking");
+            let _ = rt.synchronize_stream(s);
         }
         "refused" => {
             let mut key = String::new();
@@ -510,4 +534,153 @@ fn a_process_killed_while_its_kernel_runs_leaves_the_device_to_the_others() {
     rt.launch_kernel(k, 1, RawStream::NULL).unwrap();
     rt.synchronize_stream(RawStream::NULL).unwrap();
     assert_eq!(read_u64(&rt, out), 5);
+}
+
+#[test]
+fn a_process_killed_while_a_thread_blocks_in_a_call_is_released_at_once() {
+    let path = socket("blocked");
+    start_service(&path);
+    let mut blocked = child("block", &path);
+    let mut out = std::io::BufReader::new(blocked.stdout.take().unwrap());
+    let mut line = String::new();
+    while !line.contains("blocking") {
+        line.clear();
+        assert!(std::io::BufRead::read_line(&mut out, &mut line).unwrap() > 0);
+    }
+    std::thread::sleep(Duration::from_millis(50));
+    blocked.kill().unwrap();
+    blocked.wait().unwrap();
+    until(&path, "the blocked process released", |st| {
+        st.iter().all(|p| p.pid != blocked.id())
+    });
+}
+
+#[test]
+fn a_client_whose_service_ended_fails_every_later_call_even_with_a_new_service_at_the_path() {
+    let path = socket("restart");
+    let wait_for = |p: &Path| {
+        let start = Instant::now();
+        while std::os::unix::net::UnixStream::connect(p).is_err() {
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "no service came up"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    };
+    let mut first = child("serve", &path);
+    wait_for(&path);
+    let rt = Runtime::shared_device(&path).unwrap();
+    rt.set_device(0).unwrap();
+    let mut a = Addr::NULL;
+    rt.malloc(Some(&mut a), 64, malloc_policy::NORMAL_ONLY)
+        .unwrap();
+    first.kill().unwrap();
+    first.wait().unwrap();
+    let mut second = child("serve", &path);
+    wait_for(&path);
+    // Another process allocates the same address on the new service.
+    let other = Runtime::shared_device(&path).unwrap();
+    other.set_device(0).unwrap();
+    let mut b = Addr::NULL;
+    other
+        .malloc(Some(&mut b), 64, malloc_policy::NORMAL_ONLY)
+        .unwrap();
+    other.memset(b, 64, 0x22, 64).unwrap();
+    for _ in 0..3 {
+        let e = rt.memset(a, 64, 0x11, 64).unwrap_err();
+        assert_eq!(e.code(), 507000, "{e}");
+    }
+    let mut bytes = [0u8; 8];
+    other
+        .memcpy(
+            MemDst::Host(&mut bytes),
+            8,
+            MemSrc::Addr(b),
+            8,
+            memcpy_kind::DEVICE_TO_HOST,
+        )
+        .unwrap();
+    assert_eq!(
+        bytes, [0x22; 8],
+        "the old client wrote nothing into the new service"
+    );
+    second.kill().unwrap();
+    second.wait().unwrap();
+}
+
+#[test]
+fn copies_larger_than_a_frame_go_through_the_service_whole() {
+    let path = socket("big");
+    start_service(&path);
+    let rt = Runtime::shared_device(&path).unwrap();
+    rt.set_device(0).unwrap();
+    let len = 66 << 20; // more than one frame's worth
+    let mut d = Addr::NULL;
+    rt.malloc(Some(&mut d), len, malloc_policy::HUGE_FIRST)
+        .unwrap();
+    let data: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
+    rt.memcpy(
+        MemDst::Addr(d),
+        len,
+        MemSrc::Host(&data),
+        len,
+        memcpy_kind::HOST_TO_DEVICE,
+    )
+    .unwrap();
+    let mut back = vec![0u8; len];
+    rt.memcpy(
+        MemDst::Host(&mut back),
+        len,
+        MemSrc::Addr(d),
+        len,
+        memcpy_kind::DEVICE_TO_HOST,
+    )
+    .unwrap();
+    assert!(back == data, "the bytes came back as they went");
+}
+
+#[test]
+fn the_service_does_not_replace_a_file_that_is_not_a_socket() {
+    let path = socket("file");
+    std::fs::write(&path, b"precious").unwrap();
+    let chip = ascend_chips::ChipProfile::builtin("Ascend910B1").unwrap();
+    assert!(device_service::spawn(&path, chip, Default::default()).is_err());
+    assert_eq!(std::fs::read(&path).unwrap(), b"precious");
+}
+
+#[test]
+fn an_opened_ipc_event_stays_usable_after_its_creator_is_gone() {
+    let path = socket("event-creator");
+    start_service(&path);
+    let mut creator = child("event_creator", &path);
+    let mut out = std::io::BufReader::new(creator.stdout.take().unwrap());
+    let mut line = String::new();
+    // libtest's own words may lead the line.
+    while !line.contains("HANDLE ") {
+        line.clear();
+        assert!(std::io::BufRead::read_line(&mut out, &mut line).unwrap() > 0);
+    }
+    let hex = line.split("HANDLE ").nth(1).unwrap().trim();
+    let h = u64::from_str_radix(hex, 16).unwrap();
+    let rt = Runtime::shared_device(&path).unwrap();
+    rt.set_device(0).unwrap();
+    let mut handle = [0u8; ascend_rt::IPC_EVENT_HANDLE_SIZE];
+    handle[..8].copy_from_slice(&h.to_ne_bytes());
+    let mut e = RawEvent::default();
+    rt.ipc_open_event_handle(&handle, Some(&mut e)).unwrap();
+    creator.kill().unwrap();
+    creator.wait().unwrap();
+    until(&path, "the creator released", |st| {
+        st.iter().all(|p| p.pid != creator.id())
+    });
+    rt.record_event(e, RawStream::NULL).unwrap();
+    rt.synchronize_event(e).unwrap();
+    let mut status = 0;
+    rt.query_event_status(e, Some(&mut status)).unwrap();
+    assert_eq!(status, 1);
+    rt.destroy_event(e).unwrap();
+    // The handle went with the last opened event.
+    let e2 = rt.ipc_open_event_handle(&handle, Some(&mut e)).unwrap_err();
+    assert_eq!(e2.code(), 107000, "{e2}");
 }

@@ -76,6 +76,7 @@ pub trait Events {
     /// current one) for the IPC event `handle` names.
     fn ipc_event_open(&self, device: u32, handle: u64, pid: u32) -> BResult<EventId>;
 
-    /// Closes an opened IPC event (the importer's destroy): the exporter's stays.
-    fn ipc_event_close(&self, event: EventId) -> BResult<()>;
+    /// Closes an opened IPC event (process `pid`'s destroy): the exporter's stays, unless the
+    /// exporter destroyed it while this was the last one open.
+    fn ipc_event_close(&self, event: EventId, pid: u32) -> BResult<()>;
 }

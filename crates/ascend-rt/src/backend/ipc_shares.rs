@@ -44,14 +44,38 @@ struct Share {
     whitelist: Option<Vec<i32>>,
     /// Imports not yet closed, by importing process.
     imports: HashMap<u32, usize>,
+    /// Closed by its exporter (or the exporter has gone): no new imports; kept while imports
+    /// are open.
+    closed: bool,
+    /// The exporter freed the memory while imports were open: it is freed when the last
+    /// import closes.
+    freed: bool,
+}
+
+/// An IPC event handle: the event it names, and who opened it.
+#[derive(Debug)]
+struct EventShare {
+    event: EventId,
+    /// Opened events not yet destroyed, by opening process.
+    opens: HashMap<u32, usize>,
+    /// Its exporter destroyed the event while it was open elsewhere: it goes with the last
+    /// opened one.
+    destroyed: bool,
+}
+
+/// The IPC event handles handed out (a handle is never given twice), by handle.
+#[derive(Debug, Default)]
+struct EventHandles {
+    issued: u64,
+    by_handle: HashMap<u64, EventShare>,
 }
 
 /// The keys of one driver.
 #[derive(Debug, Default)]
 pub struct IpcShares {
     shares: Mutex<(u64, HashMap<String, Share>)>,
-    /// IPC event handles: the event each names and its exporting process.
-    events: Mutex<HashMap<u64, (EventId, u32)>>,
+    /// IPC event handles.
+    events: Mutex<EventHandles>,
 }
 
 fn driver(kind: ErrorCode, message: String) -> BackendError {
@@ -61,7 +85,7 @@ fn driver(kind: ErrorCode, message: String) -> BackendError {
 fn unknown(key: &str) -> BackendError {
     driver(
         ErrorCode::RtParamInvalid,
-        format!("the IPC key {key:?} names no exported memory (never exported, or closed by its exporter)"),
+        format!("the IPC key {key:?} names nothing exported (never exported, closed by its exporter, or of another kind)"),
     )
 }
 
@@ -106,15 +130,21 @@ impl IpcShares {
                 exporter,
                 whitelist: whitelist.then(Vec::new),
                 imports: HashMap::new(),
+                closed: false,
+                freed: false,
             },
         );
         key
     }
 
-    /// Sets the processes that may import `key` (its exporter's call).
-    pub fn set_pids(&self, key: &str, pids: &[i32], caller: u32) -> BResult<()> {
+    /// Sets the processes that may import `key` (its exporter's call), a key of the kind
+    /// `notify` says.
+    pub fn set_pids(&self, key: &str, pids: &[i32], caller: u32, notify: bool) -> BResult<()> {
         let mut g = self.shares.lock().unwrap_or_else(|p| p.into_inner());
-        let share = g.1.get_mut(key).ok_or_else(|| unknown(key))?;
+        let share =
+            g.1.get_mut(key)
+                .filter(|s| !s.closed && matches!(s.what, Shared::Notify(_)) == notify)
+                .ok_or_else(|| unknown(key))?;
         if share.exporter != caller {
             return Err(driver(
                 ErrorCode::RtNoPermission,
@@ -165,13 +195,16 @@ impl IpcShares {
     /// import.
     fn admit(&self, key: &str, importer: u32) -> BResult<(Shared, u32)> {
         let mut g = self.shares.lock().unwrap_or_else(|p| p.into_inner());
-        let share = g.1.get_mut(key).ok_or_else(|| unknown(key))?;
+        let share =
+            g.1.get_mut(key)
+                .filter(|s| !s.closed)
+                .ok_or_else(|| unknown(key))?;
         if let Some(list) = &share.whitelist {
             if importer != share.exporter && !list.contains(&(importer as i32)) {
                 return Err(driver(
                     ErrorCode::RtNoPermission,
                     format!(
-                        "process {importer} is not on the whitelist of IPC key {key:?} (set with aclrtIpcMemSetImportPid, by the pid aclrtDeviceGetBareTgid gives)"
+                        "process {importer} is not on the whitelist of IPC key {key:?} (set by its exporter with aclrtIpcMemSetImportPid or aclrtNotifySetImportPid, by the pid aclrtDeviceGetBareTgid gives)"
                     ),
                 ));
             }
@@ -180,8 +213,9 @@ impl IpcShares {
         Ok((share.what, share.device))
     }
 
-    /// `caller` closes one import of `key`.
-    pub fn close_import(&self, key: &str, caller: u32) -> BResult<()> {
+    /// `caller` closes one import of `key`. Returns the memory to free now: the exporter's,
+    /// freed while this was its last open import.
+    pub fn close_import(&self, key: &str, caller: u32) -> BResult<Option<(u32, u64)>> {
         let mut g = self.shares.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(share) = g.1.get_mut(key) {
             if let Some(n) = share.imports.get_mut(&caller) {
@@ -191,35 +225,81 @@ impl IpcShares {
                 }
             }
         }
-        Ok(())
+        Ok(Self::settle(&mut g.1, key))
     }
 
-    /// `caller` destroys `key` (its exporter's close): later imports fail.
-    pub fn destroy(&self, key: &str, caller: u32) -> BResult<()> {
+    /// After an import closed: a share closed by its exporter with no import left goes, and
+    /// its memory, if the exporter freed it meanwhile, is to be freed now.
+    fn settle(shares: &mut HashMap<String, Share>, key: &str) -> Option<(u32, u64)> {
+        let share = shares.get(key)?;
+        if !share.imports.is_empty() || !(share.closed || share.freed) {
+            return None;
+        }
+        let share = shares.remove(key)?;
+        match (share.freed, share.what) {
+            (true, Shared::Memory { addr, .. }) => Some((share.device, addr)),
+            _ => None,
+        }
+    }
+
+    /// `caller` destroys `key` (its exporter's close), if `key` shares the kind `notify` says:
+    /// later imports fail; open imports stay usable until they close.
+    pub fn destroy(&self, key: &str, caller: u32, notify: bool) -> BResult<()> {
         let mut g = self.shares.lock().unwrap_or_else(|p| p.into_inner());
-        let share = g.1.get(key).ok_or_else(|| unknown(key))?;
+        let share =
+            g.1.get_mut(key)
+                .filter(|s| !s.closed && matches!(s.what, Shared::Notify(_)) == notify)
+                .ok_or_else(|| unknown(key))?;
         if share.exporter != caller {
             return Err(driver(
                 ErrorCode::RtNoPermission,
                 format!("IPC key {key:?} was not imported by this process, and only its exporter (pid {}) may destroy it", share.exporter),
             ));
         }
-        g.1.remove(key);
+        share.closed = true;
+        Self::settle(&mut g.1, key);
         Ok(())
     }
 
-    /// Forgets the keys `exporter` exported (it has gone).
-    pub fn forget_exporter(&self, exporter: u32) {
+    /// Process `pid` has gone: the keys it exported are closed (open imports of them stay
+    /// usable), its open imports are closed. Returns the memory to free now.
+    pub fn forget_process(&self, pid: u32) -> Vec<(u32, u64)> {
         let mut g = self.shares.lock().unwrap_or_else(|p| p.into_inner());
-        g.1.retain(|_, s| s.exporter != exporter);
+        let keys: Vec<String> = g.1.keys().cloned().collect();
+        let mut free = Vec::new();
+        for key in keys {
+            if let Some(share) = g.1.get_mut(&key) {
+                share.imports.remove(&pid);
+                if share.exporter == pid {
+                    share.closed = true;
+                }
+            }
+            free.extend(Self::settle(&mut g.1, &key));
+        }
+        free
     }
 
-    /// Forgets the keys exporting memory at `addr` of `device` (it was freed).
-    pub fn forget_memory(&self, device: u32, addr: u64) {
+    /// The exporter frees the memory at `addr` of `device`: true when it may be freed now; false
+    /// while an import of it is open (it is freed when the last one closes, and no new import
+    /// is admitted).
+    pub fn release_memory(&self, device: u32, addr: u64) -> bool {
         let mut g = self.shares.lock().unwrap_or_else(|p| p.into_inner());
+        let mut now = true;
         g.1.retain(|_, s| {
-            !(s.device == device && matches!(s.what, Shared::Memory { addr: a, .. } if a == addr))
+            let mine =
+                s.device == device && matches!(s.what, Shared::Memory { addr: a, .. } if a == addr);
+            if !mine {
+                return true;
+            }
+            if s.imports.is_empty() {
+                return false;
+            }
+            s.closed = true;
+            s.freed = true;
+            now = false;
+            true
         });
+        now
     }
 }
 
@@ -232,42 +312,99 @@ impl IpcShares {
 }
 
 impl IpcShares {
+    fn event_handles(&self) -> std::sync::MutexGuard<'_, EventHandles> {
+        self.events.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     /// The handle `exporter` gives other processes for its IPC `event`: the same one each
     /// time (a handle's 8 bytes; never 0).
     pub fn event_handle(&self, event: EventId, exporter: u32) -> u64 {
-        let mut g = self.events.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((&h, _)) = g.iter().find(|(_, (e, _))| *e == event) {
+        let mut g = self.event_handles();
+        if let Some((&h, _)) = g.by_handle.iter().find(|(_, s)| s.event == event) {
             return h;
         }
-        let h = (u64::from(exporter) << 32) | (g.len() as u64 + 1);
-        g.insert(h, (event, exporter));
+        g.issued += 1;
+        let h = (u64::from(exporter) << 32) | (g.issued & u64::from(u32::MAX));
+        g.by_handle.insert(
+            h,
+            EventShare {
+                event,
+                opens: HashMap::new(),
+                destroyed: false,
+            },
+        );
         h
     }
 
-    /// The event an IPC event handle names.
-    pub fn open_event(&self, handle: u64) -> BResult<EventId> {
-        let g = self.events.lock().unwrap_or_else(|p| p.into_inner());
-        g.get(&handle).map(|(e, _)| *e).ok_or_else(|| {
-            driver(
-                ErrorCode::RtParamInvalid,
-                format!(
-                    "the IPC event handle {handle:#x} names no event (never handed out, or its \
-                     event was destroyed by its exporter)"
-                ),
-            )
-        })
+    /// Process `opener` opens the IPC event a handle names.
+    pub fn open_event(&self, handle: u64, opener: u32) -> BResult<EventId> {
+        let mut g = self.event_handles();
+        let share = g
+            .by_handle
+            .get_mut(&handle)
+            .filter(|s| !s.destroyed)
+            .ok_or_else(|| {
+                driver(
+                    ErrorCode::RtParamInvalid,
+                    format!(
+                        "the IPC event handle {handle:#x} names no event (never handed out, or its \
+                         event was destroyed by its exporter)"
+                    ),
+                )
+            })?;
+        *share.opens.entry(opener).or_default() += 1;
+        Ok(share.event)
     }
 
-    /// Forgets the handle of `event` (destroyed by its exporter).
-    pub fn forget_event(&self, event: EventId) {
-        let mut g = self.events.lock().unwrap_or_else(|p| p.into_inner());
-        g.retain(|_, (e, _)| *e != event);
+    /// Process `opener` destroys an event it opened: true when the exporter's event is to be
+    /// destroyed now (the exporter destroyed it while this was the last one open).
+    pub fn close_opened(&self, event: EventId, opener: u32) -> bool {
+        let mut g = self.event_handles();
+        let Some((&h, share)) = g.by_handle.iter_mut().find(|(_, s)| s.event == event) else {
+            return false;
+        };
+        if let Some(n) = share.opens.get_mut(&opener) {
+            *n -= 1;
+            if *n == 0 {
+                share.opens.remove(&opener);
+            }
+        }
+        let now = share.destroyed && share.opens.is_empty();
+        if now {
+            g.by_handle.remove(&h);
+        }
+        now
     }
 
-    /// Forgets the event handles `exporter` handed out (it has gone).
-    pub fn forget_event_exporter(&self, exporter: u32) {
-        let mut g = self.events.lock().unwrap_or_else(|p| p.into_inner());
-        g.retain(|_, (_, x)| *x != exporter);
+    /// The exporter destroys `event`: true when it may be destroyed now; false while another
+    /// process has it open (it goes with the last one, and no new open is admitted).
+    pub fn destroy_event(&self, event: EventId) -> bool {
+        let mut g = self.event_handles();
+        let Some((&h, share)) = g.by_handle.iter_mut().find(|(_, s)| s.event == event) else {
+            return true;
+        };
+        if share.opens.is_empty() {
+            g.by_handle.remove(&h);
+            return true;
+        }
+        share.destroyed = true;
+        false
+    }
+
+    /// Process `pid` has gone: its opened events are closed. Returns the exporters' events to
+    /// destroy now.
+    pub fn forget_event_process(&self, pid: u32) -> Vec<EventId> {
+        let mut g = self.event_handles();
+        let mut now = Vec::new();
+        g.by_handle.retain(|_, s| {
+            s.opens.remove(&pid);
+            if s.destroyed && s.opens.is_empty() {
+                now.push(s.event);
+                return false;
+            }
+            true
+        });
+        now
     }
 }
 
@@ -293,7 +430,7 @@ macro_rules! memory_ipc_by_shares {
             pids: &[i32],
             pid: u32,
         ) -> $crate::backend::BResult<()> {
-            self.ipc.set_pids(key, pids, pid)
+            self.ipc.set_pids(key, pids, pid, false)
         }
 
         fn ipc_import(
@@ -312,16 +449,23 @@ macro_rules! memory_ipc_by_shares {
             imported: bool,
             pid: u32,
         ) -> $crate::backend::BResult<()> {
-            if imported {
-                self.ipc.close_import(key, pid)
-            } else {
-                self.ipc.destroy(key, pid)
+            if !imported {
+                return self.ipc.destroy(key, pid, false);
+            }
+            // The exporter's memory, freed while this import was open, goes now.
+            match self.ipc.close_import(key, pid)? {
+                Some((device, addr)) => $crate::backend::Memory::free(self, device, addr),
+                None => Ok(()),
             }
         }
 
         fn ipc_forget_process(&self, pid: u32) {
-            self.ipc.forget_exporter(pid);
-            self.ipc.forget_event_exporter(pid);
+            for (device, addr) in self.ipc.forget_process(pid) {
+                let _ = $crate::backend::Memory::free(self, device, addr);
+            }
+            for event in self.ipc.forget_event_process(pid) {
+                let _ = self.destroy_event_now(event);
+            }
         }
     };
 }
@@ -347,7 +491,7 @@ macro_rules! events_ipc_by_shares {
             pids: &[i32],
             pid: u32,
         ) -> $crate::backend::BResult<()> {
-            self.ipc.set_pids(key, pids, pid)
+            self.ipc.set_pids(key, pids, pid, true)
         }
 
         fn ipc_notify_import(
@@ -378,15 +522,19 @@ macro_rules! events_ipc_by_shares {
             &self,
             _device: u32,
             handle: u64,
-            _pid: u32,
+            pid: u32,
         ) -> $crate::backend::BResult<$crate::backend::EventId> {
-            self.ipc.open_event(handle)
+            self.ipc.open_event(handle, pid)
         }
 
         fn ipc_event_close(
             &self,
-            _event: $crate::backend::EventId,
+            event: $crate::backend::EventId,
+            pid: u32,
         ) -> $crate::backend::BResult<()> {
+            if self.ipc.close_opened(event, pid) {
+                self.destroy_event_now(event)?;
+            }
             Ok(())
         }
     };

@@ -96,6 +96,13 @@ impl Devices for NullBackend {
     }
 }
 
+impl NullBackend {
+    /// Nothing to destroy: the null backend keeps no events.
+    fn destroy_event_now(&self, _event: EventId) -> BResult<()> {
+        Ok(())
+    }
+}
+
 impl Memory for NullBackend {
     fn malloc(&self, device: u32, bytes: u64, _policy: u32) -> BResult<u64> {
         let next = self
@@ -115,7 +122,7 @@ impl Memory for NullBackend {
     }
 
     fn free(&self, device: u32, addr: u64) -> BResult<()> {
-        self.ipc.forget_memory(device, addr);
+        self.ipc.release_memory(device, addr);
         Ok(())
     }
 
@@ -196,7 +203,7 @@ impl Events for NullBackend {
     }
 
     fn destroy_event(&self, event: EventId) -> BResult<()> {
-        self.ipc.forget_event(event);
+        self.ipc.destroy_event(event);
         Ok(())
     }
 

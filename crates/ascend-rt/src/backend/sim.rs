@@ -354,14 +354,23 @@ impl Devices for SimBackend {
     }
 }
 
+impl SimBackend {
+    /// Destroys `event` in the simulator (the IPC bookkeeping has let it go).
+    fn destroy_event_now(&self, event: EventId) -> BResult<()> {
+        self.sim.destroy_event(event).map_err(m)
+    }
+}
+
 impl Memory for SimBackend {
     fn malloc(&self, device: u32, bytes: u64, _policy: u32) -> BResult<u64> {
         self.sim.malloc(device, bytes).map_err(m)
     }
 
     fn free(&self, device: u32, addr: u64) -> BResult<()> {
-        self.sim.free(device, addr).map_err(m)?;
-        self.ipc.forget_memory(device, addr);
+        // Memory another process still has imported is freed when its last import closes.
+        if self.ipc.release_memory(device, addr) {
+            self.sim.free(device, addr).map_err(m)?;
+        }
         Ok(())
     }
 
@@ -489,9 +498,11 @@ impl Events for SimBackend {
         self.sim.create_event(device).map_err(m)
     }
 
+    /// An IPC event another process has open goes when the last one is closed.
     fn destroy_event(&self, event: EventId) -> BResult<()> {
-        self.sim.destroy_event(event).map_err(m)?;
-        self.ipc.forget_event(event);
+        if self.ipc.destroy_event(event) {
+            self.destroy_event_now(event)?;
+        }
         Ok(())
     }
 

@@ -316,7 +316,7 @@ impl Runtime {
                 .remove(&event.0)
                 .ok_or_else(|| fail::invalid_handle(api, "event", event.0))?;
             let done = if ev.imported {
-                self.backend.ipc_event_close(ev.backend)
+                self.backend.ipc_event_close(ev.backend, std::process::id())
             } else {
                 self.backend.destroy_event(ev.backend)
             };

@@ -142,6 +142,10 @@ impl Runtime {
             }
             let out = status.ok_or_else(|| fail::acl_null(api, "status"))?;
             let ev = self.check_event(api, event)?;
+            // The older query is not supported on an IPC event (aclrtQueryEventStatus is).
+            if ev.flags == f::IPC {
+                return Err(fail::not_supported(api, &self.chip.soc_name, "IPC events"));
+            }
             let pending = ev.recorded && !self.backend.event_complete(ev.backend)?;
             *out = if pending {
                 event_status::NOT_READY

@@ -267,7 +267,7 @@ impl Events for HwBackend {
     }
 
     /// The opened event is a handle of this process: destroyed as one.
-    fn ipc_event_close(&self, event: EventId) -> BResult<()> {
+    fn ipc_event_close(&self, event: EventId, _pid: u32) -> BResult<()> {
         self.destroy_event(event)
     }
 }

@@ -29,6 +29,8 @@ pub struct SharedDeviceClient {
     window: Option<(u64, u64)>,
     /// The kernels this process launched, and the host that runs their blocks.
     kernels: super::kernels::ClientKernels,
+    /// A connection broke: the service is gone, and so is every object this process had.
+    dead: std::sync::atomic::AtomicBool,
     /// Connections not in use; the first one made is kept open as the process's presence.
     idle: Mutex<Vec<UnixStream>>,
     _presence: UnixStream,
@@ -63,7 +65,8 @@ impl SharedDeviceClient {
             h.write_u32(std::process::id());
             h.finish().max(1) // 0 is an observer's
         };
-        let presence = Self::open(&path, token)?;
+        let mut presence = Self::open(&path, token)?;
+        wire::send(&mut presence, &Request::Presence).map_err(|e| gone(&path, e))?;
         let mut first = Self::open(&path, token)?;
         let (soc, window) = match Self::ask(&path, &mut first, &Request::Chip)?? {
             Reply::Chip { soc, window } => (soc, window),
@@ -76,6 +79,7 @@ impl SharedDeviceClient {
             chip,
             window,
             kernels: Default::default(),
+            dead: Default::default(),
             idle: Mutex::new(vec![first]),
             _presence: presence,
         })
@@ -105,15 +109,30 @@ impl SharedDeviceClient {
         }
     }
 
-    /// Sends `req` on an idle connection (or a new one) and returns the answer; a connection
-    /// that broke is not used again.
+    /// Sends `req` on an idle connection (or a new one) and returns the answer. Once a
+    /// connection broke, the service this process used is gone (a service started again at
+    /// the path is another device, which knows nothing of this process's objects): every
+    /// later call fails too.
     fn call(&self, req: Request) -> BResult<Reply> {
+        if self.dead.load(std::sync::atomic::Ordering::Acquire) {
+            return Err(gone(&self.path, "it ended while this process used it"));
+        }
         let taken = self.idle.lock().unwrap_or_else(|p| p.into_inner()).pop();
-        let mut conn = match taken {
-            Some(c) => c,
-            None => Self::open(&self.path, self.token)?,
+        let conn = match taken {
+            Some(c) => Ok(c),
+            None => Self::open(&self.path, self.token),
         };
-        let answer = Self::ask(&self.path, &mut conn, &req)?;
+        let answer = conn.and_then(|mut conn| {
+            let a = Self::ask(&self.path, &mut conn, &req)?;
+            Ok((conn, a))
+        });
+        let (conn, answer) = match answer {
+            Ok(x) => x,
+            Err(e) => {
+                self.dead.store(true, std::sync::atomic::Ordering::Release);
+                return Err(e);
+            }
+        };
         self.idle
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -219,21 +238,27 @@ impl Memory for SharedDeviceClient {
 
     fn memcpy(&self, copy: SyncCopy<'_>) -> BResult<()> {
         match copy {
-            SyncCopy::HostToDevice { dst, src } => self.unit(Request::CopyToDevice {
-                dst,
-                data: src.to_vec(),
-            }),
-            SyncCopy::DeviceToHost { dst, src } => {
-                match self.call(Request::CopyFromDevice {
-                    src,
-                    len: dst.len() as u64,
-                })? {
-                    Reply::Bytes(b) if b.len() == dst.len() => {
-                        dst.copy_from_slice(&b);
-                        Ok(())
-                    }
-                    other => Err(self.misfit(other)),
+            // Host bytes travel in frames of at most CHUNK bytes each.
+            SyncCopy::HostToDevice { dst, src } => {
+                for (i, part) in src.chunks(wire::CHUNK).enumerate() {
+                    self.unit(Request::CopyToDevice {
+                        dst: dst + (i * wire::CHUNK) as u64,
+                        data: part.to_vec(),
+                    })?;
                 }
+                Ok(())
+            }
+            SyncCopy::DeviceToHost { dst, src } => {
+                for (i, part) in dst.chunks_mut(wire::CHUNK).enumerate() {
+                    match self.call(Request::CopyFromDevice {
+                        src: src + (i * wire::CHUNK) as u64,
+                        len: part.len() as u64,
+                    })? {
+                        Reply::Bytes(b) if b.len() == part.len() => part.copy_from_slice(&b),
+                        other => return Err(self.misfit(other)),
+                    }
+                }
+                Ok(())
             }
             SyncCopy::DeviceToDevice { dst, src, len } => {
                 self.unit(Request::CopyDeviceToDevice { dst, src, len })
@@ -343,6 +368,34 @@ impl Streams for SharedDeviceClient {
                     core,
                 },
             });
+        }
+        // An asynchronous copy of more host bytes than a frame holds goes as several, in
+        // order on the stream.
+        if let Task::Memcpy {
+            dst: ascend_types::Loc::Device(d),
+            src: src @ ascend_types::Loc::Host { .. },
+            len,
+        } = &task
+        {
+            if *len as usize > wire::CHUNK {
+                let mut id = 0;
+                let mut done = 0u64;
+                while done < *len {
+                    let n = (*len - done).min(wire::CHUNK as u64);
+                    let part = Task::Memcpy {
+                        dst: ascend_types::Loc::Device(d + done),
+                        src: src.advanced(done as usize),
+                        len: n,
+                    };
+                    let part = WireTask::from_task(&part).map_err(|what| unsupported(&what))?;
+                    id = self.u64(Request::Launch {
+                        stream: stream.0,
+                        task: part,
+                    })?;
+                    done += n;
+                }
+                return Ok(id);
+            }
         }
         let task = WireTask::from_task(&task).map_err(|what| unsupported(&what))?;
         self.u64(Request::Launch {
@@ -491,9 +544,11 @@ impl Events for SharedDeviceClient {
         self.u64(Request::IpcEventOpen { handle, pid }).map(EventId)
     }
 
-    /// The service's opened event is the exporter's: nothing to close.
-    fn ipc_event_close(&self, _event: EventId) -> BResult<()> {
-        Ok(())
+    fn ipc_event_close(&self, event: EventId, pid: u32) -> BResult<()> {
+        self.unit(Request::IpcEventClose {
+            event: event.0,
+            pid,
+        })
     }
 }
 

@@ -57,6 +57,18 @@ impl std::fmt::Debug for DeviceService {
 
 type Answer = Result<Reply, BackendError>;
 
+/// Binds `path`, replacing a socket no service answers at; any other file there is left as
+/// it is (the bind then fails: the path is in use).
+pub(crate) fn bind(path: &Path) -> std::io::Result<UnixListener> {
+    use std::os::unix::fs::FileTypeExt;
+    let stale = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_socket())
+        && UnixStream::connect(path).is_err();
+    if stale {
+        std::fs::remove_file(path)?;
+    }
+    UnixListener::bind(path)
+}
+
 impl DeviceService {
     /// A service over `backend`.
     pub fn new(backend: Arc<dyn Backend>) -> Arc<DeviceService> {
@@ -77,21 +89,30 @@ impl DeviceService {
     /// until the listener fails.
     pub fn serve(self: &Arc<Self>, listener: UnixListener) -> std::io::Result<()> {
         for conn in listener.incoming() {
-            let conn = conn?;
+            // A connection that cannot be taken (too many open files, no thread) is refused,
+            // and the service goes on for the others.
+            let conn = match conn {
+                Ok(c) => c,
+                Err(e) => {
+                    tracing::warn!("device service: a connection could not be accepted: {e}");
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                    continue;
+                }
+            };
             let me = self.clone();
-            std::thread::Builder::new()
+            if let Err(e) = std::thread::Builder::new()
                 .name("ascend-sim-client".into())
-                .spawn(move || me.serve_connection(conn))?;
+                .spawn(move || me.serve_connection(conn))
+            {
+                tracing::warn!("device service: no thread for a connection: {e}");
+            }
         }
         Ok(())
     }
 
     /// Binds `path` (replacing a socket file no service answers at) and serves it.
     pub fn serve_at(self: &Arc<Self>, path: &Path) -> std::io::Result<()> {
-        if path.exists() && UnixStream::connect(path).is_err() {
-            std::fs::remove_file(path)?;
-        }
-        self.serve(UnixListener::bind(path)?)
+        self.serve(bind(path)?)
     }
 
     fn serve_connection(&self, mut conn: UnixStream) {
@@ -122,6 +143,13 @@ impl DeviceService {
         };
         while let Ok(Some(req)) = wire::receive::<Request>(&mut conn) {
             match req {
+                // The process's presence: when it ends, so has the process, even while other
+                // connections of its are blocked in calls.
+                Request::Presence => {
+                    while let Ok(Some(_)) = wire::receive::<Request>(&mut conn) {}
+                    self.release_process(token);
+                    return;
+                }
                 // The process's kernel host: the service writes to it; its end is the
                 // process's.
                 Request::KernelHost => {
@@ -151,11 +179,16 @@ impl DeviceService {
                 break;
             }
         }
+        // A process released already (its presence ended) is not booked again.
         let last = {
             let mut b = self.books();
-            let p = b.processes.entry(token).or_default();
-            p.connections = p.connections.saturating_sub(1);
-            p.connections == 0
+            match b.processes.get_mut(&token) {
+                Some(p) => {
+                    p.connections = p.connections.saturating_sub(1);
+                    p.connections == 0
+                }
+                None => false,
+            }
         };
         if last {
             self.release_process(token);
@@ -212,9 +245,14 @@ impl DeviceService {
         }
     }
 
+    /// `f` on what `token` owns; a process released already (a call that ended after its
+    /// process) books into a scratch entry that is dropped.
     fn with_owned<R>(&self, token: u64, f: impl FnOnce(&mut Owned) -> R) -> R {
         let mut b = self.books();
-        f(b.processes.entry(token).or_default())
+        match b.processes.get_mut(&token) {
+            Some(o) => f(o),
+            None => f(&mut Owned::default()),
+        }
     }
 
     fn answer(&self, token: u64, req: Request) -> Answer {
@@ -301,6 +339,12 @@ impl DeviceService {
                 unit(be.memcpy(SyncCopy::HostToDevice { dst, src: &data }))?
             }
             Request::CopyFromDevice { src, len } => {
+                if len > wire::CHUNK as u64 {
+                    return Err(BackendError::Unsupported(format!(
+                        "a copy of {len} bytes in one request (at most {} go in one)",
+                        wire::CHUNK
+                    )));
+                }
                 let mut out = vec![0u8; len as usize];
                 be.memcpy(SyncCopy::DeviceToHost { dst: &mut out, src })?;
                 Reply::Bytes(out)
@@ -342,7 +386,10 @@ impl DeviceService {
                 let task = task.into_task().map_err(BackendError::Unsupported)?;
                 Reply::U64(be.launch(StreamId(stream), task)?)
             }
-            Request::KernelHost | Request::BlockAttach { .. } | Request::KernelOp(_) => {
+            Request::Presence
+            | Request::KernelHost
+            | Request::BlockAttach { .. }
+            | Request::KernelOp(_) => {
                 return Err(BackendError::Unsupported(
                     "a kernel's request out of place".into(),
                 ))
@@ -428,6 +475,7 @@ impl DeviceService {
             Request::IpcEventHandle { event, pid } => {
                 Reply::U64(be.ipc_event_handle(EventId(event), pid)?)
             }
+            Request::IpcEventClose { event, pid } => unit(be.ipc_event_close(EventId(event), pid))?,
             Request::IpcEventOpen { handle, pid } => {
                 Reply::U64(be.ipc_event_open(0, handle, pid)?.0)
             }
@@ -501,6 +549,45 @@ impl DeviceService {
                 b.processes.entry(t).or_default().faults.push(f.into());
             }
         }
-        std::mem::take(&mut b.processes.entry(token).or_default().faults)
+        b.processes
+            .get_mut(&token)
+            .map(|o| std::mem::take(&mut o.faults))
+            .unwrap_or_default()
+    }
+}
+
+#[cfg(all(test, feature = "sim"))]
+mod tests {
+    use std::os::unix::net::UnixStream;
+    use std::sync::Arc;
+
+    use super::super::wire::{self, Reply, Request};
+    use super::DeviceService;
+    use crate::backend::sim::SimBackend;
+
+    #[test]
+    fn a_request_for_more_bytes_than_a_frame_holds_is_refused_and_the_service_goes_on() {
+        let dir = std::env::temp_dir().join(format!("service-unit-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("s.sock");
+        let listener = super::bind(&path).unwrap();
+        let chip = ascend_chips::ChipProfile::builtin("Ascend910B1").unwrap();
+        let service = DeviceService::new(Arc::new(SimBackend::new(chip, Default::default())));
+        std::thread::spawn(move || service.serve(listener));
+        let mut c = UnixStream::connect(&path).unwrap();
+        wire::send(&mut c, &Request::Hello { pid: 1, token: 7 }).unwrap();
+        let huge = Request::CopyFromDevice {
+            src: 0x1000_0000_0000,
+            len: 1 << 40,
+        };
+        wire::send(&mut c, &huge).unwrap();
+        let r: Reply = wire::receive(&mut c).unwrap().unwrap();
+        assert!(matches!(r, Reply::Err(_)), "{r:?}");
+        wire::send(&mut c, &Request::SocName).unwrap();
+        let r: Reply = wire::receive(&mut c).unwrap().unwrap();
+        assert!(
+            matches!(r, Reply::Str(ref s) if s == "Ascend910B1"),
+            "{r:?}"
+        );
     }
 }

@@ -20,6 +20,9 @@ use crate::error::AclError;
 /// The largest frame either side accepts (a copy's bytes included).
 pub const MAX_FRAME: usize = 1 << 30;
 
+/// The most host bytes one request carries: a longer copy goes as several.
+pub const CHUNK: usize = 64 << 20;
+
 /// A call a client makes.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum Request {
@@ -35,6 +38,10 @@ pub enum Request {
     Chip,
     /// The processes the service has, and what each owns: [`Reply::Status`].
     Status,
+    /// This connection is the process's presence: it stays open, and nothing more comes on it,
+    /// for as long as the process uses the service; its end is the process's end, however many
+    /// of its calls are still blocked.
+    Presence,
     /// This connection is the process's kernel host: the service sends it
     /// [`super::kernels::HostMsg`]s, and nothing more comes from the process on it.
     KernelHost,
@@ -203,6 +210,10 @@ pub enum Request {
     },
     IpcEventOpen {
         handle: u64,
+        pid: u32,
+    },
+    IpcEventClose {
+        event: u64,
         pid: u32,
     },
     BindStream {
