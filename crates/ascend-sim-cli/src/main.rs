@@ -237,14 +237,19 @@ fn serve_device(socket: &std::path::Path, soc: Option<String>) -> Result<u8, Str
         .or_else(|| std::env::var(env_names::SOC).ok())
         .unwrap_or_else(|| "Ascend910B1".to_string());
     let chip = ascend_chips::ChipProfile::builtin(&soc).map_err(|e| e.to_string())?;
+    // Said once the socket is bound: a path in use is an error, not a service.
+    let service = ascend_rt::device_service::spawn(socket, chip, Default::default())
+        .map_err(|e| format!("serving {}: {e}", socket.display()))?;
     eprintln!(
         "ascend-sim device: serving {soc} at {} (run programs with ASCEND_SIM_DEVICE={})",
         socket.display(),
         socket.display()
     );
-    ascend_rt::device_service::serve(socket, chip, Default::default())
-        .map(|()| 0)
-        .map_err(|e| format!("serving {}: {e}", socket.display()))
+    match service.join() {
+        Ok(Ok(())) => Ok(0),
+        Ok(Err(e)) => Err(format!("serving {}: {e}", socket.display())),
+        Err(_) => Err(format!("serving {}: the service stopped", socket.display())),
+    }
 }
 
 fn main() -> ExitCode {

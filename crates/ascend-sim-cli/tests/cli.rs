@@ -454,3 +454,25 @@ fn the_summary_says_the_bit_mask_of_an_and_or_nor_wait_in_hexadecimal() {
     assert!(said.contains("ns waiting, last at"), "{said}");
     let _ = std::fs::remove_file(&file);
 }
+
+#[test]
+fn device_refuses_a_path_in_use_and_does_not_say_it_serves() {
+    let dir = std::env::temp_dir().join(format!("cli-device-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let taken = dir.join("not-a-socket");
+    std::fs::write(&taken, b"precious").unwrap();
+    let out = cli()
+        .args(["device", "--socket"])
+        .arg(&taken)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(!stderr.contains("serving Ascend"), "{stderr}");
+    assert!(stderr.contains("Address already in use"), "{stderr}");
+    assert_eq!(
+        std::fs::read(&taken).unwrap(),
+        b"precious",
+        "the file is left as it was"
+    );
+}
