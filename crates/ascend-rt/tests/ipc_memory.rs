@@ -13,6 +13,20 @@ fn setup(soc: &str) -> (Runtime, Addr) {
     (rt, p)
 }
 
+/// Exports the 1 MiB at `p` with no pid whitelist; the key.
+fn export_to_any_process(rt: &Runtime, p: Addr) -> String {
+    let mut key = String::new();
+    rt.ipc_mem_get_export_key(
+        p,
+        1 << 20,
+        Some(&mut key),
+        65,
+        IPC_MEM_EXPORT_NO_PID_VALIDATION,
+    )
+    .unwrap();
+    key
+}
+
 #[test]
 fn the_export_checks_come_in_the_runtimes_order_with_its_codes() {
     let (rt, p) = setup("Ascend910B1");
@@ -88,15 +102,7 @@ fn a_chip_without_ipc_memory_refuses_it_and_only_close_and_set_pid_say_so() {
 #[test]
 fn an_import_in_the_exporting_process_is_its_own_memory_and_the_exporters_close_ends_the_key() {
     let (rt, p) = setup("Ascend950PR_9599");
-    let mut key = String::new();
-    rt.ipc_mem_get_export_key(
-        p,
-        1 << 20,
-        Some(&mut key),
-        65,
-        IPC_MEM_EXPORT_NO_PID_VALIDATION,
-    )
-    .unwrap();
+    let key = export_to_any_process(&rt, p);
     let mut q = Addr::NULL;
     rt.ipc_mem_import_by_key(Some(&mut q), Some(&key), 0)
         .unwrap();
@@ -153,20 +159,12 @@ fn set_import_pid_and_import_check_their_arguments_first() {
 #[test]
 fn memory_freed_by_its_exporter_while_an_import_is_open_lives_until_the_import_closes() {
     let (rt, p) = setup("Ascend910B1");
-    let mut key = String::new();
-    rt.ipc_mem_get_export_key(
-        p,
-        1 << 20,
-        Some(&mut key),
-        65,
-        IPC_MEM_EXPORT_NO_PID_VALIDATION,
-    )
-    .unwrap();
+    let key = export_to_any_process(&rt, p);
     let mut q = Addr::NULL;
     rt.ipc_mem_import_by_key(Some(&mut q), Some(&key), 0)
         .unwrap();
-    rt.ipc_mem_close(Some(&key)).unwrap(); // the import
-                                           // Another import, then the exporter's close and free: the memory stays for the import.
+    // Close that import; another, then the exporter's free: the memory stays for it.
+    rt.ipc_mem_close(Some(&key)).unwrap();
     rt.ipc_mem_import_by_key(Some(&mut q), Some(&key), 0)
         .unwrap();
     rt.free(p).unwrap();

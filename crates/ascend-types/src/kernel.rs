@@ -157,3 +157,14 @@ impl fmt::Debug for Kernel {
         write!(f, "Kernel({})", self.name)
     }
 }
+
+/// The words of a panic's payload (a kernel body's panic, say), as a block's fault says them.
+pub fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "a panic without a message".to_string()
+    }
+}

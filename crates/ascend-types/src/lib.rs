@@ -32,7 +32,7 @@ pub use cmo_desc::{CmoDescFields, CmoDescLayout, CMO_OPCODE_OFFSET};
 pub use diagnosis::{BlockedStream, Diagnosis};
 pub use enums::{CmoType, MemcpyKind, WaitMode};
 pub use ids::{EventId, ModelId, NotifyId, StreamId, TaskId};
-pub use kernel::{dcci_kind, CoreType, Kernel, KernelBody, KernelOps};
+pub use kernel::{dcci_kind, panic_text, CoreType, Kernel, KernelBody, KernelOps};
 pub use random::{RandomFunc, RandomParam, RandomTask, RandomType};
 pub use reduce::{ReduceOp, ReduceType};
 pub use task::{DevAddr, HostBuf, Loc, Task};

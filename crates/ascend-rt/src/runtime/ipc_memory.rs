@@ -29,6 +29,22 @@ pub const IPC_MEM_EXPORT_NO_PID_VALIDATION: u64 = 0x1;
 /// device.
 pub const IPC_MEM_IMPORT_ENABLE_PEER_ACCESS: u64 = 0x1;
 
+/// The driver's rule for a key buffer of `len` bytes (memory and notify keys alike): room for
+/// a key and its terminator (107000).
+pub(super) fn key_room(api: &str, len: usize) -> AclResult<()> {
+    if len >= IPC_KEY_LEN {
+        return Ok(());
+    }
+    Err(AclError::new(
+        ErrorCode::RtParamInvalid,
+        None,
+        format!(
+            "{api} failed: a key buffer of {len} bytes is too small: the driver writes up to \
+             {IPC_KEY_LEN}"
+        ),
+    ))
+}
+
 fn no_ipc(api: &str, soc: &str) -> AclError {
     fail::not_supported(api, soc, "IPC memory").without_last_error()
 }
@@ -114,11 +130,7 @@ impl Runtime {
                     "{size} bytes are not whole {SHARE_PAGE}-byte pages (memory is shared by page)"
                 )));
             }
-            if len < IPC_KEY_LEN {
-                return Err(driver(format!(
-                    "a key buffer of {len} bytes is too small: the driver writes up to {IPC_KEY_LEN}"
-                )));
-            }
+            key_room(api, len)?;
             let whitelist = flags & IPC_MEM_EXPORT_NO_PID_VALIDATION == 0;
             let k = self.backend.ipc_export(
                 dev,

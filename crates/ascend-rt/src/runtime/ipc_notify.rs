@@ -65,17 +65,7 @@ impl Runtime {
                     ),
                 ));
             }
-            if len < super::ipc_memory::IPC_KEY_LEN {
-                return Err(AclError::new(
-                    ErrorCode::RtParamInvalid,
-                    None,
-                    format!(
-                        "{api} failed: a key buffer of {len} bytes is too small: the driver \
-                         writes up to {}",
-                        super::ipc_memory::IPC_KEY_LEN
-                    ),
-                ));
-            }
+            super::ipc_memory::key_room(api, len)?;
             let whitelist = flags != IPC_NOTIFY_EXPORT_NO_PID_VALIDATION;
             let k = self.backend.ipc_notify_export(
                 rec.device,

@@ -136,7 +136,7 @@ impl Blocks {
             match catch_unwind(AssertUnwindSafe(|| kernel.run(&mut ctx))) {
                 Ok(()) => Request::Done,
                 Err(p) if p.is::<BlockStopped>() => Request::Done,
-                Err(p) => Request::Panicked(panic_text(p.as_ref())),
+                Err(p) => Request::Panicked(ascend_types::panic_text(p.as_ref())),
             }
         });
         self.live.insert(id, block);
@@ -171,7 +171,7 @@ impl Blocks {
                 // Only the coroutine machinery itself can panic here (the body's panics are
                 // caught inside): the block is unusable.
                 self.forget(id);
-                Request::Panicked(panic_text(p.as_ref()))
+                Request::Panicked(ascend_types::panic_text(p.as_ref()))
             }
         }
     }
@@ -220,16 +220,6 @@ impl Blocks {
         if let Some(b) = self.live.remove(&id) {
             std::mem::forget(b);
         }
-    }
-}
-
-fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = p.downcast_ref::<&str>() {
-        (*s).to_string()
-    } else if let Some(s) = p.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "a panic without a message".to_string()
     }
 }
 

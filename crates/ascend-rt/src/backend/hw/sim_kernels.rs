@@ -96,13 +96,12 @@ unsafe extern "C" fn run_block(ctx: *mut sys::aclsimKernelCtx, args: *mut c_void
     let mut ops = LibraryOps { lib: &l.lib, ctx };
     let ran = catch_unwind(AssertUnwindSafe(|| l.kernel.run(&mut ops)));
     if let Err(panic) = ran {
-        let what = panic
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| panic.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "a panic without a message".to_string());
         // Does not return: the block ends with the fault.
-        ops.trap(&format!("kernel {} panicked: {what}", l.kernel.name()));
+        ops.trap(&format!(
+            "kernel {} panicked: {}",
+            l.kernel.name(),
+            ascend_types::panic_text(&*panic)
+        ));
     }
     if l.blocks_left.fetch_sub(1, Ordering::AcqRel) == 1 {
         // SAFETY: every block has returned and none uses `l` again; the pointer came from

@@ -351,41 +351,45 @@ fn host_loop(
                 let connect = connect.clone();
                 let _ = std::thread::Builder::new()
                     .name("ascend-kernel-block".into())
-                    .spawn(move || {
-                        let Some(mut conn) = connect() else {
-                            return;
-                        };
-                        if wire::send(&mut conn, &Request::BlockAttach { block }).is_err() {
-                            return;
-                        }
-                        let mut ops = RemoteOps { conn, idx, num };
-                        let Some(kernel) = kernel else {
-                            ops.trap("the kernel of this launch is not known to its process");
-                            return;
-                        };
-                        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                            kernel.run(&mut ops)
-                        }));
-                        match ran {
-                            Ok(()) => {
-                                let _ = ops.ask(KernelOp::Done);
-                            }
-                            Err(p) if p.is::<BlockEnded>() => {}
-                            Err(p) => {
-                                let what = p
-                                    .downcast_ref::<&str>()
-                                    .map(|s| s.to_string())
-                                    .or_else(|| p.downcast_ref::<String>().cloned())
-                                    .unwrap_or_else(|| "a panic without a message".into());
-                                let _ = ops.ask(KernelOp::Trap {
-                                    reason: format!("kernel {} panicked: {what}", kernel.name()),
-                                });
-                            }
-                        }
-                    });
+                    .spawn(move || run_block_here(kernel, idx, num, block, &*connect));
             }
         }
     }
+}
+
+/// Runs block `idx` of `num` of `kernel` in this process, attached to the service's block
+/// `block` by a connection of its own; says when the body returned, or traps its panic.
+fn run_block_here(
+    kernel: Option<Kernel>,
+    idx: u32,
+    num: u32,
+    block: u64,
+    connect: &(dyn Fn() -> Option<UnixStream> + Send + Sync),
+) {
+    let Some(mut conn) = connect() else {
+        return;
+    };
+    if wire::send(&mut conn, &Request::BlockAttach { block }).is_err() {
+        return;
+    }
+    let mut ops = RemoteOps { conn, idx, num };
+    let Some(kernel) = kernel else {
+        ops.trap("the kernel of this launch is not known to its process");
+        return;
+    };
+    let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| kernel.run(&mut ops)));
+    let last = match ran {
+        Ok(()) => KernelOp::Done,
+        Err(p) if p.is::<BlockEnded>() => return,
+        Err(p) => KernelOp::Trap {
+            reason: format!(
+                "kernel {} panicked: {}",
+                kernel.name(),
+                ascend_types::panic_text(&*p)
+            ),
+        },
+    };
+    let _ = ops.ask(last);
 }
 
 /// Unwinds a block's body once the service has ended the block.
