@@ -5,5 +5,6 @@
 
 pub mod client;
 pub mod kernels;
+mod mirrors;
 pub mod server;
 pub mod wire;
