@@ -108,6 +108,21 @@ macro_rules! acl_functions {
             aclrtNotifyImportByKey,
             aclrtIpcGetEventHandle,
             aclrtIpcOpenEventHandle,
+            aclrtMemGetAllocationGranularity,
+            aclrtMallocPhysical,
+            aclrtFreePhysical,
+            aclrtReserveMemAddress,
+            aclrtReleaseMemAddress,
+            aclrtMapMem,
+            aclrtUnmapMem,
+            aclrtMemSetAccess,
+            aclrtMemGetAccess,
+            aclrtMemExportToShareableHandle,
+            aclrtMemExportToShareableHandleV2,
+            aclrtMemImportFromShareableHandle,
+            aclrtMemImportFromShareableHandleV2,
+            aclrtMemSetPidToShareableHandle,
+            aclrtMemSetPidToShareableHandleV2,
             // The project's own extension (`acl/acl_sim.h`): simulator kernels, which only the
             // project's `libascendcl.so` exports (a missing one is an `Err` field).
             aclsimLaunchKernelOnCore,
@@ -158,6 +173,11 @@ pub const TYPES: &[&str] = &[
     "aclrtBarrierTaskInfo",
     "aclsimKernelCtx",
     "aclrtIpcEventHandle",
+    "aclrtDrvMemHandle",
+    "aclrtPhysicalMemProp",
+    "aclrtMemAccessDesc",
+    "aclrtMemFabricHandle",
+    "aclrtMemGranularityOptions",
     "aclsimKernelFunc",
 ];
 

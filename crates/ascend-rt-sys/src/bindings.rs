@@ -61,6 +61,8 @@ pub const ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION: u32 = 2;
 pub const ACL_RT_NOTIFY_IMPORT_FLAG_DEFAULT: u32 = 0;
 pub const ACL_RT_NOTIFY_IMPORT_FLAG_ENABLE_PEER_ACCESS: u32 = 2;
 pub const ACL_IPC_EVENT_HANDLE_SIZE: u32 = 64;
+pub const ACL_RT_VMM_EXPORT_FLAG_DEFAULT: u32 = 0;
+pub const ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION: u32 = 1;
 pub const ACL_ERROR_INVALID_EXCEPTION_INFO: u32 = 4294967295;
 pub const ACL_EVENT_RECORD_DEFAULT: u32 = 0;
 pub const ACL_EVENT_RECORD_EXTERNAL: u32 = 1;
@@ -292,6 +294,178 @@ impl Default for aclrtIpcEventHandle {
         }
     }
 }
+pub type aclrtDrvMemHandle = *mut ::std::os::raw::c_void;
+pub const aclrtMemLocationType_ACL_MEM_LOCATION_TYPE_HOST: aclrtMemLocationType = 0;
+pub const aclrtMemLocationType_ACL_MEM_LOCATION_TYPE_DEVICE: aclrtMemLocationType = 1;
+pub const aclrtMemLocationType_ACL_MEM_LOCATION_TYPE_UNREGISTERED: aclrtMemLocationType = 2;
+pub const aclrtMemLocationType_ACL_MEM_LOCATION_TYPE_MANAGED: aclrtMemLocationType = 3;
+pub const aclrtMemLocationType_ACL_MEM_LOCATION_TYPE_HOST_NUMA: aclrtMemLocationType = 4;
+pub type aclrtMemLocationType = ::std::os::raw::c_uint;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtMemLocation {
+    pub id: u32,
+    pub type_: aclrtMemLocationType,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of aclrtMemLocation"][::std::mem::size_of::<aclrtMemLocation>() - 8usize];
+    [
+        "Alignment of aclrtMemLocation",
+    ][::std::mem::align_of::<aclrtMemLocation>() - 4usize];
+    [
+        "Offset of field: aclrtMemLocation::id",
+    ][::std::mem::offset_of!(aclrtMemLocation, id) - 0usize];
+    [
+        "Offset of field: aclrtMemLocation::type_",
+    ][::std::mem::offset_of!(aclrtMemLocation, type_) - 4usize];
+};
+impl Default for aclrtMemLocation {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub const aclrtMemAttr_ACL_DDR_MEM: aclrtMemAttr = 0;
+pub const aclrtMemAttr_ACL_HBM_MEM: aclrtMemAttr = 1;
+pub const aclrtMemAttr_ACL_DDR_MEM_HUGE: aclrtMemAttr = 2;
+pub const aclrtMemAttr_ACL_DDR_MEM_NORMAL: aclrtMemAttr = 3;
+pub const aclrtMemAttr_ACL_HBM_MEM_HUGE: aclrtMemAttr = 4;
+pub const aclrtMemAttr_ACL_HBM_MEM_NORMAL: aclrtMemAttr = 5;
+pub const aclrtMemAttr_ACL_DDR_MEM_P2P_HUGE: aclrtMemAttr = 6;
+pub const aclrtMemAttr_ACL_DDR_MEM_P2P_NORMAL: aclrtMemAttr = 7;
+pub const aclrtMemAttr_ACL_HBM_MEM_P2P_HUGE: aclrtMemAttr = 8;
+pub const aclrtMemAttr_ACL_HBM_MEM_P2P_NORMAL: aclrtMemAttr = 9;
+pub const aclrtMemAttr_ACL_HBM_MEM_HUGE1G: aclrtMemAttr = 10;
+pub const aclrtMemAttr_ACL_HBM_MEM_P2P_HUGE1G: aclrtMemAttr = 11;
+pub const aclrtMemAttr_ACL_MEM_NORMAL: aclrtMemAttr = 12;
+pub const aclrtMemAttr_ACL_MEM_HUGE: aclrtMemAttr = 13;
+pub const aclrtMemAttr_ACL_MEM_HUGE1G: aclrtMemAttr = 14;
+pub const aclrtMemAttr_ACL_MEM_P2P_NORMAL: aclrtMemAttr = 15;
+pub const aclrtMemAttr_ACL_MEM_P2P_HUGE: aclrtMemAttr = 16;
+pub const aclrtMemAttr_ACL_MEM_P2P_HUGE1G: aclrtMemAttr = 17;
+pub type aclrtMemAttr = ::std::os::raw::c_uint;
+pub const aclrtMemAllocationType_ACL_MEM_ALLOCATION_TYPE_PINNED: aclrtMemAllocationType = 0;
+pub type aclrtMemAllocationType = ::std::os::raw::c_uint;
+pub const aclrtMemHandleType_ACL_MEM_HANDLE_TYPE_NONE: aclrtMemHandleType = 0;
+pub const aclrtMemHandleType_ACL_MEM_HANDLE_TYPE_POSIX: aclrtMemHandleType = 2;
+pub type aclrtMemHandleType = ::std::os::raw::c_uint;
+pub const aclrtMemSharedHandleType_ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT: aclrtMemSharedHandleType = 1;
+pub const aclrtMemSharedHandleType_ACL_MEM_SHARE_HANDLE_TYPE_FABRIC: aclrtMemSharedHandleType = 2;
+pub type aclrtMemSharedHandleType = ::std::os::raw::c_uint;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtMemFabricHandle {
+    pub data: [u8; 128usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of aclrtMemFabricHandle",
+    ][::std::mem::size_of::<aclrtMemFabricHandle>() - 128usize];
+    [
+        "Alignment of aclrtMemFabricHandle",
+    ][::std::mem::align_of::<aclrtMemFabricHandle>() - 1usize];
+    [
+        "Offset of field: aclrtMemFabricHandle::data",
+    ][::std::mem::offset_of!(aclrtMemFabricHandle, data) - 0usize];
+};
+impl Default for aclrtMemFabricHandle {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtPhysicalMemProp {
+    pub handleType: aclrtMemHandleType,
+    pub allocationType: aclrtMemAllocationType,
+    pub memAttr: aclrtMemAttr,
+    pub location: aclrtMemLocation,
+    pub reserve: u64,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of aclrtPhysicalMemProp",
+    ][::std::mem::size_of::<aclrtPhysicalMemProp>() - 32usize];
+    [
+        "Alignment of aclrtPhysicalMemProp",
+    ][::std::mem::align_of::<aclrtPhysicalMemProp>() - 8usize];
+    [
+        "Offset of field: aclrtPhysicalMemProp::handleType",
+    ][::std::mem::offset_of!(aclrtPhysicalMemProp, handleType) - 0usize];
+    [
+        "Offset of field: aclrtPhysicalMemProp::allocationType",
+    ][::std::mem::offset_of!(aclrtPhysicalMemProp, allocationType) - 4usize];
+    [
+        "Offset of field: aclrtPhysicalMemProp::memAttr",
+    ][::std::mem::offset_of!(aclrtPhysicalMemProp, memAttr) - 8usize];
+    [
+        "Offset of field: aclrtPhysicalMemProp::location",
+    ][::std::mem::offset_of!(aclrtPhysicalMemProp, location) - 12usize];
+    [
+        "Offset of field: aclrtPhysicalMemProp::reserve",
+    ][::std::mem::offset_of!(aclrtPhysicalMemProp, reserve) - 24usize];
+};
+impl Default for aclrtPhysicalMemProp {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub const aclrtMemGranularityOptions_ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM: aclrtMemGranularityOptions = 0;
+pub const aclrtMemGranularityOptions_ACL_RT_MEM_ALLOC_GRANULARITY_RECOMMENDED: aclrtMemGranularityOptions = 1;
+pub const aclrtMemGranularityOptions_ACL_RT_MEM_ALLOC_GRANULARITY_UNDEF: aclrtMemGranularityOptions = 65535;
+pub type aclrtMemGranularityOptions = ::std::os::raw::c_uint;
+pub const aclrtMemAccessFlags_ACL_RT_MEM_ACCESS_FLAGS_NONE: aclrtMemAccessFlags = 0;
+pub const aclrtMemAccessFlags_ACL_RT_MEM_ACCESS_FLAGS_READ: aclrtMemAccessFlags = 1;
+pub const aclrtMemAccessFlags_ACL_RT_MEM_ACCESS_FLAGS_READWRITE: aclrtMemAccessFlags = 3;
+pub type aclrtMemAccessFlags = ::std::os::raw::c_uint;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct aclrtMemAccessDesc {
+    pub flags: aclrtMemAccessFlags,
+    pub location: aclrtMemLocation,
+    pub rsv: [u8; 12usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of aclrtMemAccessDesc",
+    ][::std::mem::size_of::<aclrtMemAccessDesc>() - 24usize];
+    [
+        "Alignment of aclrtMemAccessDesc",
+    ][::std::mem::align_of::<aclrtMemAccessDesc>() - 4usize];
+    [
+        "Offset of field: aclrtMemAccessDesc::flags",
+    ][::std::mem::offset_of!(aclrtMemAccessDesc, flags) - 0usize];
+    [
+        "Offset of field: aclrtMemAccessDesc::location",
+    ][::std::mem::offset_of!(aclrtMemAccessDesc, location) - 4usize];
+    [
+        "Offset of field: aclrtMemAccessDesc::rsv",
+    ][::std::mem::offset_of!(aclrtMemAccessDesc, rsv) - 12usize];
+};
+impl Default for aclrtMemAccessDesc {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
 pub const aclrtDevFeatureType_ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV: aclrtDevFeatureType = 1;
 pub const aclrtDevFeatureType_ACL_FEATURE_SYSTEM_MEMQ_EVENT_CROSS_DEV: aclrtDevFeatureType = 21;
 pub type aclrtDevFeatureType = ::std::os::raw::c_uint;
@@ -505,6 +679,124 @@ pub struct AscendCl {
         unsafe extern "C" fn(
             handle: aclrtIpcEventHandle,
             event: *mut aclrtEvent,
+        ) -> aclError,
+        ::libloading::Error,
+    >,
+    pub aclrtMemGetAllocationGranularity: Result<
+        unsafe extern "C" fn(
+            prop: *mut aclrtPhysicalMemProp,
+            option: aclrtMemGranularityOptions,
+            granularity: *mut usize,
+        ) -> aclError,
+        ::libloading::Error,
+    >,
+    pub aclrtMallocPhysical: Result<
+        unsafe extern "C" fn(
+            handle: *mut aclrtDrvMemHandle,
+            size: usize,
+            prop: *const aclrtPhysicalMemProp,
+            flags: u64,
+        ) -> aclError,
+        ::libloading::Error,
+    >,
+    pub aclrtFreePhysical: Result<
+        unsafe extern "C" fn(handle: aclrtDrvMemHandle) -> aclError,
+        ::libloading::Error,
+    >,
+    pub aclrtReserveMemAddress: Result<
+        unsafe extern "C" fn(
+            virPtr: *mut *mut ::std::os::raw::c_void,
+            size: usize,
+            alignment: usize,
+            expectPtr: *mut ::std::os::raw::c_void,
+            flags: u64,
+        ) -> aclError,
+        ::libloading::Error,
+    >,
+    pub aclrtReleaseMemAddress: Result<
+        unsafe extern "C" fn(virPtr: *mut ::std::os::raw::c_void) -> aclError,
+        ::libloading::Error,
+    >,
+    pub aclrtMapMem: Result<
+        unsafe extern "C" fn(
+            virPtr: *mut ::std::os::raw::c_void,
+            size: usize,
+            offset: usize,
+            handle: aclrtDrvMemHandle,
+            flags: u64,
+        ) -> aclError,
+        ::libloading::Error,
+    >,
+    pub aclrtUnmapMem: Result<
+        unsafe extern "C" fn(virPtr: *mut ::std::os::raw::c_void) -> aclError,
+        ::libloading::Error,
+    >,
+    pub aclrtMemSetAccess: Result<
+        unsafe extern "C" fn(
+            virPtr: *mut ::std::os::raw::c_void,
+            size: usize,
+            desc: *mut aclrtMemAccessDesc,
+            count: usize,
+        ) -> aclError,
+        ::libloading::Error,
+    >,
+    pub aclrtMemGetAccess: Result<
+        unsafe extern "C" fn(
+            virPtr: *mut ::std::os::raw::c_void,
+            location: *mut aclrtMemLocation,
+            flag: *mut u64,
+        ) -> aclError,
+        ::libloading::Error,
+    >,
+    pub aclrtMemExportToShareableHandle: Result<
+        unsafe extern "C" fn(
+            handle: aclrtDrvMemHandle,
+            handleType: aclrtMemHandleType,
+            flags: u64,
+            shareableHandle: *mut u64,
+        ) -> aclError,
+        ::libloading::Error,
+    >,
+    pub aclrtMemExportToShareableHandleV2: Result<
+        unsafe extern "C" fn(
+            handle: aclrtDrvMemHandle,
+            flags: u64,
+            shareType: aclrtMemSharedHandleType,
+            shareableHandle: *mut ::std::os::raw::c_void,
+        ) -> aclError,
+        ::libloading::Error,
+    >,
+    pub aclrtMemImportFromShareableHandle: Result<
+        unsafe extern "C" fn(
+            shareableHandle: u64,
+            deviceId: i32,
+            handle: *mut aclrtDrvMemHandle,
+        ) -> aclError,
+        ::libloading::Error,
+    >,
+    pub aclrtMemImportFromShareableHandleV2: Result<
+        unsafe extern "C" fn(
+            shareableHandle: *mut ::std::os::raw::c_void,
+            shareType: aclrtMemSharedHandleType,
+            flags: u64,
+            handle: *mut aclrtDrvMemHandle,
+        ) -> aclError,
+        ::libloading::Error,
+    >,
+    pub aclrtMemSetPidToShareableHandle: Result<
+        unsafe extern "C" fn(
+            shareableHandle: u64,
+            pid: *mut i32,
+            pidNum: usize,
+        ) -> aclError,
+        ::libloading::Error,
+    >,
+    pub aclrtMemSetPidToShareableHandleV2: Result<
+        unsafe extern "C" fn(
+            shareableHandle: *mut ::std::os::raw::c_void,
+            shareType: aclrtMemSharedHandleType,
+            pid: *mut i32,
+            pidNum: usize,
         ) -> aclError,
         ::libloading::Error,
     >,
@@ -1094,6 +1386,41 @@ impl AscendCl {
         let aclrtIpcOpenEventHandle = __library
             .get(b"aclrtIpcOpenEventHandle\0")
             .map(|sym| *sym);
+        let aclrtMemGetAllocationGranularity = __library
+            .get(b"aclrtMemGetAllocationGranularity\0")
+            .map(|sym| *sym);
+        let aclrtMallocPhysical = __library
+            .get(b"aclrtMallocPhysical\0")
+            .map(|sym| *sym);
+        let aclrtFreePhysical = __library.get(b"aclrtFreePhysical\0").map(|sym| *sym);
+        let aclrtReserveMemAddress = __library
+            .get(b"aclrtReserveMemAddress\0")
+            .map(|sym| *sym);
+        let aclrtReleaseMemAddress = __library
+            .get(b"aclrtReleaseMemAddress\0")
+            .map(|sym| *sym);
+        let aclrtMapMem = __library.get(b"aclrtMapMem\0").map(|sym| *sym);
+        let aclrtUnmapMem = __library.get(b"aclrtUnmapMem\0").map(|sym| *sym);
+        let aclrtMemSetAccess = __library.get(b"aclrtMemSetAccess\0").map(|sym| *sym);
+        let aclrtMemGetAccess = __library.get(b"aclrtMemGetAccess\0").map(|sym| *sym);
+        let aclrtMemExportToShareableHandle = __library
+            .get(b"aclrtMemExportToShareableHandle\0")
+            .map(|sym| *sym);
+        let aclrtMemExportToShareableHandleV2 = __library
+            .get(b"aclrtMemExportToShareableHandleV2\0")
+            .map(|sym| *sym);
+        let aclrtMemImportFromShareableHandle = __library
+            .get(b"aclrtMemImportFromShareableHandle\0")
+            .map(|sym| *sym);
+        let aclrtMemImportFromShareableHandleV2 = __library
+            .get(b"aclrtMemImportFromShareableHandleV2\0")
+            .map(|sym| *sym);
+        let aclrtMemSetPidToShareableHandle = __library
+            .get(b"aclrtMemSetPidToShareableHandle\0")
+            .map(|sym| *sym);
+        let aclrtMemSetPidToShareableHandleV2 = __library
+            .get(b"aclrtMemSetPidToShareableHandleV2\0")
+            .map(|sym| *sym);
         let aclrtMemcpy = __library.get(b"aclrtMemcpy\0").map(|sym| *sym);
         let aclrtMemcpyAsync = __library.get(b"aclrtMemcpyAsync\0").map(|sym| *sym);
         let aclrtMemset = __library.get(b"aclrtMemset\0").map(|sym| *sym);
@@ -1286,6 +1613,21 @@ impl AscendCl {
             aclrtNotifyImportByKey,
             aclrtIpcGetEventHandle,
             aclrtIpcOpenEventHandle,
+            aclrtMemGetAllocationGranularity,
+            aclrtMallocPhysical,
+            aclrtFreePhysical,
+            aclrtReserveMemAddress,
+            aclrtReleaseMemAddress,
+            aclrtMapMem,
+            aclrtUnmapMem,
+            aclrtMemSetAccess,
+            aclrtMemGetAccess,
+            aclrtMemExportToShareableHandle,
+            aclrtMemExportToShareableHandleV2,
+            aclrtMemImportFromShareableHandle,
+            aclrtMemImportFromShareableHandleV2,
+            aclrtMemSetPidToShareableHandle,
+            aclrtMemSetPidToShareableHandleV2,
             aclrtMemcpy,
             aclrtMemcpyAsync,
             aclrtMemset,
@@ -1579,6 +1921,175 @@ impl AscendCl {
             .aclrtIpcOpenEventHandle
             .as_ref()
             .expect("Expected function, got error."))(handle, event)
+    }
+    pub unsafe fn aclrtMemGetAllocationGranularity(
+        &self,
+        prop: *mut aclrtPhysicalMemProp,
+        option: aclrtMemGranularityOptions,
+        granularity: *mut usize,
+    ) -> aclError {
+        (self
+            .aclrtMemGetAllocationGranularity
+            .as_ref()
+            .expect("Expected function, got error."))(prop, option, granularity)
+    }
+    pub unsafe fn aclrtMallocPhysical(
+        &self,
+        handle: *mut aclrtDrvMemHandle,
+        size: usize,
+        prop: *const aclrtPhysicalMemProp,
+        flags: u64,
+    ) -> aclError {
+        (self
+            .aclrtMallocPhysical
+            .as_ref()
+            .expect("Expected function, got error."))(handle, size, prop, flags)
+    }
+    pub unsafe fn aclrtFreePhysical(&self, handle: aclrtDrvMemHandle) -> aclError {
+        (self.aclrtFreePhysical.as_ref().expect("Expected function, got error."))(handle)
+    }
+    pub unsafe fn aclrtReserveMemAddress(
+        &self,
+        virPtr: *mut *mut ::std::os::raw::c_void,
+        size: usize,
+        alignment: usize,
+        expectPtr: *mut ::std::os::raw::c_void,
+        flags: u64,
+    ) -> aclError {
+        (self
+            .aclrtReserveMemAddress
+            .as_ref()
+            .expect(
+                "Expected function, got error.",
+            ))(virPtr, size, alignment, expectPtr, flags)
+    }
+    pub unsafe fn aclrtReleaseMemAddress(
+        &self,
+        virPtr: *mut ::std::os::raw::c_void,
+    ) -> aclError {
+        (self
+            .aclrtReleaseMemAddress
+            .as_ref()
+            .expect("Expected function, got error."))(virPtr)
+    }
+    pub unsafe fn aclrtMapMem(
+        &self,
+        virPtr: *mut ::std::os::raw::c_void,
+        size: usize,
+        offset: usize,
+        handle: aclrtDrvMemHandle,
+        flags: u64,
+    ) -> aclError {
+        (self
+            .aclrtMapMem
+            .as_ref()
+            .expect(
+                "Expected function, got error.",
+            ))(virPtr, size, offset, handle, flags)
+    }
+    pub unsafe fn aclrtUnmapMem(&self, virPtr: *mut ::std::os::raw::c_void) -> aclError {
+        (self.aclrtUnmapMem.as_ref().expect("Expected function, got error."))(virPtr)
+    }
+    pub unsafe fn aclrtMemSetAccess(
+        &self,
+        virPtr: *mut ::std::os::raw::c_void,
+        size: usize,
+        desc: *mut aclrtMemAccessDesc,
+        count: usize,
+    ) -> aclError {
+        (self
+            .aclrtMemSetAccess
+            .as_ref()
+            .expect("Expected function, got error."))(virPtr, size, desc, count)
+    }
+    pub unsafe fn aclrtMemGetAccess(
+        &self,
+        virPtr: *mut ::std::os::raw::c_void,
+        location: *mut aclrtMemLocation,
+        flag: *mut u64,
+    ) -> aclError {
+        (self
+            .aclrtMemGetAccess
+            .as_ref()
+            .expect("Expected function, got error."))(virPtr, location, flag)
+    }
+    pub unsafe fn aclrtMemExportToShareableHandle(
+        &self,
+        handle: aclrtDrvMemHandle,
+        handleType: aclrtMemHandleType,
+        flags: u64,
+        shareableHandle: *mut u64,
+    ) -> aclError {
+        (self
+            .aclrtMemExportToShareableHandle
+            .as_ref()
+            .expect(
+                "Expected function, got error.",
+            ))(handle, handleType, flags, shareableHandle)
+    }
+    pub unsafe fn aclrtMemExportToShareableHandleV2(
+        &self,
+        handle: aclrtDrvMemHandle,
+        flags: u64,
+        shareType: aclrtMemSharedHandleType,
+        shareableHandle: *mut ::std::os::raw::c_void,
+    ) -> aclError {
+        (self
+            .aclrtMemExportToShareableHandleV2
+            .as_ref()
+            .expect(
+                "Expected function, got error.",
+            ))(handle, flags, shareType, shareableHandle)
+    }
+    pub unsafe fn aclrtMemImportFromShareableHandle(
+        &self,
+        shareableHandle: u64,
+        deviceId: i32,
+        handle: *mut aclrtDrvMemHandle,
+    ) -> aclError {
+        (self
+            .aclrtMemImportFromShareableHandle
+            .as_ref()
+            .expect("Expected function, got error."))(shareableHandle, deviceId, handle)
+    }
+    pub unsafe fn aclrtMemImportFromShareableHandleV2(
+        &self,
+        shareableHandle: *mut ::std::os::raw::c_void,
+        shareType: aclrtMemSharedHandleType,
+        flags: u64,
+        handle: *mut aclrtDrvMemHandle,
+    ) -> aclError {
+        (self
+            .aclrtMemImportFromShareableHandleV2
+            .as_ref()
+            .expect(
+                "Expected function, got error.",
+            ))(shareableHandle, shareType, flags, handle)
+    }
+    pub unsafe fn aclrtMemSetPidToShareableHandle(
+        &self,
+        shareableHandle: u64,
+        pid: *mut i32,
+        pidNum: usize,
+    ) -> aclError {
+        (self
+            .aclrtMemSetPidToShareableHandle
+            .as_ref()
+            .expect("Expected function, got error."))(shareableHandle, pid, pidNum)
+    }
+    pub unsafe fn aclrtMemSetPidToShareableHandleV2(
+        &self,
+        shareableHandle: *mut ::std::os::raw::c_void,
+        shareType: aclrtMemSharedHandleType,
+        pid: *mut i32,
+        pidNum: usize,
+    ) -> aclError {
+        (self
+            .aclrtMemSetPidToShareableHandleV2
+            .as_ref()
+            .expect(
+                "Expected function, got error.",
+            ))(shareableHandle, shareType, pid, pidNum)
     }
     pub unsafe fn aclrtMemcpy(
         &self,

@@ -60,7 +60,7 @@ pub use runtime::{AllocatorField, AllocatorFields, StreamStateCallback};
 pub use runtime::{CannPackageVersion, ACL_VERSION, SIM_PACKAGE_VERSION};
 pub use runtime::{ExceptionCallback, ExceptionInfo};
 pub use runtime::{HostMemory, SharedBytes, MEM_ATTACH_GLOBAL};
-pub use runtime::{IpcEventHandle, IPC_EVENT_HANDLE_SIZE};
+pub use runtime::{IpcEventHandle, IPC_EVENT_HANDLE_SIZE, VMM_EXPORT_NO_PID_VALIDATION};
 pub use runtime::{
     IPC_KEY_LEN, IPC_MEM_EXPORT_NO_PID_VALIDATION, IPC_MEM_IMPORT_ENABLE_PEER_ACCESS,
 };

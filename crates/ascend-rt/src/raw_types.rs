@@ -530,3 +530,73 @@ pub mod dev_attr {
     /// `ACL_DEV_ATTR_NPU_ARCH`.
     pub const NPU_ARCH: i32 = 601;
 }
+
+/// A nullable physical memory handle (`aclrtDrvMemHandle`, from `aclrtMallocPhysical` or an
+/// import of a shareable handle); 0 is NULL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct RawPhysical(pub u64);
+
+impl RawPhysical {
+    /// The NULL handle.
+    pub const NULL: RawPhysical = RawPhysical(0);
+}
+
+/// `aclrtMemLocation`: where memory lies (`kind`: an `aclrtMemLocationType`, see
+/// [`mem_location`]; `id`: the device id, or 0 on the host).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct MemLocation {
+    /// `id`.
+    pub id: u32,
+    /// `type`.
+    pub kind: u32,
+}
+
+/// `aclrtMemLocationType` values.
+pub mod mem_location {
+    /// `ACL_MEM_LOCATION_TYPE_HOST`.
+    pub const HOST: u32 = 0;
+    /// `ACL_MEM_LOCATION_TYPE_DEVICE`.
+    pub const DEVICE: u32 = 1;
+    /// `ACL_MEM_LOCATION_TYPE_UNREGISTERED`.
+    pub const UNREGISTERED: u32 = 2;
+    /// `ACL_MEM_LOCATION_TYPE_MANAGED`.
+    pub const MANAGED: u32 = 3;
+    /// `ACL_MEM_LOCATION_TYPE_HOST_NUMA`: host memory of a NUMA node (`id`).
+    pub const HOST_NUMA: u32 = 4;
+}
+
+/// `aclrtPhysicalMemProp`: what `aclrtMallocPhysical` allocates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct PhysicalMemProp {
+    /// `handleType` (`aclrtMemHandleType`: only `ACL_MEM_HANDLE_TYPE_NONE`, 0).
+    pub handle_type: u32,
+    /// `allocationType` (`aclrtMemAllocationType`: only `ACL_MEM_ALLOCATION_TYPE_PINNED`, 0).
+    pub allocation_type: u32,
+    /// `memAttr` (`aclrtMemAttr`: the memory and page type, e.g. `ACL_HBM_MEM_NORMAL`, 5).
+    pub mem_attr: u32,
+    /// `location`.
+    pub location: MemLocation,
+    /// `reserve`.
+    pub reserve: u64,
+}
+
+/// `aclrtMemAccessDesc`: an access right of one location to a mapped range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct MemAccessDesc {
+    /// `flags` (`aclrtMemAccessFlags`: `ACL_RT_MEM_ACCESS_FLAGS_NONE` 0, `_READ` 1,
+    /// `_READWRITE` 3).
+    pub flags: u32,
+    /// `location`.
+    pub location: MemLocation,
+}
+
+/// `aclrtMemSharedHandleType` values, and the size of each form of a shareable handle.
+pub mod mem_share {
+    /// `ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT`: a 64-bit handle.
+    pub const DEFAULT: u32 = 0x1;
+    /// `ACL_MEM_SHARE_HANDLE_TYPE_FABRIC`: a 128-byte `aclrtMemFabricHandle` that names its
+    /// server too.
+    pub const FABRIC: u32 = 0x2;
+    /// Bytes of an `aclrtMemFabricHandle`.
+    pub const FABRIC_BYTES: usize = 128;
+}

@@ -188,6 +188,35 @@ fn child_process() {
             println!("blocking");
             let _ = rt.synchronize_stream(s);
         }
+        "phys_import" | "phys_hold" => {
+            // Imports the shareable handle from stdin (hex), maps it in a range of its own,
+            // reads the exporter's first word, and writes 456 in the second (`phys_hold`: then
+            // says so and sleeps until killed, mapping held).
+            let mut line = String::new();
+            std::io::stdin().read_line(&mut line).unwrap();
+            let sh = u64::from_str_radix(line.trim(), 16).unwrap();
+            let mut h = RawPhysical::NULL;
+            if let Err(e) = rt.mem_import_from_shareable_handle(sh, 0, Some(&mut h)) {
+                println!("refused with {}", e.code());
+                return;
+            }
+            let mut va = Addr::NULL;
+            rt.reserve_mem_address(Some(&mut va), 2 << 20, 0, Addr::NULL, 0)
+                .unwrap();
+            rt.map_mem(va, 2 << 20, 0, h, 0).unwrap();
+            println!("read {}", read_u64(&rt, va));
+            rt.value_write(Addr(va.0 + 8), 456, 0, RawStream::NULL)
+                .unwrap();
+            rt.synchronize_stream(RawStream::NULL).unwrap();
+            if role == "phys_hold" {
+                println!("mapped");
+                std::thread::sleep(Duration::from_secs(60));
+            }
+            rt.unmap_mem(va).unwrap();
+            rt.release_mem_address(va).unwrap();
+            rt.free_physical(h).unwrap();
+            println!("released");
+        }
         "refused" => {
             let mut key = String::new();
             std::io::stdin().read_line(&mut key).unwrap();
@@ -287,10 +316,6 @@ fn what_the_service_cannot_do_yet_is_refused_with_207000_saying_so() {
     start_service(&path);
     let rt = Runtime::shared_device(&path).unwrap();
     rt.set_device(0).unwrap();
-    let mut host = Addr::NULL;
-    let e = rt.malloc_host(Some(&mut host), 64).unwrap_err();
-    assert_eq!(e.code(), 207000, "{e}");
-    assert!(e.to_string().contains("device service"), "{e}");
     let e = rt
         .launch_host_func(RawStream::NULL, Some(Box::new(|| {})))
         .unwrap_err();
@@ -683,4 +708,131 @@ fn an_opened_ipc_event_stays_usable_after_its_creator_is_gone() {
     // The handle went with the last opened event.
     let e2 = rt.ipc_open_event_handle(&handle, Some(&mut e)).unwrap_err();
     assert_eq!(e2.code(), 107000, "{e2}");
+}
+
+#[test]
+fn page_locked_host_memory_is_the_process_s_own_and_takes_synchronous_copies() {
+    let path = socket("pinned");
+    start_service(&path);
+    let rt = Runtime::shared_device(&path).unwrap();
+    rt.set_device(0).unwrap();
+    let mut dev = Addr::NULL;
+    rt.malloc(Some(&mut dev), 4096, malloc_policy::NORMAL_ONLY)
+        .unwrap();
+    rt.memset(dev, 4096, 0x5A, 4096).unwrap();
+    let mut host = Addr::NULL;
+    rt.malloc_host(Some(&mut host), 4096).unwrap();
+    rt.memcpy(
+        MemDst::Addr(host),
+        4096,
+        MemSrc::Addr(dev),
+        4096,
+        memcpy_kind::DEVICE_TO_HOST,
+    )
+    .unwrap();
+    let buf = rt.host_buffer(host).unwrap();
+    assert!(buf.to_vec().iter().all(|&b| b == 0x5A));
+    rt.free_host(host).unwrap();
+}
+
+/// Maps 2 MiB of new physical memory, writes 123 in its first word and exports it (`flags`:
+/// 1 lifts the whitelist). The handle, its range and the shareable handle.
+fn export_physical(rt: &Runtime, flags: u64) -> (RawPhysical, Addr, u64) {
+    let prop = PhysicalMemProp {
+        mem_attr: 5,
+        location: MemLocation {
+            id: 0,
+            kind: mem_location::DEVICE,
+        },
+        ..Default::default()
+    };
+    let mut h = RawPhysical::NULL;
+    rt.malloc_physical(Some(&mut h), 2 << 20, Some(&prop), 0)
+        .unwrap();
+    let mut va = Addr::NULL;
+    rt.reserve_mem_address(Some(&mut va), 2 << 20, 0, Addr::NULL, 0)
+        .unwrap();
+    rt.map_mem(va, 2 << 20, 0, h, 0).unwrap();
+    rt.memset(va, 16, 0, 16).unwrap();
+    rt.value_write(va, 123, 0, RawStream::NULL).unwrap();
+    rt.synchronize_stream(RawStream::NULL).unwrap();
+    let mut sh = 0;
+    rt.mem_export_to_shareable_handle(h, 0, flags, Some(&mut sh))
+        .unwrap();
+    (h, va, sh)
+}
+
+#[test]
+fn physical_memory_mapped_in_two_processes_is_one_memory_and_only_listed_processes_import_it() {
+    let path = socket("physical");
+    start_service(&path);
+    let rt = Runtime::shared_device(&path).unwrap();
+    rt.set_device(0).unwrap();
+    let (h, va, sh) = export_physical(&rt, 0);
+    // This process's stream waits on its mapping for the importer's write through its own.
+    let mut s = RawStream::NULL;
+    rt.create_stream(Some(&mut s)).unwrap();
+    rt.value_wait(Addr(va.0 + 8), 456, 1, s).unwrap();
+
+    let mut outsider = child("phys_import", &path);
+    writeln!(outsider.stdin.take().unwrap(), "{sh:x}").unwrap();
+    let out = outsider.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("refused with 207006"), "{text}");
+
+    let mut importer = child("phys_import", &path);
+    rt.mem_set_pid_to_shareable_handle(sh, Some(&[importer.id() as i32]), 1)
+        .unwrap();
+    writeln!(importer.stdin.take().unwrap(), "{sh:x}").unwrap();
+    let out = importer.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && text.contains("read 123") && text.contains("released"),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    rt.synchronize_stream(s).unwrap();
+    assert_eq!(read_u64(&rt, Addr(va.0 + 8)), 456);
+    rt.unmap_mem(va).unwrap();
+    rt.release_mem_address(va).unwrap();
+    rt.free_physical(h).unwrap();
+    until(&path, "nothing left booked", |st| {
+        st.iter()
+            .all(|p| (p.allocations, p.reserved_ranges, p.mappings) == (0, 0, 0))
+    });
+    // The exporter's free destroyed the shareable handle.
+    let mut late = child("phys_import", &path);
+    writeln!(late.stdin.take().unwrap(), "{sh:x}").unwrap();
+    let text = String::from_utf8_lossy(&late.wait_with_output().unwrap().stdout).to_string();
+    assert!(text.contains("refused with 107000"), "{text}");
+}
+
+#[test]
+fn a_killed_importer_leaves_no_mapping_and_the_exporters_memory_is_freed_after_it() {
+    let path = socket("physical-killed");
+    start_service(&path);
+    let rt = Runtime::shared_device(&path).unwrap();
+    rt.set_device(0).unwrap();
+    let (h, va, sh) = export_physical(&rt, 1);
+    let mut holder = child("phys_hold", &path);
+    writeln!(holder.stdin.take().unwrap(), "{sh:x}").unwrap();
+    until(&path, "the holder's mapping", |st| {
+        st.iter()
+            .any(|p| p.pid == holder.id() && (p.reserved_ranges, p.mappings) == (1, 1))
+    });
+    // The exporter lets go first: its memory lives on under the other process's mapping.
+    rt.unmap_mem(va).unwrap();
+    rt.release_mem_address(va).unwrap();
+    rt.free_physical(h).unwrap();
+    holder.kill().unwrap();
+    holder.wait().unwrap();
+    until(&path, "the holder released", |st| {
+        st.iter().all(|p| p.pid != holder.id())
+            && st.iter().all(|p| (p.allocations, p.mappings) == (0, 0))
+    });
+    // The device goes on: new physical memory maps and works.
+    let (h2, va2, _) = export_physical(&rt, 1);
+    assert_eq!(read_u64(&rt, va2), 123);
+    rt.unmap_mem(va2).unwrap();
+    rt.free_physical(h2).unwrap();
 }

@@ -14,7 +14,7 @@ use ascend_rt_sys::AscendCl;
 use crate::{
     callbacks::*, compat::*, context::*, device::*, device_ext::*, event::*, event_ext::*,
     host_register::*, ipc_memory::*, kernels::*, memory::*, model::*, notify::*, overflow::*,
-    stream::*, stream_ext::*, tasks::*,
+    physical_memory::*, stream::*, stream_ext::*, tasks::*,
 };
 
 /// Type-checks only: `export` coerces to `F`, the function pointer type in the bindings' field

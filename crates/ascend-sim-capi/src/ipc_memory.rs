@@ -28,7 +28,7 @@ unsafe fn write_key(key: *mut c_char, k: &str) {
 ///
 /// # Safety
 /// `pid` is NULL or valid for reads of `num` ids.
-unsafe fn pid_list<'a>(pid: *const i32, num: usize) -> Option<&'a [i32]> {
+pub(crate) unsafe fn pid_list<'a>(pid: *const i32, num: usize) -> Option<&'a [i32]> {
     let n = (num as i32).max(0) as usize;
     // SAFETY: non-NULL and valid for reads of `num` ids, of which at most `n` are read.
     (!pid.is_null()).then(|| unsafe { std::slice::from_raw_parts(pid, n) })

@@ -54,6 +54,7 @@ mod memory;
 mod model;
 mod notify;
 mod overflow;
+mod physical_memory;
 mod progress_file;
 mod settings;
 mod stream;

@@ -115,13 +115,27 @@ impl IpcShares {
     }
 
     fn share(&self, device: u32, what: Shared, exporter: u32, whitelist: bool) -> String {
-        let mut g = self.shares.lock().unwrap_or_else(|p| p.into_inner());
-        g.0 += 1;
         let kind = match what {
             Shared::Memory { .. } => "mem",
             Shared::Notify(_) => "notify",
         };
-        let key = format!("ascend-sim-ipc-{kind}-{exporter}-{}", g.0);
+        self.share_as(device, what, exporter, whitelist, |n| {
+            format!("ascend-sim-ipc-{kind}-{exporter}-{n}")
+        })
+    }
+
+    /// Shares `what` under the key `key` makes of the share's number.
+    fn share_as(
+        &self,
+        device: u32,
+        what: Shared,
+        exporter: u32,
+        whitelist: bool,
+        key: impl FnOnce(u64) -> String,
+    ) -> String {
+        let mut g = self.shares.lock().unwrap_or_else(|p| p.into_inner());
+        g.0 += 1;
+        let key = key(g.0);
         g.1.insert(
             key.clone(),
             Share {
@@ -300,6 +314,89 @@ impl IpcShares {
             true
         });
         now
+    }
+}
+
+/// The key a shareable handle of physical memory is kept under.
+fn shareable_key(handle: u64) -> String {
+    format!("ascend-sim-shareable-{handle:#x}")
+}
+
+/// Physical memory shared by a shareable handle (`aclrtMemExportToShareableHandle`): a key of
+/// memory like an IPC memory key, named by a 64-bit handle (the exporter's pid in the high
+/// half, the share's number in the low, so never 0).
+impl IpcShares {
+    /// Exports `len` bytes of memory at `addr` of `device` by `exporter`, as
+    /// [`IpcShares::export`]; returns the shareable handle.
+    pub fn export_shareable(
+        &self,
+        device: u32,
+        addr: u64,
+        len: u64,
+        exporter: u32,
+        whitelist: bool,
+    ) -> u64 {
+        let mut handle = 0;
+        self.share_as(
+            device,
+            Shared::Memory { addr, len },
+            exporter,
+            whitelist,
+            |n| {
+                handle = (u64::from(exporter) << 32) | (n & u64::from(u32::MAX));
+                shareable_key(handle)
+            },
+        );
+        handle
+    }
+
+    /// Sets the processes that may import `handle` (its exporter's call).
+    pub fn set_shareable_pids(&self, handle: u64, pids: &[i32], caller: u32) -> BResult<()> {
+        self.set_pids(&shareable_key(handle), pids, caller, false)
+            .map_err(|e| shareable_words(e, handle))
+    }
+
+    /// The device of the memory `handle` names, without importing it.
+    pub fn shareable_device(&self, handle: u64) -> BResult<u32> {
+        let key = shareable_key(handle);
+        let g = self.shares.lock().unwrap_or_else(|p| p.into_inner());
+        g.1.get(&key)
+            .filter(|s| !s.closed)
+            .map(|s| s.device)
+            .ok_or_else(|| shareable_words(unknown(&key), handle))
+    }
+
+    /// `importer` imports the memory `handle` names.
+    pub fn import_shareable(&self, handle: u64, importer: u32) -> BResult<IpcImport> {
+        self.import(&shareable_key(handle), importer)
+            .map_err(|e| shareable_words(e, handle))
+    }
+
+    /// `caller` closes one import of `handle`; returns the memory to free now, as
+    /// [`IpcShares::close_import`].
+    pub fn close_shareable_import(&self, handle: u64, caller: u32) -> BResult<Option<(u32, u64)>> {
+        self.close_import(&shareable_key(handle), caller)
+    }
+}
+
+/// An error about a shareable handle's key, said of the handle.
+fn shareable_words(e: BackendError, handle: u64) -> BackendError {
+    match e {
+        BackendError::Library(mut a) => {
+            let key = format!("{:?}", shareable_key(handle));
+            a.message = a
+                .message
+                .replace(
+                    &format!("the IPC key {key}"),
+                    &format!("the shareable handle {handle:#x}"),
+                )
+                .replace(
+                    &format!("IPC key {key}"),
+                    &format!("shareable handle {handle:#x}"),
+                );
+            BackendError::Library(a)
+        }
+        other => other,
     }
 }
 

@@ -5,6 +5,7 @@
 //! |---|---|---|
 //! | [`Devices`] | `devices.rs` | device count and chip, open/close, explicit contexts, device synchronize, the queries a real runtime answers |
 //! | [`Memory`] | `memory.rs` | device and page-locked memory, synchronous copy and fill, CMO descriptors |
+//! | [`VirtualMemory`] | `virtual_memory.rs` | physical memory, reserved virtual ranges, mappings, shareable handles |
 //! | [`Streams`] | `streams.rs` | streams, the tasks launched on them, abort/stop/stop-on-failure, task faults |
 //! | [`Events`] | `events.rs` | events and notifies |
 //! | [`Models`] | `models.rs` | model running instances: binding, build, runs |
@@ -40,6 +41,7 @@ pub use ipc_shares::{IpcImport, IpcShares};
 pub use memory::{Memory, SyncCopy};
 pub use models::Models;
 pub use streams::{Streams, TaskFaultInfo};
+pub use virtual_memory::{PhysicalImport, VirtualMemory};
 
 mod devices;
 mod error;
@@ -50,6 +52,7 @@ pub(crate) mod ipc_shares;
 mod memory;
 mod models;
 mod streams;
+pub(crate) mod virtual_memory;
 
 #[cfg(feature = "hw")]
 pub mod hw;
@@ -62,11 +65,31 @@ pub mod sim;
 /// A whole backend: every role, shared by the host threads that make ACL calls. Each method is
 /// called on the host thread that made the call, after validation.
 pub trait Backend:
-    Devices + Memory + Streams + Events + Models + HostCalls + Inspect + Send + Sync + Debug
+    Devices
+    + Memory
+    + VirtualMemory
+    + Streams
+    + Events
+    + Models
+    + HostCalls
+    + Inspect
+    + Send
+    + Sync
+    + Debug
 {
 }
 
 impl<T> Backend for T where
-    T: Devices + Memory + Streams + Events + Models + HostCalls + Inspect + Send + Sync + Debug
+    T: Devices
+        + Memory
+        + VirtualMemory
+        + Streams
+        + Events
+        + Models
+        + HostCalls
+        + Inspect
+        + Send
+        + Sync
+        + Debug
 {
 }

@@ -14,7 +14,7 @@ use ascend_chips::ChipProfile;
 use super::{
     BResult, BackendError, DeviceCall, Devices, EventId, Events, HostBuf, HostCallThread,
     HostCalls, HostFn, Inspect, Memory, ModelId, Models, NotifyId, StreamId, Streams, SyncCopy,
-    Task, TaskFaultInfo,
+    Task, TaskFaultInfo, VirtualMemory,
 };
 
 /// Where the null backend's device addresses start (far from any host mapping).
@@ -33,6 +33,9 @@ pub struct NullBackend {
     /// Per device, the next free address (bump allocation: freed space is not reused, so a
     /// stale address stays recognisably stale).
     next_addr: Vec<AtomicU64>,
+    /// Per device, the next free virtual address (`aclrtReserveMemAddress`), in the upper
+    /// half of its window; bump allocation as for memory.
+    next_va: Vec<AtomicU64>,
 }
 
 impl NullBackend {
@@ -44,6 +47,11 @@ impl NullBackend {
             next_handle: AtomicU64::new(1),
             next_addr: (0..devices)
                 .map(|d| AtomicU64::new(WINDOW_BASE + d * WINDOW_PER_DEVICE))
+                .collect(),
+            next_va: (0..devices)
+                .map(|d| {
+                    AtomicU64::new(WINDOW_BASE + d * WINDOW_PER_DEVICE + WINDOW_PER_DEVICE / 2)
+                })
                 .collect(),
             chip,
         }
@@ -157,6 +165,73 @@ impl Memory for NullBackend {
     }
 
     crate::backend::ipc_shares::memory_ipc_by_shares!();
+}
+
+/// Physical memory is memory as from [`Memory::malloc`]; ranges are bumped out of the upper
+/// half of each device's window; a mapping is only the front end's record.
+impl VirtualMemory for NullBackend {
+    fn malloc_physical(&self, device: u32, bytes: u64, _mem_attr: u32) -> BResult<u64> {
+        self.malloc(device, bytes, 0)
+    }
+
+    fn free_physical(
+        &self,
+        device: u32,
+        handle: u64,
+        import: Option<u64>,
+        pid: u32,
+    ) -> BResult<()> {
+        match import {
+            Some(shareable) => self.ipc.close_shareable_import(shareable, pid).map(|_| ()),
+            None => self.free(device, handle),
+        }
+    }
+
+    fn reserve_address(&self, device: u32, bytes: u64, align: u64) -> BResult<u64> {
+        let next = self
+            .next_va
+            .get(device as usize)
+            .ok_or_else(|| BackendError::OutOfMemory(format!("no device {device}")))?;
+        let align = align.max(1);
+        let mut start = 0;
+        next.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
+            start = n.next_multiple_of(align);
+            Some(start.saturating_add(bytes))
+        })
+        .ok();
+        let end = WINDOW_BASE + (u64::from(device) + 1) * WINDOW_PER_DEVICE;
+        if start.saturating_add(bytes) > end {
+            return Err(BackendError::OutOfMemory(format!(
+                "the null backend's virtual addresses of device {device} are used up"
+            )));
+        }
+        Ok(start)
+    }
+
+    fn release_address(&self, _va: u64) -> BResult<()> {
+        Ok(())
+    }
+
+    fn map_memory(
+        &self,
+        _device: u32,
+        _va: u64,
+        _bytes: u64,
+        _offset: u64,
+        _handle: u64,
+    ) -> BResult<()> {
+        Ok(())
+    }
+
+    fn unmap_memory(&self, _va: u64) -> BResult<()> {
+        Ok(())
+    }
+
+    fn set_access(&self, _va: u64, _bytes: u64, _device: u32, _flags: u32) -> BResult<()> {
+        Ok(())
+    }
+
+    crate::backend::virtual_memory::shareable_by_shares!();
 }
 
 impl Streams for NullBackend {

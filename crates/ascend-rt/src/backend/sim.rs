@@ -15,7 +15,7 @@ use ascend_sim::{DueHostCall, HostCall, Sim, SimConfig, SimError, SimErrorClass}
 use super::{
     BResult, BackendError, DeviceCall, Devices, EventId, Events, HostBuf, HostCallThread,
     HostCalls, HostFn, Inspect, Memory, ModelId, Models, NotifyId, StreamId, Streams, SyncCopy,
-    Task, TaskFaultInfo,
+    Task, TaskFaultInfo, VirtualMemory,
 };
 
 /// The simulator backend.
@@ -423,6 +423,10 @@ impl Memory for SimBackend {
     }
 
     crate::backend::ipc_shares::memory_ipc_by_shares!();
+}
+
+impl VirtualMemory for SimBackend {
+    crate::backend::virtual_memory::virtual_memory_on_sim!(m);
 }
 
 impl Streams for SimBackend {

@@ -85,3 +85,18 @@ pub(super) fn model_calls_resolve_null_stream(chip: &ChipProfile) -> bool {
 pub(super) fn ipc_memory(chip: &ChipProfile) -> bool {
     chip.chip_type != ChipType::MiniV3
 }
+
+/// 1 GiB pages for physical memory (`RT_FEATURE_MEM_1G_HUGE_PAGE`): A2, A3 and the 950
+/// family register it (docs/validation/physical-memory.md).
+pub(super) fn giant_pages(chip: &ChipProfile) -> bool {
+    matches!(
+        chip.chip_type,
+        ChipType::Cloud910B93 | ChipType::David | ChipType::Ascend350
+    )
+}
+
+/// Fabric shareable handles (cross-server physical memory sharing): documented for A3 only,
+/// whose devices have a server id.
+pub(super) fn fabric_sharing(chip: &ChipProfile) -> bool {
+    chip.soc_name.starts_with("Ascend910_93")
+}

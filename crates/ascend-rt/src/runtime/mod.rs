@@ -59,9 +59,11 @@ mod notify;
 mod options;
 mod overflow;
 mod peer;
+mod physical_memory;
 mod random;
 pub(crate) mod reduce;
 #[cfg(feature = "sim")]
+mod shareable;
 mod sim_view;
 mod state;
 mod stream;
@@ -69,6 +71,7 @@ mod stream_config;
 mod stream_failure;
 mod stream_info;
 mod tasks;
+mod va_ranges;
 mod version;
 
 use std::sync::{Mutex, MutexGuard};
@@ -99,6 +102,7 @@ pub use memory::HostBuffer;
 pub use options::RuntimeOptions;
 pub use overflow::OVERFLOW_STATUS_BYTES;
 pub use random::{random_rt_type, RawRandomParam, RawRandomTaskInfo};
+pub use shareable::VMM_EXPORT_NO_PID_VALIDATION;
 #[cfg(feature = "sim")]
 pub use sim_view::SimView;
 pub(crate) use state::{State, StreamRec};

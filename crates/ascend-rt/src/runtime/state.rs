@@ -28,6 +28,7 @@ pub(crate) enum HandleKind {
     Param = 0x9A,
     Label = 0x1B,
     LabelList = 0x1C,
+    Physical = 0x5F,
 }
 
 pub(crate) const KIND_SHIFT: u32 = 40;
@@ -35,7 +36,7 @@ pub(crate) const KIND_SHIFT: u32 = 40;
 /// True when `v` has the shape of a handle the runtime hands out: a kind's tag in the top bits
 /// of a 48-bit value.
 pub(crate) fn has_handle_shape(v: u64) -> bool {
-    const KINDS: [HandleKind; 12] = [
+    const KINDS: [HandleKind; 13] = [
         HandleKind::Context,
         HandleKind::Stream,
         HandleKind::Event,
@@ -48,6 +49,7 @@ pub(crate) fn has_handle_shape(v: u64) -> bool {
         HandleKind::Param,
         HandleKind::Label,
         HandleKind::LabelList,
+        HandleKind::Physical,
     ];
     v >> 48 == 0 && KINDS.iter().any(|&k| (v >> KIND_SHIFT) == k as u64)
 }
@@ -180,6 +182,9 @@ pub(crate) enum AllocKind {
     /// Device memory of another process's allocation on a device, imported by IPC key
     /// (`aclrtIpcMemImportByKey`): usable, closed with `aclrtIpcMemClose`, never freed here.
     Imported(u32),
+    /// Physical memory of a device mapped at a reserved virtual address (`aclrtMapMem`):
+    /// usable, unmapped with `aclrtUnmapMem`, never freed by `aclrtFree`.
+    Virtual(u32),
 }
 
 /// One allocation: its extent and kind.
@@ -240,6 +245,9 @@ pub(crate) struct State {
     pub notifies: HashMap<u64, NotifyRec>,
     pub models: HashMap<u64, ModelRec>,
     pub allocs: BTreeMap<u64, Alloc>,
+    /// Physical memory, reserved ranges and mappings (`aclrtMallocPhysical`,
+    /// `aclrtReserveMemAddress`, `aclrtMapMem`).
+    pub vmm: super::physical_memory::VmmBooks,
     /// The addresses this process imported by each IPC key, oldest first.
     pub ipc_imports: HashMap<String, Vec<u64>>,
     /// On 950, the backend streams bound to a model when its build ended: they take no more
@@ -367,7 +375,8 @@ impl State {
                 return match &alloc.kind {
                     AllocKind::Device(device)
                     | AllocKind::Mapped(device)
-                    | AllocKind::Imported(device) => Location::Device {
+                    | AllocKind::Imported(device)
+                    | AllocKind::Virtual(device) => Location::Device {
                         device: *device,
                         base,
                         room,

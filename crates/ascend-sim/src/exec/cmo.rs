@@ -170,6 +170,8 @@ impl Engine {
                             "the descriptor at {desc:#x} names a block beyond the address space"
                         ))
                     })?;
+                // A virtual address names the memory mapped there.
+                let addr = self.mem.translate(addr, len.max(1))?;
                 match blocks.last_mut() {
                     Some((a, l)) if a.checked_add(*l) == Some(addr) => *l = l.saturating_add(len),
                     _ => blocks.push((addr, len)),

@@ -77,6 +77,7 @@ impl Sim {
     /// Synchronous host read of device memory (no stream ordering), bounds-checked.
     pub fn read(&self, addr: DevAddr, out: &mut [u8]) -> Result<(), SimError> {
         let len = out.len() as u64;
+        let addr = self.translate(addr, len)?;
         self.with_charge(sync_copy_ns(&self.chip, Link::D2H, len), |e| {
             e.mem.check(addr, len)?;
             let now = e.now;
@@ -99,6 +100,7 @@ impl Sim {
 
     /// Synchronous host write of device memory (no stream ordering), bounds-checked.
     pub fn write(&self, addr: DevAddr, data: &[u8]) -> Result<(), SimError> {
+        let addr = self.translate(addr, data.len() as u64)?;
         let what = "synchronous copy from the host";
         self.host_store(what, addr, data.len() as u64, None, Link::H2D, |m, by| {
             m.write(addr, data, by)
@@ -107,6 +109,7 @@ impl Sim {
 
     /// Synchronous fill of device memory.
     pub fn fill(&self, addr: DevAddr, value: u8, len: u64) -> Result<(), SimError> {
+        let addr = self.translate(addr, len)?;
         let what = "synchronous fill";
         self.host_store(what, addr, len, None, Link::D2D, |m, by| {
             m.fill(addr, value, len, by)
@@ -115,6 +118,7 @@ impl Sim {
 
     /// Synchronous device-to-device copy (overlap allowed, behaves as memmove).
     pub fn copy(&self, dst: DevAddr, src: DevAddr, len: u64) -> Result<(), SimError> {
+        let (dst, src) = (self.translate(dst, len)?, self.translate(src, len)?);
         let what = "synchronous copy";
         self.host_store(what, dst, len, Some(src), Link::D2D, |m, by| {
             m.copy(dst, src, len, by)
@@ -202,7 +206,9 @@ impl Sim {
     /// Checks that `[addr, addr+len)` lies inside one live allocation; the error says why not
     /// (freed when and by what, past which allocation's end, never allocated).
     pub fn check_range(&self, addr: DevAddr, len: u64) -> Result<(), SimError> {
-        self.lock().mem.check(addr, len)
+        let g = self.lock();
+        let addr = g.mem.translate(addr, len.max(1))?;
+        g.mem.check(addr, len)
     }
 
     /// Bytes of host memory backing the simulated device memory (pages touched so far).

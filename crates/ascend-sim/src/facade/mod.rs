@@ -19,6 +19,7 @@ mod models;
 mod reports;
 mod running_host_calls;
 mod streams;
+mod virtual_memory;
 
 use std::sync::PoisonError;
 use std::time::Duration;

@@ -15,11 +15,13 @@
 mod allocator;
 mod page_buf;
 mod pages;
+mod va_map;
 mod writers;
 
 use allocator::Allocator;
 pub use pages::Image;
 use pages::{Pages, Src};
+pub use va_map::{is_virtual, VaMap};
 pub use writers::Writer;
 use writers::WriterLog;
 
@@ -43,6 +45,8 @@ pub struct Memory {
     alloc: Allocator,
     pages: Pages,
     writers: WriterLog,
+    /// Reserved virtual ranges and the memory mapped into them.
+    va: VaMap,
 }
 
 impl Memory {
@@ -52,6 +56,7 @@ impl Memory {
             alloc: Allocator::new(devices, capacity, alignment),
             pages: Pages::new(page_bytes, poison),
             writers: WriterLog::default(),
+            va: VaMap::default(),
         }
     }
 
@@ -86,6 +91,22 @@ impl Memory {
         self.pages.reset(addr, len, |ps| alloc.in_use(ps, pb));
         self.writers.forget(addr, len);
         Ok(len)
+    }
+
+    /// The reserved virtual ranges and their mappings.
+    pub fn va(&self) -> &VaMap {
+        &self.va
+    }
+
+    /// The reserved virtual ranges and their mappings, to change.
+    pub fn va_mut(&mut self) -> &mut VaMap {
+        &mut self.va
+    }
+
+    /// The memory `[addr, addr+len)` names: itself, or for a virtual address the memory
+    /// mapped there (see [`VaMap::translate`]).
+    pub fn translate(&self, addr: DevAddr, len: u64) -> Result<DevAddr, SimError> {
+        self.va.translate(addr, len)
     }
 
     /// Checks that `[addr, addr+len)` lies inside one live allocation.

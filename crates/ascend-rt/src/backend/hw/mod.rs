@@ -109,6 +109,7 @@ mod sim_kernels;
 mod state;
 mod streams;
 mod tasks;
+mod virtual_memory;
 
 pub use errors::HwError;
 use state::HwState;

@@ -14,8 +14,8 @@ use ascend_chips::ChipProfile;
 use super::wire::{self, Reply, Request, WireTask};
 use crate::backend::{
     BResult, BackendError, DeviceCall, Devices, EventId, Events, HostBuf, HostCallThread,
-    HostCalls, HostFn, Inspect, Memory, ModelId, Models, NotifyId, StreamId, Streams, SyncCopy,
-    Task, TaskFaultInfo,
+    HostCalls, HostFn, Inspect, Memory, ModelId, Models, NotifyId, PhysicalImport, StreamId,
+    Streams, SyncCopy, Task, TaskFaultInfo, VirtualMemory,
 };
 use crate::error::{AclError, ErrorCode};
 
@@ -228,8 +228,17 @@ impl Memory for SharedDeviceClient {
         self.unit(Request::Free { device, addr })
     }
 
-    fn malloc_host(&self, _bytes: usize) -> BResult<HostBuf> {
-        Err(unsupported("page-locked host memory (aclrtMallocHost)"))
+    /// Page-locked host memory is this process's own (the service never reaches it):
+    /// synchronous copies stage it through the request, as any host memory.
+    fn malloc_host(&self, bytes: usize) -> BResult<HostBuf> {
+        let mut v = Vec::new();
+        v.try_reserve_exact(bytes).map_err(|e| {
+            BackendError::OutOfMemory(format!(
+                "aclrtMallocHost: cannot allocate {bytes} bytes of host memory: {e}"
+            ))
+        })?;
+        v.resize(bytes, 0);
+        Ok(std::sync::Arc::new(Mutex::new(v)))
     }
 
     fn free_host(&self, _buf: &HostBuf) -> BResult<()> {
@@ -274,8 +283,10 @@ impl Memory for SharedDeviceClient {
         Err(unsupported("registered host memory (aclrtHostRegister)"))
     }
 
-    fn host_access(&self, addr: u64, len: u64, write: bool) -> BResult<()> {
-        self.unit(Request::HostAccess { addr, len, write })
+    /// The service's simulator does not see this process's host memory, so it has no task
+    /// touching it to check the access against.
+    fn host_access(&self, _addr: u64, _len: u64, _write: bool) -> BResult<()> {
+        Ok(())
     }
 
     fn cmo_set_desc(&self, desc: u64, src: u64, size: u64) -> BResult<()> {
@@ -331,6 +342,111 @@ impl Memory for SharedDeviceClient {
     }
 
     fn ipc_forget_process(&self, _pid: u32) {}
+}
+
+impl VirtualMemory for SharedDeviceClient {
+    /// The simulator's memory has one kind: the attribute is not sent.
+    fn malloc_physical(&self, device: u32, bytes: u64, _mem_attr: u32) -> BResult<u64> {
+        self.u64(Request::MallocPhysical { device, bytes })
+    }
+
+    fn free_physical(
+        &self,
+        device: u32,
+        handle: u64,
+        import: Option<u64>,
+        pid: u32,
+    ) -> BResult<()> {
+        self.unit(Request::FreePhysical {
+            device,
+            handle,
+            import,
+            pid,
+        })
+    }
+
+    fn reserve_address(&self, device: u32, bytes: u64, align: u64) -> BResult<u64> {
+        self.u64(Request::ReserveAddress {
+            device,
+            bytes,
+            align,
+        })
+    }
+
+    fn release_address(&self, va: u64) -> BResult<()> {
+        self.unit(Request::ReleaseAddress { va })
+    }
+
+    fn map_memory(
+        &self,
+        _device: u32,
+        va: u64,
+        bytes: u64,
+        offset: u64,
+        handle: u64,
+    ) -> BResult<()> {
+        self.unit(Request::MapMemory {
+            va,
+            bytes,
+            offset,
+            handle,
+        })
+    }
+
+    fn unmap_memory(&self, va: u64) -> BResult<()> {
+        self.unit(Request::UnmapMemory { va })
+    }
+
+    fn set_access(&self, _va: u64, _bytes: u64, _device: u32, _flags: u32) -> BResult<()> {
+        Ok(())
+    }
+
+    fn export_shareable(
+        &self,
+        device: u32,
+        handle: u64,
+        len: u64,
+        whitelist: bool,
+        pid: u32,
+    ) -> BResult<u64> {
+        self.u64(Request::ExportShareable {
+            device,
+            handle,
+            len,
+            whitelist,
+            pid,
+        })
+    }
+
+    fn set_shareable_pids(&self, shareable: u64, pids: &[i32], pid: u32) -> BResult<()> {
+        self.unit(Request::SetShareablePids {
+            shareable,
+            pids: pids.to_vec(),
+            pid,
+        })
+    }
+
+    fn shareable_device(&self, shareable: u64) -> BResult<Option<u32>> {
+        match self.call(Request::ShareableDevice { shareable })? {
+            Reply::OptU64(d) => Ok(d.map(|d| d as u32)),
+            other => Err(self.misfit(other)),
+        }
+    }
+
+    fn import_shareable(&self, shareable: u64, device: u32, pid: u32) -> BResult<PhysicalImport> {
+        match self.call(Request::ImportShareable {
+            shareable,
+            device,
+            pid,
+        })? {
+            Reply::Import { addr, len, device } => Ok(PhysicalImport {
+                handle: addr,
+                len,
+                device,
+            }),
+            other => Err(self.misfit(other)),
+        }
+    }
 }
 
 impl Streams for SharedDeviceClient {

@@ -26,6 +26,9 @@ struct Owned {
     devices: HashMap<u32, StreamId>,
     streams: HashMap<u64, u32>,
     allocations: HashSet<(u32, u64)>,
+    /// Virtual ranges it reserved, and where it mapped memory.
+    reserved: HashSet<u64>,
+    mapped: HashSet<u64>,
     events: HashSet<u64>,
     notifies: HashSet<u64>,
     models: HashSet<u64>,
@@ -218,6 +221,12 @@ impl DeviceService {
         for &m in &owned.models {
             let _ = be.destroy_model(ModelId(m));
         }
+        for &va in &owned.mapped {
+            let _ = be.unmap_memory(va);
+        }
+        for &va in &owned.reserved {
+            let _ = be.release_address(va);
+        }
         for &(device, addr) in &owned.allocations {
             let _ = be.free(device, addr);
         }
@@ -353,7 +362,6 @@ impl DeviceService {
                 unit(be.memcpy(SyncCopy::DeviceToDevice { dst, src, len }))?
             }
             Request::Memset { addr, value, count } => unit(be.memset(addr, value, count))?,
-            Request::HostAccess { addr, len, write } => unit(be.host_access(addr, len, write))?,
             Request::CmoSetDesc { desc, src, size } => unit(be.cmo_set_desc(desc, src, size))?,
             Request::CreateStream {
                 device,
@@ -453,6 +461,79 @@ impl DeviceService {
                 }
             }
             Request::IpcClose { key, imported, pid } => unit(be.ipc_close(0, &key, imported, pid))?,
+            Request::MallocPhysical { device, bytes } => {
+                let addr = be.malloc_physical(device, bytes, 0)?;
+                self.with_owned(token, |o| o.allocations.insert((device, addr)));
+                Reply::U64(addr)
+            }
+            Request::FreePhysical {
+                device,
+                handle,
+                import,
+                pid,
+            } => {
+                be.free_physical(device, handle, import, pid)?;
+                if import.is_none() {
+                    self.with_owned(token, |o| o.allocations.remove(&(device, handle)));
+                }
+                Reply::Unit
+            }
+            Request::ReserveAddress {
+                device,
+                bytes,
+                align,
+            } => {
+                let va = be.reserve_address(device, bytes, align)?;
+                self.with_owned(token, |o| o.reserved.insert(va));
+                Reply::U64(va)
+            }
+            Request::ReleaseAddress { va } => {
+                be.release_address(va)?;
+                self.with_owned(token, |o| o.reserved.remove(&va));
+                Reply::Unit
+            }
+            Request::MapMemory {
+                va,
+                bytes,
+                offset,
+                handle,
+            } => {
+                be.map_memory(0, va, bytes, offset, handle)?;
+                self.with_owned(token, |o| o.mapped.insert(va));
+                Reply::Unit
+            }
+            Request::UnmapMemory { va } => {
+                be.unmap_memory(va)?;
+                self.with_owned(token, |o| o.mapped.remove(&va));
+                Reply::Unit
+            }
+            Request::ExportShareable {
+                device,
+                handle,
+                len,
+                whitelist,
+                pid,
+            } => Reply::U64(be.export_shareable(device, handle, len, whitelist, pid)?),
+            Request::SetShareablePids {
+                shareable,
+                pids,
+                pid,
+            } => unit(be.set_shareable_pids(shareable, &pids, pid))?,
+            Request::ShareableDevice { shareable } => {
+                Reply::OptU64(be.shareable_device(shareable)?.map(u64::from))
+            }
+            Request::ImportShareable {
+                shareable,
+                device,
+                pid,
+            } => {
+                let i = be.import_shareable(shareable, device, pid)?;
+                Reply::Import {
+                    addr: i.handle,
+                    len: i.len,
+                    device: i.device,
+                }
+            }
             Request::IpcNotifyExport {
                 device,
                 notify,
@@ -525,6 +606,8 @@ impl DeviceService {
                 events: o.events.len(),
                 notifies: o.notifies.len(),
                 models: o.models.len(),
+                reserved_ranges: o.reserved.len(),
+                mappings: o.mapped.len(),
             })
             .collect();
         all.sort_by_key(|p| p.pid);

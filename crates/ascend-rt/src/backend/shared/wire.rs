@@ -94,11 +94,6 @@ pub enum Request {
         value: u8,
         count: u64,
     },
-    HostAccess {
-        addr: u64,
-        len: u64,
-        write: bool,
-    },
     CmoSetDesc {
         desc: u64,
         src: u64,
@@ -185,6 +180,53 @@ pub enum Request {
     IpcClose {
         key: String,
         imported: bool,
+        pid: u32,
+    },
+    MallocPhysical {
+        device: u32,
+        bytes: u64,
+    },
+    FreePhysical {
+        device: u32,
+        handle: u64,
+        import: Option<u64>,
+        pid: u32,
+    },
+    ReserveAddress {
+        device: u32,
+        bytes: u64,
+        align: u64,
+    },
+    ReleaseAddress {
+        va: u64,
+    },
+    MapMemory {
+        va: u64,
+        bytes: u64,
+        offset: u64,
+        handle: u64,
+    },
+    UnmapMemory {
+        va: u64,
+    },
+    ExportShareable {
+        device: u32,
+        handle: u64,
+        len: u64,
+        whitelist: bool,
+        pid: u32,
+    },
+    SetShareablePids {
+        shareable: u64,
+        pids: Vec<i32>,
+        pid: u32,
+    },
+    ShareableDevice {
+        shareable: u64,
+    },
+    ImportShareable {
+        shareable: u64,
+        device: u32,
         pid: u32,
     },
     IpcNotifyExport {
@@ -491,6 +533,10 @@ pub struct ProcessStatus {
     pub notifies: usize,
     /// Models it created.
     pub models: usize,
+    /// Virtual ranges it reserved (`aclrtReserveMemAddress`).
+    pub reserved_ranges: usize,
+    /// Mappings it made (`aclrtMapMem`).
+    pub mappings: usize,
 }
 
 /// Writes one frame.

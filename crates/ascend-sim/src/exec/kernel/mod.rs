@@ -19,7 +19,7 @@ use crate::kernel::{BlockSlot, KernelRun, KernelTurn, LastOp, Reply, Request};
 use crate::memory::Writer;
 use crate::report::KernelBlockRecord;
 use crate::stream::Head;
-use crate::types::FaultClass;
+use crate::types::{FaultClass, SimError};
 
 mod dcache;
 mod ops;
@@ -190,6 +190,11 @@ impl Engine {
             }
             Request::Trap(m) => self.block_end(dev, core, Some(format!("the kernel trapped: {m}"))),
             op => {
+                // A virtual address names the memory mapped there.
+                let op = match self.translate_op(op) {
+                    Ok(op) => op,
+                    Err(e) => return self.block_end(dev, core, Some(e.to_string())),
+                };
                 let slot = self.cores[dev][core]
                     .slot
                     .as_mut()
@@ -532,5 +537,44 @@ impl Engine {
         for dev in 0..self.cores.len() {
             self.place_blocks(dev);
         }
+    }
+}
+
+impl Engine {
+    /// `op` with the global-memory address it names translated (see `crate::memory::VaMap`).
+    fn translate_op(&self, op: Request) -> Result<Request, SimError> {
+        let va = self.mem.va();
+        if va.is_empty() {
+            return Ok(op);
+        }
+        Ok(match op {
+            Request::Load { addr, bytes } => Request::Load {
+                addr: va.translate(addr, u64::from(bytes).max(1))?,
+                bytes,
+            },
+            Request::Store { addr, bytes, value } => Request::Store {
+                addr: va.translate(addr, u64::from(bytes).max(1))?,
+                bytes,
+                value,
+            },
+            Request::Dcci {
+                addr,
+                entire: false,
+                kind,
+            } => Request::Dcci {
+                addr: va.translate(addr, 1)?,
+                entire: false,
+                kind,
+            },
+            Request::GmToLocal { gm, len } => Request::GmToLocal {
+                gm: va.translate(gm, len.max(1))?,
+                len,
+            },
+            Request::LocalToGm { gm, data } => Request::LocalToGm {
+                gm: va.translate(gm, (data.len() as u64).max(1))?,
+                data,
+            },
+            other => other,
+        })
     }
 }
