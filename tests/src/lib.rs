@@ -43,6 +43,7 @@ mod ipc_memory;
 mod kernels;
 mod models;
 mod notifies;
+mod physical_memory;
 #[cfg(feature = "hw")]
 pub mod probe;
 mod registered_memory;
@@ -66,6 +67,7 @@ use ipc_memory::ipc_memory;
 use kernels::simulator_kernels;
 use models::model_execution_repeatable;
 use notifies::notify_record_and_wait;
+use physical_memory::physical_memory;
 use registered_memory::registered_host_memory;
 use stream_control::stream_control;
 use supporting::{bad_handles, host_buffer_copies, supporting_api_validation};
@@ -169,6 +171,10 @@ pub fn cases() -> &'static [Case] {
         Case {
             name: "ipc_memory",
             run: ipc_memory,
+        },
+        Case {
+            name: "physical_memory",
+            run: physical_memory,
         },
         Case {
             name: "registered_host_memory",

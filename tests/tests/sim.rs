@@ -60,5 +60,6 @@ sim_cases!(
     stream_capture,
     kernel_binaries,
     ipc_memory,
+    physical_memory,
     registered_host_memory,
 );

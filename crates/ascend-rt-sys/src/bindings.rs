@@ -118,6 +118,7 @@ pub const ACL_ERROR_RT_MEMORY_ALLOCATION: ::std::os::raw::c_int = 207001;
 pub const ACL_ERROR_RT_MEMORY_FREE: ::std::os::raw::c_int = 207002;
 pub const ACL_ERROR_RT_NO_DEVICE: ::std::os::raw::c_int = 207004;
 pub const ACL_ERROR_RT_RESOURCE_ALLOC_FAIL: ::std::os::raw::c_int = 207005;
+pub const ACL_ERROR_RT_NO_PERMISSION: ::std::os::raw::c_int = 207006;
 pub const ACL_ERROR_RT_NO_EVENT_RESOURCE: ::std::os::raw::c_int = 207007;
 pub const ACL_ERROR_RT_NO_STREAM_RESOURCE: ::std::os::raw::c_int = 207008;
 pub const ACL_ERROR_RT_NO_NOTIFY_RESOURCE: ::std::os::raw::c_int = 207009;

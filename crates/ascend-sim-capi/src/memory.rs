@@ -221,9 +221,14 @@ pub unsafe extern "C" fn aclrtMemcpyAsync(
     )
 }
 
-/// `aclrtMemset(devPtr, maxCount, value, count)`.
+/// `aclrtMemset(devPtr, maxCount, value, count)`. Pageable host memory is passed as a slice
+/// of `min(count, maxCount)` bytes, which the front end fills once the call is validated (the
+/// vendor's driver fills host memory too).
+///
+/// # Safety
+/// A pageable `devPtr` is valid for writes of `count` bytes, as ACL requires.
 #[no_mangle]
-pub extern "C" fn aclrtMemset(
+pub unsafe extern "C" fn aclrtMemset(
     devPtr: *mut c_void,
     maxCount: usize,
     value: i32,
@@ -237,7 +242,17 @@ pub extern "C" fn aclrtMemset(
                 devPtr, maxCount, value, count
             )
         },
-        |rt| rt.memset(addr(devPtr), maxCount, value, count),
+        |rt| {
+            if rt.classify_address(addr(devPtr)) != AddressClass::Host {
+                return rt.memset(addr(devPtr), maxCount, value, count);
+            }
+            let len = count.min(maxCount);
+            let len = if len > isize::MAX as usize { 0 } else { len };
+            // SAFETY: pageable host memory valid for writes of `len <= count` bytes by the
+            // caller's contract; it is the only slice of that memory made here.
+            let dst = unsafe { std::slice::from_raw_parts_mut(devPtr as *mut u8, len) };
+            rt.memset(dst, maxCount, value, count)
+        },
     )
 }
 

@@ -1079,3 +1079,109 @@ fn two_processes_on_one_shared_device_synchronise_through_ipc_memory() {
         String::from_utf8_lossy(&exp.stderr)
     );
 }
+
+/// A process of `physical_sharing.c` on the service at `socket`.
+fn physical_role(exe: &Path, socket: &Path, args: &[&str]) -> std::process::Child {
+    use std::process::Stdio;
+    Command::new(exe)
+        .args(args)
+        .env("LD_LIBRARY_PATH", lib_dir())
+        .env("ASCEND_SIM_DEVICE", socket)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// The rest of a child's stdout and its end; asserts it succeeded saying `want`.
+fn finished(mut child: std::process::Child, out: impl std::io::Read, want: &str, who: &str) {
+    let mut rest = String::new();
+    let mut out = out;
+    std::io::Read::read_to_string(&mut out, &mut rest).unwrap();
+    child.stdin.take();
+    let end = child.wait_with_output().unwrap();
+    assert!(
+        end.status.success() && rest.contains(want) && rest.contains("SUCCESS"),
+        "{who}: {rest}{}",
+        String::from_utf8_lossy(&end.stderr)
+    );
+}
+
+#[test]
+fn four_processes_share_physical_memory_and_a_killed_one_leaves_the_others_going() {
+    use std::io::{BufReader, Write};
+    let Some(exe) = build("physical_sharing.c", false) else {
+        return;
+    };
+    let socket = exe.with_file_name("device.sock");
+    let chip = ascend_chips::ChipProfile::builtin("Ascend910B1").unwrap();
+    ascend_rt::device_service::spawn(&socket, chip, Default::default()).unwrap();
+    let writers = 3;
+    let mut exporter = physical_role(&exe, &socket, &["exporter", "4", "3"]);
+    let mut exp_out = BufReader::new(exporter.stdout.take().unwrap());
+    let handle = line_after(&mut exp_out, "HANDLE ", "the exporter");
+
+    // A process not on the whitelist is refused.
+    let outsider = physical_role(&exe, &socket, &["refused", &handle]);
+    let out = outsider.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && text.contains("SUCCESS"),
+        "the outsider: {text}"
+    );
+
+    // Three importers and a holder, whitelisted by the pids they report.
+    let mut children = Vec::new();
+    for i in 1..=writers {
+        let idx = i.to_string();
+        let mut c = physical_role(&exe, &socket, &["importer", &idx, &handle]);
+        let mut out = BufReader::new(c.stdout.take().unwrap());
+        let pid = line_after(&mut out, "PID ", "an importer");
+        children.push((c, out, pid));
+    }
+    let mut holder = physical_role(&exe, &socket, &["holder", &handle]);
+    let mut hold_out = BufReader::new(holder.stdout.take().unwrap());
+    let holder_pid = line_after(&mut hold_out, "PID ", "the holder");
+    let mut exp_in = exporter.stdin.take().unwrap();
+    for (_, _, pid) in &children {
+        writeln!(exp_in, "{pid}").unwrap();
+    }
+    writeln!(exp_in, "{holder_pid}").unwrap();
+    line_after(&mut exp_out, "WAITING", "the exporter");
+
+    // The holder maps the memory and is killed holding it; the others go on.
+    writeln!(holder.stdin.take().unwrap(), "go").unwrap();
+    line_after(&mut hold_out, "MAPPED", "the holder");
+    holder.kill().unwrap();
+    holder.wait().unwrap();
+    for (c, out, _) in children.iter_mut() {
+        writeln!(c.stdin.as_mut().unwrap(), "go").unwrap();
+        let _ = out;
+    }
+    for (i, (c, out, _)) in children.into_iter().enumerate() {
+        finished(
+            c,
+            out,
+            &format!("importer {} wrote its slot", i + 1),
+            "an importer",
+        );
+    }
+    finished(exporter, exp_out, "all 3 importers wrote", "the exporter");
+
+    // The exporter freed the memory: its shareable handle imports no more.
+    let late = physical_role(&exe, &socket, &["late", &handle]);
+    let out = late.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && text.contains("SUCCESS"),
+        "a late import: {text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let st = ascend_rt::device_service::status(&socket).unwrap();
+    assert!(
+        st.iter()
+            .all(|p| (p.allocations, p.reserved_ranges, p.mappings) == (0, 0, 0)),
+        "nothing is left booked: {st:?}"
+    );
+}

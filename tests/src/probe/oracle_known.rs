@@ -47,11 +47,6 @@ const LOCATION: &str = "the value calls refuse memory that is not device memory 
     (tests/ut/runtime/runtime/stub/hal_stub.cc:602-607; test/platform/950/stub/hal_stub.cc:\
     665-670), so host memory passes on the oracle, and on a thread without a context the call \
     reaches the context check (107002) that a device never gets to";
-const HOST_FILL: &str = "the synchronous fill goes to the driver's drvMemsetD8 whatever the \
-    memory (src/runtime/api/impl/api_impl.cc:3202-3212, src/runtime/driver/npu_driver_mem.cc:773); \
-    the stub accepts any pointer (tests/ut/runtime/runtime/stub/hal_stub.cc:598; \
-    test/platform/950/stub/hal_stub.cc:661), where a device's driver refuses host memory it did \
-    not map";
 const MC2_FIRMWARE: &str = "a device-only (MC2) event needs the TS firmware to report the MC2 \
     feature (src/runtime/api/impl/api_impl.cc:2048-2055, src/runtime/core/src/utils/\
     capability.cc:155-162); the stub reports firmware version 1 and no capability table \
@@ -125,19 +120,6 @@ const fn location(api: &'static str, ptr: &'static [&'static str]) -> Known {
     }
 }
 
-/// A synchronous fill of host memory the stub's driver accepts ([`HOST_FILL`]).
-const fn host_fill(ptr: &'static [&'static str]) -> Known {
-    Known {
-        api: "aclrtMemset",
-        args_contain: ptr,
-        socs: &[],
-        vendor: Some(0),
-        ours: Some(107000),
-        reason: Reason::StubArtefact,
-        why: HOST_FILL,
-    }
-}
-
 /// Every explained difference.
 pub const KNOWN: &[Known] = &[
     Known {
@@ -155,8 +137,6 @@ pub const KNOWN: &[Known] = &[
     location("aclrtValueWait", &["devAddr=Pageable"]),
     location("aclrtValueWrite", &["devAddr=Registered"]),
     location("aclrtValueWait", &["devAddr=Registered"]),
-    host_fill(&["devPtr=Pageable"]),
-    host_fill(&["devPtr=Registered"]),
     Known {
         api: "aclrtCreateEventWithFlag",
         args_contain: &["flag=16"],

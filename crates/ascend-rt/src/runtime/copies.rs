@@ -402,20 +402,23 @@ impl Runtime {
     }
 
     /// `aclrtMemset(devPtr, maxCount, value, count)`: synchronous; the low byte of `value`
-    /// fills `count` bytes.
-    pub fn memset(
+    /// fills `count` bytes. Host memory the runtime does not manage (passed as a slice) is
+    /// filled on the host: the documentation calls it undefined, but the vendor's driver fills
+    /// it, and its cross-server sample relies on that (clearing a socket address).
+    pub fn memset<'a>(
         &self,
-        dev_ptr: Addr,
+        dst: impl Into<MemDst<'a>>,
         max_count: usize,
         value: i32,
         count: usize,
     ) -> AclResult<()> {
+        let dst = dst.into();
         self.call(|| {
             let api = "aclrtMemset";
             if count == 0 {
                 return Ok(());
             }
-            if dev_ptr.is_null() {
+            if matches!(dst, MemDst::Addr(a) if a.is_null()) {
                 return Err(fail::acl_null(api, "devPtr"));
             }
             // The runtime's synchronous fill runs in the current context; the bound is checked
@@ -424,7 +427,7 @@ impl Runtime {
             self.refuse_unsafe_during_capture(api)?;
             count_within(api, count, max_count, "maxCount")?;
             let byte = value as u32 as u8;
-            match self.dst_side(api, MemDst::Addr(dev_ptr), count as u64)? {
+            match self.dst_side(api, dst, count as u64)? {
                 DSide::Device(a) => self
                     .backend
                     .memset(a, byte, count as u64)
@@ -433,7 +436,10 @@ impl Runtime {
                     locked(&b)[o..o + count].fill(byte);
                     Ok(())
                 }
-                DSide::Slice(_) => unreachable!("an address never resolves to a slice"),
+                DSide::Slice(s) => {
+                    s[..count].fill(byte);
+                    Ok(())
+                }
             }
         })
     }

@@ -206,9 +206,8 @@ impl Sim {
     /// Checks that `[addr, addr+len)` lies inside one live allocation; the error says why not
     /// (freed when and by what, past which allocation's end, never allocated).
     pub fn check_range(&self, addr: DevAddr, len: u64) -> Result<(), SimError> {
-        let g = self.lock();
-        let addr = g.mem.translate(addr, len.max(1))?;
-        g.mem.check(addr, len)
+        let addr = self.translate(addr, len)?;
+        self.lock().mem.check(addr, len)
     }
 
     /// Bytes of host memory backing the simulated device memory (pages touched so far).

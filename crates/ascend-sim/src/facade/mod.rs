@@ -55,6 +55,9 @@ pub struct SimShared {
     host_log: Mutex<crate::host_track::HostLog>,
     /// Where the tasks were submitted (the engine's, shared: its own lock).
     task_sites: std::sync::Arc<crate::task_sites::TaskSites>,
+    /// A virtual range was ever reserved: until then no address needs translating, and the
+    /// calls that name memory skip the look-up (`virtual_memory`).
+    va_used: std::sync::atomic::AtomicBool,
 }
 
 impl std::ops::Deref for Sim {
@@ -123,6 +126,7 @@ impl Sim {
             core_wake: Condvar::new(),
             core_done: Condvar::new(),
             host_log: Mutex::new(Default::default()),
+            va_used: Default::default(),
         });
         Sim { inner }
     }

@@ -75,7 +75,7 @@ impl Sim {
         task: Task,
         host_ns: u64,
     ) -> Result<TaskId, SimError> {
-        let task = super::virtual_memory::translate_task(self.lock_engine().mem.va(), task)?;
+        let task = self.translated_task(task)?;
         self.submit_work(stream, Work::User(narrow_cmo_length(task)), host_ns)
     }
 

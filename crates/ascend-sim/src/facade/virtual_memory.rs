@@ -3,6 +3,8 @@
 //! names the memory mapped there when it is queued, so the engine, the caches and the race
 //! detector only ever see memory's own addresses.
 
+use std::sync::atomic::Ordering;
+
 use super::Sim;
 use crate::memory::VaMap;
 use crate::types::*;
@@ -14,7 +16,7 @@ fn tr(va: &VaMap, addr: DevAddr, len: u64) -> Result<DevAddr, SimError> {
 
 /// `task` with every address it names translated (the task unchanged when no range is
 /// reserved).
-pub(crate) fn translate_task(va: &VaMap, task: Task) -> Result<Task, SimError> {
+fn translate_task(va: &VaMap, task: Task) -> Result<Task, SimError> {
     if va.is_empty() {
         return Ok(task);
     }
@@ -103,7 +105,9 @@ impl Sim {
     /// Reserves `len` bytes (non-zero) of virtual addresses on `device`'s window, aligned to
     /// `align`: a range never handed out before.
     pub fn reserve_va(&self, device: u32, len: u64, align: u64) -> Result<DevAddr, SimError> {
-        self.lock_engine().mem.va_mut().reserve(device, len, align)
+        let mut g = self.lock_engine();
+        self.va_used.store(true, Ordering::Release);
+        g.mem.va_mut().reserve(device, len, align)
     }
 
     /// Releases the reserved range starting at `va` (nothing may be mapped in it).
@@ -126,6 +130,18 @@ impl Sim {
 
     /// The memory `[addr, addr+len)` names now (itself unless it is a virtual address).
     pub fn translate(&self, addr: DevAddr, len: u64) -> Result<DevAddr, SimError> {
+        if !self.va_used.load(Ordering::Acquire) {
+            return Ok(addr);
+        }
         self.lock_engine().mem.translate(addr, len.max(1))
+    }
+
+    /// `task` with every address it names translated, as [`translate_task`] (no lock taken
+    /// while no range was ever reserved).
+    pub(crate) fn translated_task(&self, task: Task) -> Result<Task, SimError> {
+        if !self.va_used.load(Ordering::Acquire) {
+            return Ok(task);
+        }
+        translate_task(self.lock_engine().mem.va(), task)
     }
 }

@@ -132,7 +132,7 @@ impl VaMap {
     /// The memory `[addr, addr+len)` names: itself outside the reserved halves, else the
     /// memory mapped there (the range within one mapping).
     pub fn translate(&self, addr: DevAddr, len: u64) -> Result<DevAddr, SimError> {
-        if self.reserved.is_empty() || !is_virtual(addr) {
+        if self.is_empty() || !is_virtual(addr) {
             return Ok(addr);
         }
         if let Some((&va, m)) = self.maps.range(..=addr).next_back() {
@@ -165,9 +165,10 @@ impl VaMap {
         ))
     }
 
-    /// Whether any range is reserved (the translation's fast path).
+    /// Whether no range was ever reserved (the translation's fast path: no address names
+    /// a range, live or released).
     pub fn is_empty(&self) -> bool {
-        self.reserved.is_empty()
+        self.next.is_empty()
     }
 }
 

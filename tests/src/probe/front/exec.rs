@@ -128,14 +128,14 @@ impl FrontSide {
                 max,
                 value: v,
                 count,
-            } => code(rt.memset(self.addr(*ptr), *max, *v, *count)),
+            } => self.fill_or_slice(*ptr, |d| rt.memset(d, *max, *v, *count)),
             MemsetAsync {
                 ptr,
                 max,
                 value: v,
                 count,
                 stream,
-            } => self.fill_async(*ptr, |d| {
+            } => self.fill_or_slice(*ptr, |d| {
                 rt.memset_async(d, *max, *v, *count, self.stream(*stream))
             }),
             CreateStream { out } => {

@@ -194,9 +194,9 @@ impl FrontSide {
         code(split(d, s))
     }
 
-    /// An asynchronous fill: host memory the C library passes as a slice (pageable and
+    /// A fill, synchronous or not: host memory the C library passes as a slice (pageable and
     /// registered ranges, by their host addresses) goes as a slice, others as addresses.
-    fn fill_async(&self, ptr: Ptr, f: impl FnOnce(MemDst<'_>) -> AclResult<()>) -> i32 {
+    fn fill_or_slice(&self, ptr: Ptr, f: impl FnOnce(MemDst<'_>) -> AclResult<()>) -> i32 {
         match host_range(ptr) {
             Some(r) => code(f(MemDst::Host(&mut self.pageable()[r]))),
             None => code(f(MemDst::Addr(self.addr(ptr)))),
