@@ -58,20 +58,34 @@ pub fn spawn(
         .spawn(move || service.serve(listener))
 }
 
-/// The processes the service at `path` has, lowest pid first, and what each owns.
-pub fn status(path: &Path) -> std::io::Result<Vec<ProcessStatus>> {
+/// Asks the service at `path` one question as an observer (token 0: not a process of its).
+fn observe(path: &Path, req: &Request) -> std::io::Result<Option<Reply>> {
     let mut conn = std::os::unix::net::UnixStream::connect(path)?;
-    // Token 0: an observer, not a process of the service's.
     let hello = Request::Hello {
         pid: std::process::id(),
         token: 0,
     };
     wire::send(&mut conn, &hello)?;
-    wire::send(&mut conn, &Request::Status)?;
-    match wire::receive::<Reply>(&mut conn)? {
+    wire::send(&mut conn, req)?;
+    wire::receive::<Reply>(&mut conn)
+}
+
+fn misanswered(other: Option<Reply>) -> std::io::Error {
+    std::io::Error::other(format!("the service answered {other:?}"))
+}
+
+/// The processes the service at `path` has, lowest pid first, and what each owns.
+pub fn status(path: &Path) -> std::io::Result<Vec<ProcessStatus>> {
+    match observe(path, &Request::Status)? {
         Some(Reply::Status(all)) => Ok(all),
-        other => Err(std::io::Error::other(format!(
-            "the service answered {other:?}"
-        ))),
+        other => Err(misanswered(other)),
+    }
+}
+
+/// How many processes the service at `path` has had since it started (gone ones included).
+pub fn served(path: &Path) -> std::io::Result<u64> {
+    match observe(path, &Request::Served)? {
+        Some(Reply::U64(n)) => Ok(n),
+        other => Err(misanswered(other)),
     }
 }

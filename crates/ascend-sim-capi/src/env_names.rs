@@ -40,3 +40,5 @@ pub const LIB_DIR: &str = "ASCEND_SIM_LIB_DIR";
 /// The socket of a shared device service (`ascend-sim device`) to use instead of a simulator
 /// of the process's own.
 pub const DEVICE: &str = "ASCEND_SIM_DEVICE";
+/// The `ascend-sim` command that starts a shared device service on demand.
+pub const BIN: &str = "ASCEND_SIM_BIN";

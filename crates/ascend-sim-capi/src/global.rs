@@ -44,7 +44,9 @@ fn start() -> Result<Runtime, String> {
     init_logging()?;
     let settings = Settings::from_env()?;
     if let Some(socket) = std::env::var_os(crate::env_names::DEVICE).filter(|s| !s.is_empty()) {
-        // The device is the shared service's: its settings are the service's own.
+        // The device is the shared service's: its settings are the service's own. The first
+        // program that needs it starts it, for its SoC.
+        crate::on_demand::ensure_service(std::path::Path::new(&socket), &settings.chip.soc_name)?;
         return Runtime::shared_device(&socket)
             .map(|rt| rt.with_options(settings.options))
             .map_err(|e| e.to_string());

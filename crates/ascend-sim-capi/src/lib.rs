@@ -53,6 +53,7 @@ mod kernels;
 mod memory;
 mod model;
 mod notify;
+mod on_demand;
 mod overflow;
 mod physical_memory;
 mod progress_file;

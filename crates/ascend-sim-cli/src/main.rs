@@ -156,9 +156,14 @@ enum Command {
         /// The Unix socket to serve at.
         #[arg(long)]
         socket: PathBuf,
-        /// The SoC (default: ASCEND_SIM_SOC, else Ascend910B1).
+        /// The SoC (default: ASCEND_SIM_DEVICE's first user's ASCEND_SIM_SOC, else
+        /// Ascend910B1).
         #[arg(long)]
         soc: Option<String>,
+        /// End once the processes have gone: when it has had one and has none for a second
+        /// (or none came within ten seconds). How a service started on demand ends.
+        #[arg(long)]
+        until_idle: bool,
     },
     /// Build and run one of the C examples through `exec` (`--list` lists them).
     Example {
@@ -231,8 +236,36 @@ fn run_example(
     ran
 }
 
-/// Serves one simulated device at `socket` until killed.
-fn serve_device(socket: &std::path::Path, soc: Option<String>) -> Result<u8, String> {
+/// How long an idle service started with `--until-idle` lives on: after its last process, and
+/// before its first.
+const IDLE_AFTER_LAST: std::time::Duration = std::time::Duration::from_secs(1);
+const IDLE_BEFORE_FIRST: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Returns once the service at `socket` has been idle as `--until-idle` says.
+fn wait_until_idle(socket: &std::path::Path) {
+    let start = std::time::Instant::now();
+    let mut idle_since = start;
+    loop {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        let busy = ascend_rt::device_service::status(socket).is_ok_and(|st| !st.is_empty());
+        // A process may come and go between two looks: the service counts them.
+        let seen = ascend_rt::device_service::served(socket).is_ok_and(|n| n > 0);
+        if busy {
+            idle_since = std::time::Instant::now();
+        } else if (seen && idle_since.elapsed() >= IDLE_AFTER_LAST)
+            || (!seen && start.elapsed() >= IDLE_BEFORE_FIRST)
+        {
+            return;
+        }
+    }
+}
+
+/// Serves one simulated device at `socket` until killed, or until idle (`until_idle`).
+fn serve_device(
+    socket: &std::path::Path,
+    soc: Option<String>,
+    until_idle: bool,
+) -> Result<u8, String> {
     let soc = soc
         .or_else(|| std::env::var(env_names::SOC).ok())
         .unwrap_or_else(|| "Ascend910B1".to_string());
@@ -245,6 +278,15 @@ fn serve_device(socket: &std::path::Path, soc: Option<String>) -> Result<u8, Str
         socket.display(),
         socket.display()
     );
+    if until_idle {
+        wait_until_idle(socket);
+        let _ = std::fs::remove_file(socket);
+        eprintln!(
+            "ascend-sim device: {} is idle; the service ends",
+            socket.display()
+        );
+        return Ok(0);
+    }
     match service.join() {
         Ok(Ok(())) => Ok(0),
         Ok(Err(e)) => Err(format!("serving {}: {e}", socket.display())),
@@ -320,7 +362,11 @@ fn main() -> ExitCode {
             print!("{}", models::table());
             Ok(0)
         }
-        Command::Device { socket, soc } => serve_device(&socket, soc),
+        Command::Device {
+            socket,
+            soc,
+            until_idle,
+        } => serve_device(&socket, soc, until_idle),
         Command::Example {
             name,
             list,

@@ -476,3 +476,79 @@ fn device_refuses_a_path_in_use_and_does_not_say_it_serves() {
         "the file is left as it was"
     );
 }
+
+/// The first line of `from` that starts with `tag`, without it.
+fn line_after(from: &mut impl std::io::BufRead, tag: &str, who: &str) -> String {
+    let mut line = String::new();
+    loop {
+        line.clear();
+        let n = from.read_line(&mut line).unwrap();
+        assert!(n > 0, "{who} ended before saying {tag:?}");
+        if let Some(rest) = line.strip_prefix(tag) {
+            return rest.trim().to_string();
+        }
+    }
+}
+
+#[test]
+fn the_first_program_naming_a_device_starts_it_and_it_ends_after_the_last() {
+    use std::io::{BufReader, Read, Write};
+    use std::process::Stdio;
+    let src = include_str!("../../ascend-sim-capi/tests/c/shared_device.c");
+    let Some(exe) = build_c("shared_device", src) else {
+        return;
+    };
+    let socket = exe.with_file_name("on-demand.sock");
+    let lib = Path::new(env!("CARGO_BIN_EXE_ascend-sim"))
+        .parent()
+        .unwrap()
+        .join("deps");
+    let start = |args: &[&str]| {
+        Command::new(&exe)
+            .args(args)
+            .env("LD_LIBRARY_PATH", &lib)
+            .env("ASCEND_SIM_DEVICE", &socket)
+            .env("ASCEND_SIM_BIN", env!("CARGO_BIN_EXE_ascend-sim"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    // No service runs at the path: the exporter's first call starts one.
+    assert!(!socket.exists());
+    let mut exporter = start(&[]);
+    let mut exp_out = BufReader::new(exporter.stdout.take().unwrap());
+    let key = line_after(&mut exp_out, "KEY ", "the exporter");
+    assert!(socket.exists(), "the service's socket");
+    // The importer finds it running: both use one device.
+    let mut importer = start(&["import", &key]);
+    let mut imp_out = BufReader::new(importer.stdout.take().unwrap());
+    let pid = line_after(&mut imp_out, "PID ", "the importer");
+    writeln!(exporter.stdin.take().unwrap(), "{pid}").unwrap();
+    line_after(&mut exp_out, "WAITING", "the exporter");
+    writeln!(importer.stdin.take().unwrap(), "go").unwrap();
+    for (child, mut out, want) in [
+        (importer, imp_out, "SUCCESS"),
+        (exporter, exp_out, "released by the importer: 123"),
+    ] {
+        let mut rest = String::new();
+        out.read_to_string(&mut rest).unwrap();
+        let end = child.wait_with_output().unwrap();
+        assert!(
+            end.status.success() && rest.contains(want),
+            "{rest}{}",
+            String::from_utf8_lossy(&end.stderr)
+        );
+    }
+    // Idle once both have gone, the service ends and takes its socket with it.
+    let t = std::time::Instant::now();
+
+    while socket.exists() {
+        assert!(
+            t.elapsed() < std::time::Duration::from_secs(5),
+            "the service is still there after its last process"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}

@@ -40,6 +40,8 @@ struct Owned {
 struct Books {
     processes: HashMap<u64, Owned>,
     open_count: HashMap<u32, usize>,
+    /// Processes served since the start.
+    served: u64,
 }
 
 /// The service over `backend` (a simulator).
@@ -125,6 +127,7 @@ impl DeviceService {
                 while let Ok(Some(req)) = wire::receive::<Request>(&mut conn) {
                     let reply = match req {
                         Request::Status => Reply::Status(self.status()),
+                        Request::Served => Reply::U64(self.books().served),
                         _ => Reply::Err(WireError::Unsupported(
                             "an observer connection asks only for the status".into(),
                         )),
@@ -137,6 +140,9 @@ impl DeviceService {
             }
             Ok(Some(Request::Hello { pid, token })) => {
                 let mut b = self.books();
+                if !b.processes.contains_key(&token) {
+                    b.served += 1;
+                }
                 let p = b.processes.entry(token).or_default();
                 p.pid = pid;
                 p.connections += 1;
@@ -274,6 +280,7 @@ impl DeviceService {
                 window: be.device_window().map(|w| (w.start, w.end)),
             },
             Request::Status => Reply::Status(self.status()),
+            Request::Served => Reply::U64(self.books().served),
             Request::SocName => Reply::Str(be.soc_name()?),
             Request::DeviceCount => Reply::U32(be.device_count()?),
             Request::Explain { addr } => Reply::OptStr(be.explain_device_address(addr)),

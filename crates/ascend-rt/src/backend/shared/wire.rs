@@ -37,6 +37,8 @@ pub enum Request {
     Chip,
     /// The processes the service has, and what each owns: [`Reply::Status`].
     Status,
+    /// How many processes the service has had since it started: [`Reply::U64`].
+    Served,
     /// This connection is the process's presence: it stays open, and nothing more comes on it,
     /// for as long as the process uses the service; its end is the process's end, however many
     /// of its calls are still blocked.
