@@ -217,6 +217,22 @@ fn child_process() {
             rt.free_physical(h).unwrap();
             println!("released");
         }
+        "fill" => {
+            // Imports the key from stdin, fills its first word on a stream of its own and
+            // waits for that, says so, then waits for a line before it ends.
+            let mut key = String::new();
+            std::io::stdin().read_line(&mut key).unwrap();
+            let mut shared = Addr::NULL;
+            rt.ipc_mem_import_by_key(Some(&mut shared), Some(key.trim()), 0)
+                .unwrap();
+            let mut s = RawStream::NULL;
+            rt.create_stream(Some(&mut s)).unwrap();
+            rt.memset_async(shared, 8, 7, 8, s).unwrap();
+            rt.synchronize_stream(s).unwrap();
+            println!("filled");
+            let mut line = String::new();
+            std::io::stdin().read_line(&mut line).unwrap();
+        }
         "refused" => {
             let mut key = String::new();
             std::io::stdin().read_line(&mut key).unwrap();
@@ -835,4 +851,56 @@ fn a_killed_importer_leaves_no_mapping_and_the_exporters_memory_is_freed_after_i
     assert_eq!(read_u64(&rt, va2), 123);
     rt.unmap_mem(va2).unwrap();
     rt.free_physical(h2).unwrap();
+}
+
+#[test]
+fn a_race_between_two_processes_names_the_process_of_the_other_access() {
+    let path = socket("race");
+    let chip = ascend_chips::ChipProfile::builtin("Ascend910B1").unwrap();
+    let config = ascend_rt::sim::SimConfig {
+        races: true,
+        hazards: ascend_rt::sim::HazardPolicy::parse("data_race=fail").unwrap(),
+        ..Default::default()
+    };
+    device_service::spawn(&path, chip, config).unwrap();
+    let rt = Runtime::shared_device(&path).unwrap();
+    rt.set_device(0).unwrap();
+    let mut buf = Addr::NULL;
+    rt.malloc(Some(&mut buf), 4096, malloc_policy::NORMAL_ONLY)
+        .unwrap();
+    let mut key = String::new();
+    rt.ipc_mem_get_export_key(buf, 4096, Some(&mut key), 65, 1)
+        .unwrap();
+    let mut filler = child("fill", &path);
+    let mut input = filler.stdin.take().unwrap();
+    writeln!(input, "{key}").unwrap();
+    let mut out = std::io::BufReader::new(filler.stdout.take().unwrap());
+    let mut line = String::new();
+    while !line.contains("filled") {
+        line.clear();
+        if std::io::BufRead::read_line(&mut out, &mut line).unwrap() == 0 {
+            let end = filler.wait_with_output().unwrap();
+            panic!("the filler ended: {}", String::from_utf8_lossy(&end.stderr));
+        }
+    }
+    // The other process's fill is over by the host's clock, but nothing on the device orders
+    // it before this read: a race, whose report names the filler's process.
+    let mut b = [0u8; 8];
+    let e = rt
+        .memcpy(
+            MemDst::Host(&mut b),
+            8,
+            MemSrc::Addr(buf),
+            8,
+            memcpy_kind::DEVICE_TO_HOST,
+        )
+        .unwrap_err();
+    let text = e.to_string();
+    assert!(
+        text.contains(&format!("was submitted at process {}]", filler.id()))
+            && text.contains(&format!("(process {})", std::process::id())),
+        "the race names the process of each access: {text}"
+    );
+    writeln!(input, "done").unwrap();
+    filler.wait().unwrap();
 }

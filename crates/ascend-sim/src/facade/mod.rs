@@ -21,7 +21,7 @@ mod running_host_calls;
 mod streams;
 mod virtual_memory;
 
-use std::sync::PoisonError;
+use std::sync::{Arc, PoisonError};
 use std::time::Duration;
 
 use ascend_chips::ChipProfile;
@@ -673,6 +673,36 @@ pub(crate) fn caller_key() -> u64 {
         }
         k.get()
     })
+}
+
+/// What each labelled host thread is (its caller key's label): the shared device service
+/// labels a connection's thread with the process it serves.
+static HOST_LABELS: std::sync::LazyLock<
+    std::sync::Mutex<std::collections::HashMap<u64, Arc<str>>>,
+> = std::sync::LazyLock::new(Default::default);
+
+/// Labels the calling thread's host calls (`Some("process 1234")`) in what the simulator says
+/// of them ("host thread 3 (process 1234)"), or removes its label (`None`).
+pub fn label_host_thread(label: Option<&str>) {
+    let key = caller_key();
+    let mut m = HOST_LABELS.lock().unwrap_or_else(PoisonError::into_inner);
+    match label {
+        Some(l) => {
+            m.insert(key, l.into());
+        }
+        None => {
+            m.remove(&key);
+        }
+    }
+}
+
+/// "host thread 3", with its label where it has one: "host thread 3 (process 1234)".
+pub(crate) fn host_thread_name(thread: u64) -> String {
+    let m = HOST_LABELS.lock().unwrap_or_else(PoisonError::into_inner);
+    match m.get(&thread) {
+        Some(l) => format!("host thread {thread} ({l})"),
+        None => format!("host thread {thread}"),
+    }
 }
 
 /// Marks the calling thread as one of the runtime's service threads (`on`), whose calls into

@@ -396,7 +396,7 @@ fn named(who: &Accessor) -> String {
             block,
             core,
         } => format!("kernel task {task} on stream {stream} (block {block}, AI core {core})"),
-        Accessor::Host { thread, .. } => format!("host thread {thread}"),
+        Accessor::Host { thread, .. } => crate::facade::host_thread_name(*thread),
     }
 }
 

@@ -33,6 +33,8 @@ struct Owned {
     notifies: HashSet<u64>,
     models: HashSet<u64>,
     faults: Vec<WireFault>,
+    /// How the simulator names the process in what it says of a task.
+    site: Option<std::sync::Arc<str>>,
 }
 
 /// The service's books: the processes, and how many of them have each device open.
@@ -139,6 +141,8 @@ impl DeviceService {
                 return;
             }
             Ok(Some(Request::Hello { pid, token })) => {
+                // What this thread does to the device is the process's.
+                ascend_sim::label_host_thread(Some(&format!("process {pid}")));
                 let mut b = self.books();
                 if !b.processes.contains_key(&token) {
                     b.served += 1;
@@ -188,6 +192,7 @@ impl DeviceService {
                 break;
             }
         }
+        ascend_sim::label_host_thread(None);
         // A process released already (its presence ended) is not booked again.
         let last = {
             let mut b = self.books();
@@ -268,6 +273,21 @@ impl DeviceService {
             Some(o) => f(o),
             None => f(&mut Owned::default()),
         }
+    }
+
+    /// Task `task` was launched by `token`'s process: what the simulator says of it (a hazard,
+    /// a race, a fault, a stalled wait) names the process ("task 3 was submitted at process
+    /// 1234").
+    fn note_process(&self, token: u64, task: u64) {
+        let Some(sim) = self.backend.simulator() else {
+            return;
+        };
+        let site = self.with_owned(token, |o| {
+            o.site
+                .get_or_insert_with(|| format!("process {}", o.pid).into())
+                .clone()
+        });
+        sim.note_task_site(ascend_types::TaskId(task), site);
     }
 
     fn answer(&self, token: u64, req: Request) -> Answer {
@@ -395,11 +415,15 @@ impl DeviceService {
                     },
             } => {
                 let kernel = self.kernels.kernel(token, launch, name, core);
-                Reply::U64(be.launch(StreamId(stream), Task::Kernel { kernel, blocks })?)
+                let id = be.launch(StreamId(stream), Task::Kernel { kernel, blocks })?;
+                self.note_process(token, id);
+                Reply::U64(id)
             }
             Request::Launch { stream, task } => {
                 let task = task.into_task().map_err(BackendError::Unsupported)?;
-                Reply::U64(be.launch(StreamId(stream), task)?)
+                let id = be.launch(StreamId(stream), task)?;
+                self.note_process(token, id);
+                Reply::U64(id)
             }
             Request::Presence
             | Request::KernelHost
