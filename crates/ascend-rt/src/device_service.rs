@@ -35,6 +35,7 @@ use ascend_chips::ChipProfile;
 use ascend_sim::SimConfig;
 
 use crate::backend::shared::server::DeviceService;
+pub use crate::backend::shared::server::Outputs;
 pub use crate::backend::shared::wire::ProcessStatus;
 use crate::backend::shared::wire::{self, Reply, Request};
 use crate::backend::sim::SimBackend;
@@ -51,8 +52,19 @@ pub fn spawn(
     chip: ChipProfile,
     config: SimConfig,
 ) -> std::io::Result<std::thread::JoinHandle<std::io::Result<()>>> {
+    spawn_writing(path, chip, config, Outputs::default())
+}
+
+/// As [`spawn`], writing `outputs` (the run report and trace of every process so far, one
+/// file each, the trace with a track group per process) each time a process has gone.
+pub fn spawn_writing(
+    path: &Path,
+    chip: ChipProfile,
+    config: SimConfig,
+    outputs: Outputs,
+) -> std::io::Result<std::thread::JoinHandle<std::io::Result<()>>> {
     let listener = crate::backend::shared::server::bind(path)?;
-    let service = DeviceService::new(Arc::new(SimBackend::new(chip, config)));
+    let service = DeviceService::writing(Arc::new(SimBackend::new(chip, config)), outputs);
     std::thread::Builder::new()
         .name("ascend-sim-device".into())
         .spawn(move || service.serve(listener))

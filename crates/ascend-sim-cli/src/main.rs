@@ -164,6 +164,14 @@ enum Command {
         /// (or none came within ten seconds). How a service started on demand ends.
         #[arg(long)]
         until_idle: bool,
+        /// Write the run report of every process that used the device here (JSON), each time
+        /// one has gone.
+        #[arg(long)]
+        report: Option<PathBuf>,
+        /// Write the trace (Chrome trace format) here, a track group per process, each time
+        /// a process has gone.
+        #[arg(long)]
+        trace: Option<PathBuf>,
     },
     /// Build and run one of the C examples through `exec` (`--list` lists them).
     Example {
@@ -265,14 +273,16 @@ fn serve_device(
     socket: &std::path::Path,
     soc: Option<String>,
     until_idle: bool,
+    outputs: ascend_rt::device_service::Outputs,
 ) -> Result<u8, String> {
     let soc = soc
         .or_else(|| std::env::var(env_names::SOC).ok())
         .unwrap_or_else(|| "Ascend910B1".to_string());
     let chip = ascend_chips::ChipProfile::builtin(&soc).map_err(|e| e.to_string())?;
     // Said once the socket is bound: a path in use is an error, not a service.
-    let service = ascend_rt::device_service::spawn(socket, chip, Default::default())
-        .map_err(|e| format!("serving {}: {e}", socket.display()))?;
+    let service =
+        ascend_rt::device_service::spawn_writing(socket, chip, Default::default(), outputs)
+            .map_err(|e| format!("serving {}: {e}", socket.display()))?;
     eprintln!(
         "ascend-sim device: serving {soc} at {} (run programs with ASCEND_SIM_DEVICE={})",
         socket.display(),
@@ -366,7 +376,14 @@ fn main() -> ExitCode {
             socket,
             soc,
             until_idle,
-        } => serve_device(&socket, soc, until_idle),
+            report,
+            trace,
+        } => serve_device(
+            &socket,
+            soc,
+            until_idle,
+            ascend_rt::device_service::Outputs { report, trace },
+        ),
         Command::Example {
             name,
             list,

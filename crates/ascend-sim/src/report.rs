@@ -496,6 +496,10 @@ pub struct StreamReport {
     pub end_ns: u64,
     /// The stream was destroyed (its figures are those it had then).
     pub destroyed: bool,
+    /// Whose stream it is, where the simulator serves several programs (the shared device
+    /// service: "process 1234").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner: Option<String>,
 }
 
 impl StreamReport {
@@ -509,6 +513,7 @@ impl StreamReport {
             wait_ns: s.wait_ns,
             end_ns: s.end_ns,
             destroyed: false,
+            owner: s.owner.as_deref().map(str::to_string),
         }
     }
 }

@@ -182,6 +182,9 @@ pub struct Stream {
     /// A task faulted while the stream stops on failure: every task it is given from then on
     /// is discarded, until the stream is aborted.
     pub stopped: bool,
+    /// Whose stream it is, where the simulator serves several programs ("process 1234"): the
+    /// run report says it and the trace groups the stream's track under it.
+    pub owner: Option<std::sync::Arc<str>>,
 }
 
 impl Stream {
@@ -207,6 +210,7 @@ impl Stream {
             end_ns: 0,
             stop_on_failure: false,
             stopped: false,
+            owner: None,
         }
     }
 

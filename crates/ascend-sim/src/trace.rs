@@ -29,30 +29,75 @@ fn us(ns: u64) -> f64 {
     ns as f64 / 1000.0
 }
 
+/// Where the track groups of streams with an owner (a program of the shared device service)
+/// are numbered from: one group per device and owner, beyond the devices' and the host's.
+const OWNER_GROUP_BASE: u32 = (1 << 21) as u32;
+
+/// Each stream's track group, by stream number.
+type GroupOfStream = Vec<(u64, u32)>;
+/// Each track group's name, by group number.
+type GroupNames = Vec<(u32, String)>;
+
+/// The track group of each stream: its device's, or for a stream with an owner, that of its
+/// device and owner; with each group's name.
+fn stream_groups(report: &RunReport) -> (GroupOfStream, GroupNames) {
+    let mut owners: Vec<(u32, &str)> = Vec::new();
+    let mut of_stream = Vec::new();
+    let mut names: Vec<(u32, String)> = Vec::new();
+    for s in report.streams.iter() {
+        let group = match s.owner.as_deref() {
+            None => {
+                if !names.iter().any(|(g, _)| *g == s.device) {
+                    names.push((s.device, format!("{} device {}", report.chip, s.device)));
+                }
+                s.device
+            }
+            Some(owner) => {
+                let at = match owners
+                    .iter()
+                    .position(|&(d, o)| d == s.device && o == owner)
+                {
+                    Some(i) => i,
+                    None => {
+                        owners.push((s.device, owner));
+                        owners.len() - 1
+                    }
+                };
+                let g = OWNER_GROUP_BASE + at as u32;
+                if !names.iter().any(|(n, _)| *n == g) {
+                    names.push((g, format!("{} device {}, {owner}", report.chip, s.device)));
+                }
+                g
+            }
+        };
+        of_stream.push((s.stream, group));
+    }
+    names.sort_unstable();
+    (of_stream, names)
+}
+
 /// The report's timeline as a Chrome trace (JSON object format).
 pub fn chrome_trace(report: &RunReport) -> String {
+    let (groups, group_names) = stream_groups(report);
+    // A stream's track group: its device, or its device and owner.
     let device_of = |stream: u64| {
-        report
-            .streams
+        groups
             .iter()
-            .find(|s| s.stream == stream)
-            .map_or(0, |s| s.device)
+            .find(|(s, _)| *s == stream)
+            .map_or(0, |(_, g)| *g)
     };
     let mut events: Vec<Value> = Vec::new();
     // A stream that ran nothing (the default stream of most programs) has no track.
     for s in report.streams.iter().filter(|s| s.tasks > 0) {
         events.push(json!({
-            "ph": "M", "name": "thread_name", "pid": s.device, "tid": s.stream,
+            "ph": "M", "name": "thread_name", "pid": device_of(s.stream), "tid": s.stream,
             "args": { "name": format!("stream {}{}", s.stream, if s.destroyed { " (destroyed)" } else { "" }) }
         }));
     }
-    let mut devices: Vec<u32> = report.streams.iter().map(|s| s.device).collect();
-    devices.sort_unstable();
-    devices.dedup();
-    for d in devices {
+    for (g, name) in group_names {
         events.push(json!({
-            "ph": "M", "name": "process_name", "pid": d,
-            "args": { "name": format!("{} device {d}", report.chip) }
+            "ph": "M", "name": "process_name", "pid": g,
+            "args": { "name": name }
         }));
     }
     crate::trace_host::host_events(report, &mut events, device_of, us);

@@ -24,6 +24,14 @@ impl Sim {
         })
     }
 
+    /// Says whose stream `stream` is (`"process 1234"`), where the simulator serves several
+    /// programs: the run report names it and the trace groups the stream's track under it.
+    pub fn label_stream(&self, stream: StreamId, owner: &str) {
+        if let Some(s) = self.lock_engine().streams.get_mut(&stream.0) {
+            s.owner = Some(owner.into());
+        }
+    }
+
     /// Destroys a stream; without `force`, first waits for its queued tasks.
     ///
     /// With `force`, the stream's tasks go on as the vendor's teardown lets them: it waits

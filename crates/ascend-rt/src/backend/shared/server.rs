@@ -46,12 +46,23 @@ struct Books {
     served: u64,
 }
 
+/// The files a service writes each time a process has gone: the run report and the trace of
+/// every process that used the device so far, one file each.
+#[derive(Debug, Clone, Default)]
+pub struct Outputs {
+    /// Where the run report goes (JSON, as `ASCEND_SIM_REPORT`).
+    pub report: Option<std::path::PathBuf>,
+    /// Where the trace goes (Chrome trace, as `ASCEND_SIM_TRACE`): a track group per process.
+    pub trace: Option<std::path::PathBuf>,
+}
+
 /// The service over `backend` (a simulator).
 pub(crate) struct DeviceService {
     backend: Arc<dyn Backend>,
     kernels: Arc<super::kernels::ServiceKernels>,
     soc: String,
     books: Mutex<Books>,
+    outputs: Outputs,
 }
 
 impl std::fmt::Debug for DeviceService {
@@ -79,13 +90,45 @@ pub(crate) fn bind(path: &Path) -> std::io::Result<UnixListener> {
 impl DeviceService {
     /// A service over `backend`.
     pub fn new(backend: Arc<dyn Backend>) -> Arc<DeviceService> {
+        Self::writing(backend, Outputs::default())
+    }
+
+    /// A service that writes `outputs` each time a process has gone.
+    pub fn writing(backend: Arc<dyn Backend>, outputs: Outputs) -> Arc<DeviceService> {
         let soc = backend.chip().soc_name.clone();
         Arc::new(DeviceService {
             backend,
             kernels: Arc::default(),
             soc,
             books: Mutex::new(Books::default()),
+            outputs,
         })
+    }
+
+    /// Writes the run report and trace of every process so far where `outputs` asks for them.
+    pub fn write_outputs(&self) {
+        let Some(sim) = self.backend.simulator() else {
+            return;
+        };
+        let files = [
+            (&self.outputs.report, "run report", sim.report_json()),
+            (&self.outputs.trace, "trace", sim.trace_json()),
+        ];
+        for (path, what, json) in files {
+            if let Some(path) = path {
+                if let Err(e) = std::fs::write(path, json) {
+                    tracing::error!("device service: cannot write the {what} to {path:?}: {e}");
+                }
+            }
+        }
+    }
+
+    /// Stream `stream` is `token`'s process's: the run report and the trace say so.
+    fn label_stream(&self, token: u64, stream: StreamId) {
+        if let Some(sim) = self.backend.simulator() {
+            let pid = self.with_owned(token, |o| o.pid);
+            sim.label_stream(stream, &format!("process {pid}"));
+        }
     }
 
     fn books(&self) -> std::sync::MutexGuard<'_, Books> {
@@ -250,6 +293,7 @@ impl DeviceService {
             owned.events.len(),
             owned.notifies.len()
         );
+        self.write_outputs();
     }
 
     /// One process closes `device`: the last one closes it in the simulator.
@@ -319,6 +363,7 @@ impl DeviceService {
                 }
                 let default = be.create_stream(device, 0, 0)?;
                 self.with_owned(token, |o| o.devices.insert(device, default));
+                self.label_stream(token, default);
                 Reply::U64(default.0)
             }
             Request::CloseDevice { device, force } => {
@@ -397,6 +442,7 @@ impl DeviceService {
             } => {
                 let s = be.create_stream(device, priority, flags)?;
                 self.with_owned(token, |o| o.streams.insert(s.0, device));
+                self.label_stream(token, s);
                 Reply::U64(s.0)
             }
             Request::DestroyStream { stream, force } => {
