@@ -32,6 +32,19 @@ pub enum SyncCopy<'a> {
     },
 }
 
+/// A zeroed host buffer of `bytes` for `aclrtMallocHost` (out of memory is an error, not an
+/// abort): page-locked memory of the backends that simulate it.
+pub fn new_host_buf(bytes: usize) -> BResult<HostBuf> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(bytes).map_err(|e| {
+        super::BackendError::OutOfMemory(format!(
+            "aclrtMallocHost: cannot allocate {bytes} bytes of host memory: {e}"
+        ))
+    })?;
+    v.resize(bytes, 0);
+    Ok(std::sync::Arc::new(std::sync::Mutex::new(v)))
+}
+
 /// Device memory, page-locked host memory, and the synchronous copy, fill and CMO descriptor
 /// write.
 ///

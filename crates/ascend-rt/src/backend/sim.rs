@@ -375,14 +375,7 @@ impl Memory for SimBackend {
     }
 
     fn malloc_host(&self, bytes: usize) -> BResult<HostBuf> {
-        let mut v = Vec::new();
-        v.try_reserve_exact(bytes).map_err(|e| {
-            BackendError::OutOfMemory(format!(
-                "aclrtMallocHost: cannot allocate {bytes} bytes of host memory: {e}"
-            ))
-        })?;
-        v.resize(bytes, 0);
-        Ok(Arc::new(Mutex::new(v)))
+        super::memory::new_host_buf(bytes)
     }
 
     fn free_host(&self, buf: &HostBuf) -> BResult<()> {

@@ -231,14 +231,7 @@ impl Memory for SharedDeviceClient {
     /// Page-locked host memory is this process's own (the service never reaches it):
     /// synchronous copies stage it through the request, as any host memory.
     fn malloc_host(&self, bytes: usize) -> BResult<HostBuf> {
-        let mut v = Vec::new();
-        v.try_reserve_exact(bytes).map_err(|e| {
-            BackendError::OutOfMemory(format!(
-                "aclrtMallocHost: cannot allocate {bytes} bytes of host memory: {e}"
-            ))
-        })?;
-        v.resize(bytes, 0);
-        Ok(std::sync::Arc::new(Mutex::new(v)))
+        crate::backend::memory::new_host_buf(bytes)
     }
 
     fn free_host(&self, _buf: &HostBuf) -> BResult<()> {
