@@ -56,6 +56,10 @@ pub const ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT: u32 = 0;
 pub const ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION: u32 = 1;
 pub const ACL_RT_IPC_MEM_IMPORT_FLAG_DEFAULT: u32 = 0;
 pub const ACL_RT_IPC_MEM_IMPORT_FLAG_ENABLE_PEER_ACCESS: u32 = 1;
+pub const ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_SIO: u32 = 0;
+pub const ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_HCCS: u32 = 1;
+pub const ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_UB_ONE_PORT_PATH: u32 = 2;
+pub const ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_UB_MULTI_PORT_PATH: u32 = 3;
 pub const ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT: u32 = 0;
 pub const ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION: u32 = 2;
 pub const ACL_RT_NOTIFY_IMPORT_FLAG_DEFAULT: u32 = 0;
@@ -123,6 +127,7 @@ pub const ACL_ERROR_RT_NO_EVENT_RESOURCE: ::std::os::raw::c_int = 207007;
 pub const ACL_ERROR_RT_NO_STREAM_RESOURCE: ::std::os::raw::c_int = 207008;
 pub const ACL_ERROR_RT_NO_NOTIFY_RESOURCE: ::std::os::raw::c_int = 207009;
 pub const ACL_ERROR_RT_NO_MODEL_RESOURCE: ::std::os::raw::c_int = 207010;
+pub const ACL_ERROR_RT_LINK_TYPE_NOT_SUPPORTED: ::std::os::raw::c_int = 207021;
 pub const ACL_ERROR_RT_INTERNAL_ERROR: ::std::os::raw::c_int = 507000;
 pub const ACL_ERROR_RT_STREAM_TASK_FULL: ::std::os::raw::c_int = 507002;
 pub const ACL_ERROR_RT_STREAM_NOT_COMPLETE: ::std::os::raw::c_int = 507004;
@@ -269,6 +274,8 @@ impl Default for aclrtBarrierTaskInfo {
         }
     }
 }
+pub const aclrtIpcMemAttrType_ACL_RT_IPC_MEM_ATTR_ACCESS_LINK: aclrtIpcMemAttrType = 0;
+pub type aclrtIpcMemAttrType = ::std::os::raw::c_uint;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct aclrtIpcEventHandle {
@@ -642,6 +649,14 @@ pub struct AscendCl {
     >,
     pub aclrtIpcMemClose: Result<
         unsafe extern "C" fn(key: *const ::std::os::raw::c_char) -> aclError,
+        ::libloading::Error,
+    >,
+    pub aclrtIpcMemSetAttr: Result<
+        unsafe extern "C" fn(
+            key: *const ::std::os::raw::c_char,
+            type_: aclrtIpcMemAttrType,
+            attr: u64,
+        ) -> aclError,
         ::libloading::Error,
     >,
     pub aclrtDeviceGetBareTgid: Result<
@@ -1369,6 +1384,7 @@ impl AscendCl {
             .get(b"aclrtIpcMemImportByKey\0")
             .map(|sym| *sym);
         let aclrtIpcMemClose = __library.get(b"aclrtIpcMemClose\0").map(|sym| *sym);
+        let aclrtIpcMemSetAttr = __library.get(b"aclrtIpcMemSetAttr\0").map(|sym| *sym);
         let aclrtDeviceGetBareTgid = __library
             .get(b"aclrtDeviceGetBareTgid\0")
             .map(|sym| *sym);
@@ -1608,6 +1624,7 @@ impl AscendCl {
             aclrtIpcMemSetImportPid,
             aclrtIpcMemImportByKey,
             aclrtIpcMemClose,
+            aclrtIpcMemSetAttr,
             aclrtDeviceGetBareTgid,
             aclrtNotifyGetExportKey,
             aclrtNotifySetImportPid,
@@ -1862,6 +1879,17 @@ impl AscendCl {
         key: *const ::std::os::raw::c_char,
     ) -> aclError {
         (self.aclrtIpcMemClose.as_ref().expect("Expected function, got error."))(key)
+    }
+    pub unsafe fn aclrtIpcMemSetAttr(
+        &self,
+        key: *const ::std::os::raw::c_char,
+        type_: aclrtIpcMemAttrType,
+        attr: u64,
+    ) -> aclError {
+        (self
+            .aclrtIpcMemSetAttr
+            .as_ref()
+            .expect("Expected function, got error."))(key, type_, attr)
     }
     pub unsafe fn aclrtDeviceGetBareTgid(&self, pid: *mut i32) -> aclError {
         (self

@@ -127,6 +127,8 @@ error_codes! {
     RtNoNotifyResource = 207009, "ACL_ERROR_RT_NO_NOTIFY_RESOURCE";
     /// `ACL_ERROR_RT_NO_MODEL_RESOURCE`: too many models.
     RtNoModelResource = 207010, "ACL_ERROR_RT_NO_MODEL_RESOURCE";
+    /// `ACL_ERROR_RT_LINK_TYPE_NOT_SUPPORTED`: the device has no route of that link type.
+    RtLinkTypeNotSupported = 207021, "ACL_ERROR_RT_LINK_TYPE_NOT_SUPPORTED";
     /// `ACL_ERROR_RT_INTERNAL_ERROR` (includes "stream not in a model").
     RtInternalError = 507000, "ACL_ERROR_RT_INTERNAL_ERROR";
     /// `ACL_ERROR_RT_STREAM_TASK_FULL`.

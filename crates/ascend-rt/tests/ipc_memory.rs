@@ -180,3 +180,38 @@ fn memory_freed_by_its_exporter_while_an_import_is_open_lives_until_the_import_c
         .unwrap_err();
     assert_eq!(e.code(), 107000, "no new import of freed memory: {e}");
 }
+
+#[test]
+fn the_link_attribute_is_checked_in_the_runtimes_order_and_taken_where_the_chip_has_links() {
+    let codes = |r: ascend_rt::AclResult<()>| {
+        let e = r.unwrap_err();
+        (e.code(), e.msg_code)
+    };
+    let rt = Runtime::sim("Ascend910_9391").unwrap();
+    assert_eq!(
+        codes(rt.ipc_mem_set_attr(None, 9, 9)),
+        (107000, Some(MsgCode::EE1004))
+    );
+    assert_eq!(
+        codes(rt.ipc_mem_set_attr(Some("k"), 1, 9)),
+        (107000, Some(MsgCode::EE1003)),
+        "the type, then the value"
+    );
+    assert_eq!(
+        codes(rt.ipc_mem_set_attr(Some("k"), 0, 4)),
+        (107000, Some(MsgCode::EE1003))
+    );
+    assert_eq!(codes(rt.ipc_mem_set_attr(Some("k"), 0, 1)).0, 107002);
+    rt.set_device(0).unwrap();
+    rt.ipc_mem_set_attr(Some("k"), 0, 1).unwrap();
+    // A2 shares memory in the flat address mode; the 950 family has UB routes only.
+    let (a2, _) = setup("Ascend910B1");
+    let e = a2.ipc_mem_set_attr(Some("k"), 0, 0).unwrap_err();
+    assert_eq!(e.code(), 207000, "{e}");
+    let (d, _) = setup("Ascend950PR_9599");
+    assert_eq!(
+        d.ipc_mem_set_attr(Some("k"), 0, 1).unwrap_err().code(),
+        207021
+    );
+    d.ipc_mem_set_attr(Some("k"), 0, 3).unwrap();
+}

@@ -127,6 +127,23 @@ pub unsafe extern "C" fn aclrtIpcMemClose(key: *const c_char) -> aclError {
     )
 }
 
+/// `aclrtIpcMemSetAttr(key, type, attr)`.
+///
+/// # Safety
+/// `key` is NULL or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtIpcMemSetAttr(key: *const c_char, kind: u32, attr: u64) -> aclError {
+    guard_args(
+        "aclrtIpcMemSetAttr",
+        || format!("key={key:?}, type={kind}, attr={attr}"),
+        |rt| {
+            // SAFETY: NULL or NUL-terminated (the caller's contract).
+            let k = unsafe { opt_str(key) };
+            rt.ipc_mem_set_attr(k.as_deref(), kind, attr)
+        },
+    )
+}
+
 /// `aclrtDeviceGetBareTgid(&pid)`.
 ///
 /// # Safety

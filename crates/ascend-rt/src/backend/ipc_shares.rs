@@ -556,6 +556,10 @@ macro_rules! memory_ipc_by_shares {
             }
         }
 
+        fn ipc_set_link(&self, _key: &str, _attr: u64) -> $crate::backend::BResult<()> {
+            Ok(())
+        }
+
         fn ipc_forget_process(&self, pid: u32) {
             for (device, addr) in self.ipc.forget_process(pid) {
                 let _ = $crate::backend::Memory::free(self, device, addr);

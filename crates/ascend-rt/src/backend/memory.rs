@@ -122,4 +122,8 @@ pub trait Memory {
 
     /// Process `pid` has gone: the keys it exported are destroyed.
     fn ipc_forget_process(&self, pid: u32);
+
+    /// `aclrtIpcMemSetAttr`'s driver part: `key`'s memory is reached by link `attr` (the
+    /// front end has checked the chip takes it). A simulated device has one link.
+    fn ipc_set_link(&self, key: &str, attr: u64) -> BResult<()>;
 }

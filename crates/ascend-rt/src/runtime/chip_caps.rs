@@ -86,6 +86,17 @@ pub(super) fn ipc_memory(chip: &ChipProfile) -> bool {
     chip.chip_type != ChipType::MiniV3
 }
 
+/// A2's driver shares memory in the flat address mode: the link of an IPC key is not chosen
+/// (`aclrtIpcMemSetAttr` is refused; A3 and the other chips take it).
+pub(super) fn flat_address_mode(chip: &ChipProfile) -> bool {
+    chip.chip_type == ChipType::Cloud910B93 && !fabric_sharing(chip)
+}
+
+/// The 950 family reaches other devices by UB paths, not by SIO or HCCS.
+pub(super) fn ub_links(chip: &ChipProfile) -> bool {
+    matches!(chip.chip_type, ChipType::David | ChipType::Ascend350)
+}
+
 /// 1 GiB pages for physical memory (`RT_FEATURE_MEM_1G_HUGE_PAGE`): A2, A3 and the 950
 /// family register it (docs/validation/physical-memory.md).
 pub(super) fn giant_pages(chip: &ChipProfile) -> bool {

@@ -243,6 +243,49 @@ impl Runtime {
         })
     }
 
+    /// `aclrtIpcMemSetAttr(key, type, attr)`: the link (`attr`: SIO 0, HCCS 1, UB one port 2,
+    /// UB multi port 3) the memory of `key` is reached by. Order: key NULL (107000, EE1004);
+    /// type not 0, attr above 3 (107000, EE1003); no context (107002); A2, whose driver works
+    /// in the flat address mode (silent 207000); on the 950 family, a link it has no route of,
+    /// SIO or HCCS (silent 207021). The simulated device has one link: nothing changes.
+    pub fn ipc_mem_set_attr(&self, key: Option<&str>, kind: u32, attr: u64) -> AclResult<()> {
+        self.call(|| {
+            let api = "aclrtIpcMemSetAttr";
+            let key = key.ok_or_else(|| fail::rt_null(api, "key"))?;
+            if kind >= 1 {
+                return Err(fail::rt_value(api, "type", kind, "[0, 1)"));
+            }
+            if attr >= 4 {
+                return Err(fail::rt_value(api, "attr", attr, "[0, 4)"));
+            }
+            {
+                let st = self.lock();
+                Self::current_device(&st, api)?;
+            }
+            if chip_caps::flat_address_mode(&self.chip) {
+                return Err(fail::not_supported(
+                    api,
+                    &self.chip.soc_name,
+                    "the driver shares memory in the flat address mode (A2): no link to choose",
+                )
+                .without_last_error());
+            }
+            if chip_caps::ub_links(&self.chip) && attr < 2 {
+                return Err(AclError::new(
+                    ErrorCode::RtLinkTypeNotSupported,
+                    None,
+                    format!(
+                        "{api}: the device has no route of link type {attr} (SIO 0 and HCCS 1 \
+                         are A3's; this chip's are the UB paths 2 and 3)"
+                    ),
+                )
+                .without_last_error());
+            }
+            self.backend.ipc_set_link(key, attr)?;
+            Ok(())
+        })
+    }
+
     /// `aclrtDeviceGetBareTgid(&pid)`: the process id the driver lists importers by (outside a
     /// container, the process's own id). Order: pid NULL (100000, EH0008); no device or
     /// context is needed.

@@ -291,6 +291,18 @@ ACL_FUNC_VISIBILITY aclError aclrtIpcMemGetExportKey(void *devPtr, size_t size, 
 ACL_FUNC_VISIBILITY aclError aclrtIpcMemSetImportPid(const char *key, int32_t *pid, size_t num);
 ACL_FUNC_VISIBILITY aclError aclrtIpcMemImportByKey(void **devPtr, const char *key, uint64_t flags);
 ACL_FUNC_VISIBILITY aclError aclrtIpcMemClose(const char *key);
+/* The link an IPC key's memory is reached by (A3: SIO or HCCS; the 950 family: UB paths).
+   Checks: key NULL, type not ACL_RT_IPC_MEM_ATTR_ACCESS_LINK, attr above 3 (107000); no
+   context (107002); A2 (flat address mode) 207000; on the 950 family a link it has no route of
+   (SIO, HCCS) 207021. The simulated device has one link: the attribute changes no timing. */
+typedef enum aclrtIpcMemAttrType {
+    ACL_RT_IPC_MEM_ATTR_ACCESS_LINK = 0,
+} aclrtIpcMemAttrType;
+#define ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_SIO 0
+#define ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_HCCS 1
+#define ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_UB_ONE_PORT_PATH 2
+#define ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_UB_MULTI_PORT_PATH 3
+ACL_FUNC_VISIBILITY aclError aclrtIpcMemSetAttr(const char *key, aclrtIpcMemAttrType type, uint64_t attr);
 /* The process id the driver lists importers by (outside a container, getpid()). */
 ACL_FUNC_VISIBILITY aclError aclrtDeviceGetBareTgid(int32_t *pid);
 

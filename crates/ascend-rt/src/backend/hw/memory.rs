@@ -157,6 +157,14 @@ impl Memory for HwBackend {
 
     /// The library's driver releases what a process owned.
     fn ipc_forget_process(&self, _pid: u32) {}
+
+    /// `aclrtIpcMemSetAttr` with the access-link attribute type (0).
+    fn ipc_set_link(&self, key: &str, attr: u64) -> BResult<()> {
+        let k = c_key(key)?;
+        // SAFETY: a NUL-terminated key.
+        acl!(self, aclrtIpcMemSetAttr(k.as_ptr(), 0, attr))?;
+        Ok(())
+    }
 }
 
 /// A key as the C string the library takes.

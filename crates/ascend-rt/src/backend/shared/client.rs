@@ -335,6 +335,11 @@ impl Memory for SharedDeviceClient {
     }
 
     fn ipc_forget_process(&self, _pid: u32) {}
+
+    /// The service's simulated device has one link.
+    fn ipc_set_link(&self, _key: &str, _attr: u64) -> BResult<()> {
+        Ok(())
+    }
 }
 
 impl VirtualMemory for SharedDeviceClient {
