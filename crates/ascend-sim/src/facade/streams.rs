@@ -83,7 +83,12 @@ impl Sim {
         task: Task,
         host_ns: u64,
     ) -> Result<TaskId, SimError> {
-        let task = self.translated_task(task)?;
+        // No range reserved, nothing to translate: the common case costs one atomic load.
+        let task = if self.va_in_use() {
+            self.translated_task(task)?
+        } else {
+            task
+        };
         self.submit_work(stream, Work::User(narrow_cmo_length(task)), host_ns)
     }
 

@@ -130,18 +130,21 @@ impl Sim {
 
     /// The memory `[addr, addr+len)` names now (itself unless it is a virtual address).
     pub fn translate(&self, addr: DevAddr, len: u64) -> Result<DevAddr, SimError> {
-        if !self.va_used.load(Ordering::Acquire) {
+        if !self.va_in_use() {
             return Ok(addr);
         }
         self.lock_engine().mem.translate(addr, len.max(1))
     }
 
-    /// `task` with every address it names translated, as [`translate_task`] (no lock taken
-    /// while no range was ever reserved).
+    /// Whether a virtual range was ever reserved: until then no address needs translating.
+    #[inline]
+    pub(crate) fn va_in_use(&self) -> bool {
+        self.va_used.load(Ordering::Acquire)
+    }
+
+    /// `task` with every address it names translated, as [`translate_task`].
+    #[cold]
     pub(crate) fn translated_task(&self, task: Task) -> Result<Task, SimError> {
-        if !self.va_used.load(Ordering::Acquire) {
-            return Ok(task);
-        }
         translate_task(self.lock_engine().mem.va(), task)
     }
 }
