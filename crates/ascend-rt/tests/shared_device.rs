@@ -217,6 +217,23 @@ fn child_process() {
             rt.free_physical(h).unwrap();
             println!("released");
         }
+        "invalidate" | "write_back_then_invalidate" => {
+            // Imports the key from stdin and invalidates its first line in the shared L2
+            // (after writing it back, for `write_back_then_invalidate`).
+            let mut key = String::new();
+            std::io::stdin().read_line(&mut key).unwrap();
+            let mut shared = Addr::NULL;
+            rt.ipc_mem_import_by_key(Some(&mut shared), Some(key.trim()), 0)
+                .unwrap();
+            if role == "write_back_then_invalidate" {
+                rt.cmo_async(shared, 512, cmo_type::WRITEBACK, RawStream::NULL)
+                    .unwrap();
+            }
+            rt.cmo_async(shared, 512, cmo_type::INVALID, RawStream::NULL)
+                .unwrap();
+            rt.synchronize_stream(RawStream::NULL).unwrap();
+            println!("invalidated");
+        }
         "fill" => {
             // Imports the key from stdin, fills its first word on a stream of its own and
             // waits for that, says so, then waits for a line before it ends.
@@ -967,4 +984,45 @@ fn the_trace_has_a_track_group_per_process_and_the_report_names_each_stream_s_pr
             "{owners:?}"
         );
     }
+}
+
+/// Writes 7 into a line of the shared L2 that memory holds as 0, has `role` act on it in
+/// another process, and reads the word back.
+fn after_another_process_cmo(name: &str, role: &str) -> u64 {
+    let path = socket(name);
+    start_service(&path);
+    let rt = Runtime::shared_device(&path).unwrap();
+    rt.set_device(0).unwrap();
+    let mut flag = Addr::NULL;
+    rt.malloc(Some(&mut flag), 4096, malloc_policy::NORMAL_ONLY)
+        .unwrap();
+    rt.memset(flag, 4096, 0, 4096).unwrap();
+    // Memory itself holds the zeros; the 7 stays in the L2, dirty.
+    rt.cmo_async(flag, 512, cmo_type::WRITEBACK, RawStream::NULL)
+        .unwrap();
+    rt.value_write(flag, 7, 0, RawStream::NULL).unwrap();
+    rt.synchronize_stream(RawStream::NULL).unwrap();
+    let mut key = String::new();
+    rt.ipc_mem_get_export_key(flag, 4096, Some(&mut key), 65, 1)
+        .unwrap();
+    let mut other = child(role, &path);
+    writeln!(other.stdin.take().unwrap(), "{key}").unwrap();
+    let out = other.wait_with_output().unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("invalidated"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    read_u64(&rt, flag)
+}
+
+#[test]
+fn a_cmo_in_one_process_acts_on_the_l2_lines_another_process_wrote() {
+    // The other process's INVALID drops this process's dirty line: the write is lost.
+    assert_eq!(after_another_process_cmo("cmo-invalid", "invalidate"), 0);
+    // Written back first, it is kept.
+    assert_eq!(
+        after_another_process_cmo("cmo-writeback", "write_back_then_invalidate"),
+        7
+    );
 }
