@@ -1185,3 +1185,31 @@ fn four_processes_share_physical_memory_and_a_killed_one_leaves_the_others_going
         "nothing is left booked: {st:?}"
     );
 }
+
+#[test]
+fn two_processes_are_ordered_by_an_ipc_notify_one_way_and_an_ipc_event_the_other() {
+    use std::io::{BufReader, Write};
+    let Some(exe) = build("ipc_sync.c", false) else {
+        return;
+    };
+    let socket = exe.with_file_name("device.sock");
+    let chip = ascend_chips::ChipProfile::builtin("Ascend910B1").unwrap();
+    ascend_rt::device_service::spawn(&socket, chip, Default::default()).unwrap();
+    let mut creator = physical_role(&exe, &socket, &[]);
+    let mut out = BufReader::new(creator.stdout.take().unwrap());
+    let keys = line_after(&mut out, "KEYS ", "the creator");
+    line_after(&mut out, "QUEUED", "the creator");
+    let mut args = vec!["opener"];
+    args.extend(keys.split_whitespace());
+    let opener = physical_role(&exe, &socket, &args);
+    let end = opener.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&end.stdout);
+    assert!(
+        end.status.success() && text.contains("read 42 after the creator's event"),
+        "the opener: {text}{}",
+        String::from_utf8_lossy(&end.stderr)
+    );
+    line_after(&mut out, "released by the opener", "the creator");
+    writeln!(creator.stdin.as_mut().unwrap(), "done").unwrap();
+    finished(creator, out, "SUCCESS", "the creator");
+}
