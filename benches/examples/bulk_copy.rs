@@ -3,7 +3,10 @@
 //! (`aclrtMemcpy` / `aclrtMemset`), or (`host`) copies as much between two host buffers, the
 //! yardstick. `bulk_copy free MIB` writes MIB mebibytes of varied bytes to device memory,
 //! frees it, and prints the process's resident memory before the write, after it and after
-//! the free (freed device memory goes back to the operating system).
+//! the free (freed device memory goes back to the operating system). With `ASCEND_BENCH_SHARED=1`
+//! the device is a shared device service on a thread of the process (`device_service::spawn`),
+//! reached over its socket as another program reaches it: the copies' bytes travel in the
+//! requests.
 
 use ascend_rt::raw_types::*;
 use ascend_rt::{MemDst, MemSrc, Runtime};
@@ -21,7 +24,16 @@ fn main() {
         return;
     }
     let config = ascend_benches::timed_config(ascend_sim::DEFAULT_REPORT_RECORDS);
-    let rt = Runtime::sim_with("Ascend910B1", config).unwrap();
+    let rt = if std::env::var_os("ASCEND_BENCH_SHARED").is_some() {
+        let dir = std::env::temp_dir().join(format!("bulk-copy-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let socket = dir.join("device.sock");
+        let chip = ascend_chips::ChipProfile::builtin("Ascend910B1").unwrap();
+        ascend_rt::device_service::spawn(&socket, chip, config).unwrap();
+        Runtime::shared_device(&socket).unwrap()
+    } else {
+        Runtime::sim_with("Ascend910B1", config).unwrap()
+    };
     rt.set_device(0).unwrap();
     let (mut a, mut b) = (Addr::NULL, Addr::NULL);
     rt.malloc(Some(&mut a), n, malloc_policy::NORMAL_ONLY)

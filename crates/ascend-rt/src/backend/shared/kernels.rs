@@ -46,6 +46,7 @@ pub enum KernelOp {
     },
     LocalToGm {
         addr: u64,
+        #[serde(with = "serde_bytes")]
         data: Vec<u8>,
     },
     Spin {

@@ -80,6 +80,7 @@ pub enum Request {
     },
     CopyToDevice {
         dst: u64,
+        #[serde(with = "serde_bytes")]
         data: Vec<u8>,
     },
     CopyFromDevice {
@@ -309,6 +310,7 @@ pub enum WireTask {
     /// A copy from host bytes (sent with the task) to device memory.
     CopyHostToDevice {
         dst: u64,
+        #[serde(with = "serde_bytes")]
         data: Vec<u8>,
     },
     Memset {
@@ -493,7 +495,7 @@ pub enum Reply {
     OptI64(Option<i64>),
     Str(String),
     OptStr(Option<String>),
-    Bytes(Vec<u8>),
+    Bytes(#[serde(with = "serde_bytes")] Vec<u8>),
     /// An imported notify and its creator's device.
     Notify {
         notify: u64,
