@@ -571,3 +571,48 @@ fn the_v2_forms_write_8_bytes_or_a_fabric_handle_only_on_a3() {
         "the exporter imports its own"
     );
 }
+
+#[test]
+fn a_range_above_512_mib_starts_at_a_1_gib_page_where_1_gib_pages_map() {
+    let rt = Runtime::sim("Ascend910B1").unwrap();
+    rt.set_device(0).unwrap();
+    let _small = reserve(&rt);
+    let mut big = Addr::NULL;
+    rt.reserve_mem_address(Some(&mut big), 1 << 30, 0, Addr::NULL, 0)
+        .unwrap();
+    assert_eq!(big.0 % (1 << 30), 0, "{:#x}", big.0);
+    let mut h = RawPhysical::NULL;
+    rt.malloc_physical(Some(&mut h), 1 << 30, Some(&device_prop(10)), 0)
+        .unwrap();
+    rt.map_mem(big, 1 << 30, 0, h, 0).unwrap();
+    rt.unmap_mem(big).unwrap();
+    rt.free_physical(h).unwrap();
+}
+
+#[test]
+fn host_numa_memory_asks_for_a_context_before_it_is_refused() {
+    let rt = Runtime::sim("Ascend910B1").unwrap();
+    let numa = PhysicalMemProp {
+        mem_attr: 12,
+        location: MemLocation {
+            id: 0,
+            kind: mem_location::HOST_NUMA,
+        },
+        ..Default::default()
+    };
+    let mut h = RawPhysical::NULL;
+    assert_eq!(
+        rt.malloc_physical(Some(&mut h), MIB2, Some(&numa), 0)
+            .unwrap_err()
+            .code(),
+        107002
+    );
+    rt.set_device(0).unwrap();
+    assert_eq!(
+        rt.malloc_physical(Some(&mut h), MIB2, Some(&numa), 0)
+            .unwrap_err()
+            .code(),
+        207000,
+        "host memory is not simulated"
+    );
+}

@@ -197,7 +197,7 @@ fn child_process() {
             let sh = u64::from_str_radix(line.trim(), 16).unwrap();
             let mut h = RawPhysical::NULL;
             if let Err(e) = rt.mem_import_from_shareable_handle(sh, 0, Some(&mut h)) {
-                println!("refused with {}", e.code());
+                println!("refused with {}: {e}", e.code());
                 return;
             }
             let mut va = Addr::NULL;
@@ -349,6 +349,14 @@ fn what_the_service_cannot_do_yet_is_refused_with_207000_saying_so() {
     start_service(&path);
     let rt = Runtime::shared_device(&path).unwrap();
     rt.set_device(0).unwrap();
+    // Registered host memory: refused when registered, not accepted and left to drift.
+    let prog = ascend_rt::SharedBytes::new(4096);
+    let mut dev = Addr::NULL;
+    let e = rt
+        .host_register(prog.addr(), 4096, 0, Some(&mut dev), Some(prog.clone()))
+        .unwrap_err();
+    assert_eq!(e.code(), 207000, "{e}");
+    assert!(e.to_string().contains("registered host memory"), "{e}");
     let e = rt
         .launch_host_func(RawStream::NULL, Some(Box::new(|| {})))
         .unwrap_err();
@@ -811,7 +819,10 @@ fn physical_memory_mapped_in_two_processes_is_one_memory_and_only_listed_process
     writeln!(outsider.stdin.take().unwrap(), "{sh:x}").unwrap();
     let out = outsider.wait_with_output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("refused with 207006"), "{text}");
+    assert!(
+        text.contains("refused with 207006") && text.contains("aclrtMemSetPidToShareableHandle"),
+        "the refusal names the call that lists importers: {text}"
+    );
 
     let mut importer = child("phys_import", &path);
     rt.mem_set_pid_to_shareable_handle(sh, Some(&[importer.id() as i32]), 1)
@@ -1025,4 +1036,40 @@ fn a_cmo_in_one_process_acts_on_the_l2_lines_another_process_wrote() {
         after_another_process_cmo("cmo-writeback", "write_back_then_invalidate"),
         7
     );
+}
+
+#[test]
+fn a_peer_that_never_answers_is_no_service_and_the_client_says_so_instead_of_hanging() {
+    let path = socket("mute");
+    let listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
+    let held = std::thread::spawn(move || {
+        // Accepts and keeps connections, never answers.
+        let mut kept = Vec::new();
+        for c in listener.incoming().take(3) {
+            kept.push(c);
+        }
+        std::thread::sleep(Duration::from_secs(15));
+    });
+    let start = Instant::now();
+    let e = Runtime::shared_device(&path).unwrap_err();
+    assert!(start.elapsed() < Duration::from_secs(14), "{e}");
+    assert_eq!(e.code(), 507000, "{e}");
+    drop(held);
+}
+
+#[test]
+fn the_exporter_s_free_ends_its_shareable_handle_even_while_it_still_maps_the_memory() {
+    let path = socket("free-mapped");
+    start_service(&path);
+    let rt = Runtime::shared_device(&path).unwrap();
+    rt.set_device(0).unwrap();
+    let (h, va, sh) = export_physical(&rt, 1);
+    rt.free_physical(h).unwrap();
+    // Still mapped here, still readable here; no other process imports it any more.
+    assert_eq!(read_u64(&rt, va), 123);
+    let mut late = child("phys_import", &path);
+    writeln!(late.stdin.take().unwrap(), "{sh:x}").unwrap();
+    let text = String::from_utf8_lossy(&late.wait_with_output().unwrap().stdout).to_string();
+    assert!(text.contains("refused with 107000"), "{text}");
+    rt.unmap_mem(va).unwrap();
 }

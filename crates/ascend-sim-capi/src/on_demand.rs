@@ -4,7 +4,8 @@
 //! programs starting at once share one service.
 //!
 //! The `ascend-sim` command is looked for in `ASCEND_SIM_BIN`, then beside this library (or
-//! one folder up), then on the `PATH`.
+//! one folder up), then on the `PATH`. What the service says (its hazards' warnings, why it
+//! could not start) goes to `<socket>.log`.
 
 use std::ffi::CStr;
 use std::os::unix::net::UnixStream;
@@ -104,6 +105,12 @@ pub fn ensure_service(socket: &Path, soc: &str) -> Result<(), String> {
         return Ok(());
     }
     let bin = command()?;
+    // The service's messages (its hazards' warnings among them) go to a log beside the socket.
+    let mut log_path = socket.as_os_str().to_owned();
+    log_path.push(".log");
+    let log_path = PathBuf::from(log_path);
+    let log = std::fs::File::create(&log_path)
+        .map_err(|e| format!("the service's log {}: {e}", log_path.display()))?;
     let mut child = Command::new(&bin)
         .arg("device")
         .arg("--socket")
@@ -111,7 +118,7 @@ pub fn ensure_service(socket: &Path, soc: &str) -> Result<(), String> {
         .args(["--soc", soc, "--until-idle"])
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(Stdio::from(log))
         // Its own process group: a signal meant for this program's group leaves it serving
         // the others.
         .process_group(0)
@@ -120,10 +127,12 @@ pub fn ensure_service(socket: &Path, soc: &str) -> Result<(), String> {
     let start = Instant::now();
     while UnixStream::connect(socket).is_err() {
         if let Ok(Some(status)) = child.try_wait() {
+            let said = std::fs::read_to_string(&log_path).unwrap_or_default();
             return Err(format!(
-                "{} device --socket {} ended at once ({status})",
+                "{} device --socket {} ended at once ({status}): {}",
                 bin.display(),
-                socket.display()
+                socket.display(),
+                said.trim()
             ));
         }
         if start.elapsed() > START_WAIT {

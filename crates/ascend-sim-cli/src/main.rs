@@ -279,6 +279,13 @@ fn serve_device(
         .or_else(|| std::env::var(env_names::SOC).ok())
         .unwrap_or_else(|| "Ascend910B1".to_string());
     let chip = ascend_chips::ChipProfile::builtin(&soc).map_err(|e| e.to_string())?;
+    // An output that cannot be written is said now, not at the first process's end.
+    for (path, what) in [(&outputs.report, "run report"), (&outputs.trace, "trace")] {
+        if let Some(path) = path {
+            std::fs::write(path, b"")
+                .map_err(|e| format!("cannot write the {what} to {}: {e}", path.display()))?;
+        }
+    }
     // Said once the socket is bound: a path in use is an error, not a service.
     let service =
         ascend_rt::device_service::spawn_writing(socket, chip, Default::default(), outputs)

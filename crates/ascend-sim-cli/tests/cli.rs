@@ -552,3 +552,47 @@ fn the_first_program_naming_a_device_starts_it_and_it_ends_after_the_last() {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
 }
+
+#[test]
+fn device_refuses_an_output_it_cannot_write_before_it_serves() {
+    let dir = std::env::temp_dir().join(format!("cli-device-out-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = cli()
+        .args(["device", "--socket"])
+        .arg(dir.join("d.sock"))
+        .arg("--report")
+        .arg(dir.join("no-such-folder/report.json"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("cannot write the run report"), "{stderr}");
+    assert!(!dir.join("d.sock").exists(), "it did not serve");
+}
+
+#[test]
+fn a_program_whose_device_cannot_start_says_why() {
+    let src = include_str!("../../ascend-sim-capi/tests/c/shared_device.c");
+    let Some(exe) = build_c("shared_device_nostart", src) else {
+        return;
+    };
+    // A file that is not a socket stands at the path: the service cannot serve there.
+    let taken = exe.with_file_name("taken.sock");
+    std::fs::write(&taken, b"not a socket").unwrap();
+    let lib = Path::new(env!("CARGO_BIN_EXE_ascend-sim"))
+        .parent()
+        .unwrap()
+        .join("deps");
+    let out = Command::new(&exe)
+        .env("LD_LIBRARY_PATH", &lib)
+        .env("ASCEND_SIM_DEVICE", &taken)
+        .env("ASCEND_SIM_BIN", env!("CARGO_BIN_EXE_ascend-sim"))
+        .output()
+        .unwrap();
+    let said = text(&out);
+    assert!(!out.status.success(), "{said}");
+    assert!(
+        said.contains("500000") && said.contains("Address already in use"),
+        "the service's own reason reaches the program: {said}"
+    );
+}

@@ -356,6 +356,12 @@ impl IpcShares {
             .map_err(|e| shareable_words(e, handle))
     }
 
+    /// Its exporter freed the memory `handle` shares: no new import (open ones stay).
+    pub fn close_shareable(&self, handle: u64, caller: u32) -> BResult<()> {
+        self.destroy(&shareable_key(handle), caller, false)
+            .map_err(|e| shareable_words(e, handle))
+    }
+
     /// The device of the memory `handle` names, without importing it.
     pub fn shareable_device(&self, handle: u64) -> BResult<u32> {
         let key = shareable_key(handle);
@@ -393,6 +399,10 @@ fn shareable_words(e: BackendError, handle: u64) -> BackendError {
                 .replace(
                     &format!("IPC key {key}"),
                     &format!("shareable handle {handle:#x}"),
+                )
+                .replace(
+                    "aclrtIpcMemSetImportPid or aclrtNotifySetImportPid",
+                    "aclrtMemSetPidToShareableHandle",
                 );
             BackendError::Library(a)
         }

@@ -67,6 +67,10 @@ pub trait VirtualMemory {
     /// `shareable` (its exporter's call).
     fn set_shareable_pids(&self, shareable: u64, pids: &[i32], pid: u32) -> BResult<()>;
 
+    /// The exporter freed the memory `shareable` shares while it still maps it: no process
+    /// imports it from now on (the memory itself goes with the last unmap).
+    fn close_shareable(&self, shareable: u64, pid: u32) -> BResult<()>;
+
     /// The device the memory `shareable` names lies on, if the backend can say (the driver's
     /// look-up of an import's exporter, before the import: an unknown or destroyed handle
     /// fails here).
@@ -177,6 +181,10 @@ macro_rules! shareable_by_shares {
             pid: u32,
         ) -> $crate::backend::BResult<()> {
             self.ipc.set_shareable_pids(shareable, pids, pid)
+        }
+
+        fn close_shareable(&self, shareable: u64, pid: u32) -> $crate::backend::BResult<()> {
+            self.ipc.close_shareable(shareable, pid)
         }
 
         fn shareable_device(&self, shareable: u64) -> $crate::backend::BResult<Option<u32>> {

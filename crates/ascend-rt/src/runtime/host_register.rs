@@ -400,7 +400,9 @@ impl Runtime {
                 );
                 a
             };
-            if let Err(e) = self.backend.memcpy(SyncCopy::HostToDevice {
+            // The runtime's own copy, as every later one that keeps the two alike (a backend
+            // that cannot keep them alike refuses the registration here).
+            if let Err(e) = self.backend.mirror_copy(SyncCopy::HostToDevice {
                 dst: dev_addr,
                 src: &agreed,
             }) {

@@ -185,7 +185,8 @@ impl Runtime {
     /// (100000, EH0008); size 0 (EH0007); flags not 0 (EH0009); handleType, then
     /// allocationType not 0 (EH0007); location UNREGISTERED or MANAGED (EH0009); a DDR
     /// attribute for a device (EH0007); an attribute not taken (EH0009); a device id out of
-    /// range (107001); 1 GiB pages on a chip without them (silent 207000); then the driver's:
+    /// range (107001); for a NUMA node of the host, no context (107002); 1 GiB pages on a chip
+    /// without them (silent 207000); then the driver's:
     /// host memory (not simulated: 207000), a size not whole pages (107000), no memory
     /// (207001). Needs no context.
     pub fn malloc_physical(
@@ -240,6 +241,11 @@ impl Runtime {
                 ));
             }
             let page = self.prop_attr(api, prop)?;
+            if prop.location.kind == mem_location::HOST_NUMA {
+                // The runtime asks for a context before the driver's NUMA capability.
+                let st = self.lock();
+                Self::current_device(&st, api)?;
+            }
             if page == GIANT_PAGE && !chip_caps::giant_pages(&self.chip) {
                 return Err(fail::not_supported(api, &self.chip.soc_name, "1 GiB pages")
                     .without_last_error());
@@ -298,6 +304,13 @@ impl Runtime {
                 .remove(&handle.0)
                 .ok_or_else(|| unknown_handle(api, handle.0))?;
             if rec.maps > 0 {
+                // The shareable handle ends now; the memory with the last unmap.
+                if let Some(sh) = rec.exported {
+                    if let Err(e) = self.backend.close_shareable(sh, std::process::id()) {
+                        st.vmm.physical.insert(handle.0, rec);
+                        return Err(e.into());
+                    }
+                }
                 st.vmm.freed_mapped.insert(handle.0, rec);
                 return Ok(());
             }

@@ -7,11 +7,16 @@
 //! there. The runtime's checks come first, in its order; the driver's contract after them
 //! (docs/validation/physical-memory.md).
 
-use super::physical_memory::{driver_value, unknown_handle, Mapping, Reservation, HUGE_PAGE};
+use super::physical_memory::{
+    driver_value, unknown_handle, Mapping, Reservation, GIANT_PAGE, HUGE_PAGE,
+};
 use super::state::{Alloc, AllocKind};
 use super::Runtime;
 use crate::error::{fail, AclError, AclResult, ErrorCode};
 use crate::raw_types::{mem_location, Addr, MemAccessDesc, MemLocation, RawPhysical};
+
+/// Ranges longer than this start at a 1 GiB page.
+const GIANT_ALIGN_ABOVE: u64 = 512 << 20;
 
 /// The most bytes one reservation may hold (the driver's limit on these chips: 128 GiB).
 const MAX_RESERVATION: u64 = 128 << 30;
@@ -23,7 +28,8 @@ const ACCESS_UNSET: u64 = 0x7FFF_FFFF;
 
 impl Runtime {
     /// `aclrtReserveMemAddress(&virPtr, size, alignment, expectPtr, flags)`: a range of
-    /// `size` bytes of virtual addresses (rounded up to whole 2 MiB pages, 2 MiB aligned),
+    /// `size` bytes of virtual addresses (rounded up to whole 2 MiB pages, 2 MiB aligned, 1 GiB
+    /// aligned above 512 MiB),
     /// to map physical memory into. Order: virPtr NULL (100000, EH0008); size 0, flags not 0
     /// or 1 (EH0007); then the driver's: alignment not 0, more than 128 GiB (107000), a
     /// chosen address `expectPtr` (not simulated: 207000). Needs no context (the range lies
@@ -70,7 +76,14 @@ impl Runtime {
                 st.current_ctx(Self::thread())
                     .map_or(0, |ctx| st.contexts[&ctx].device)
             };
-            let va = self.backend.reserve_address(device, len, HUGE_PAGE)?;
+            // Ranges above 512 MiB start at a 1 GiB page, where 1 GiB pages may be mapped (the
+            // driver's alignment of large ranges).
+            let align = if len > GIANT_ALIGN_ABOVE {
+                GIANT_PAGE
+            } else {
+                HUGE_PAGE
+            };
+            let va = self.backend.reserve_address(device, len, align)?;
             self.lock().vmm.reserved.insert(va, Reservation { len });
             *out = Addr(va);
             Ok(())

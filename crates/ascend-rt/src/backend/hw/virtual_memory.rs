@@ -137,6 +137,11 @@ impl VirtualMemory for HwBackend {
         Ok(())
     }
 
+    /// The library's driver ends the shareable handle at the exporter's free itself.
+    fn close_shareable(&self, _shareable: u64, _pid: u32) -> BResult<()> {
+        Ok(())
+    }
+
     /// The library looks the exporter up itself.
     fn shareable_device(&self, _shareable: u64) -> BResult<Option<u32>> {
         Ok(None)

@@ -36,6 +36,9 @@ pub struct SharedDeviceClient {
     _presence: UnixStream,
 }
 
+/// How long a new client waits for the service's first answer.
+const FIRST_ANSWER: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// Why the service cannot be reached: every call then ends with this code.
 fn gone(path: &Path, e: impl std::fmt::Display) -> BackendError {
     BackendError::Library(AclError::new(
@@ -68,10 +71,16 @@ impl SharedDeviceClient {
         let mut presence = Self::open(&path, token)?;
         wire::send(&mut presence, &Request::Presence).map_err(|e| gone(&path, e))?;
         let mut first = Self::open(&path, token)?;
+        // Something that accepts connections but never answers is no service: the first
+        // answer is awaited for a bounded time (later calls may block as long as the device).
+        first
+            .set_read_timeout(Some(FIRST_ANSWER))
+            .map_err(|e| gone(&path, e))?;
         let (soc, window) = match Self::ask(&path, &mut first, &Request::Chip)?? {
             Reply::Chip { soc, window } => (soc, window),
             other => return Err(gone(&path, format!("an answer out of place: {other:?}"))),
         };
+        first.set_read_timeout(None).map_err(|e| gone(&path, e))?;
         let chip = ChipProfile::builtin(&soc).map_err(|e| gone(&path, e))?;
         Ok(SharedDeviceClient {
             path,
@@ -422,6 +431,10 @@ impl VirtualMemory for SharedDeviceClient {
             pids: pids.to_vec(),
             pid,
         })
+    }
+
+    fn close_shareable(&self, shareable: u64, pid: u32) -> BResult<()> {
+        self.unit(Request::CloseShareable { shareable, pid })
     }
 
     fn shareable_device(&self, shareable: u64) -> BResult<Option<u32>> {

@@ -117,7 +117,9 @@ impl DeviceService {
         for (path, what, json) in files {
             if let Some(path) = path {
                 if let Err(e) = std::fs::write(path, json) {
-                    tracing::error!("device service: cannot write the {what} to {path:?}: {e}");
+                    ascend_types::warn_user!(
+                        "device service: cannot write the {what} to {path:?}: {e}"
+                    );
                 }
             }
         }
@@ -596,6 +598,7 @@ impl DeviceService {
                 pids,
                 pid,
             } => unit(be.set_shareable_pids(shareable, &pids, pid))?,
+            Request::CloseShareable { shareable, pid } => unit(be.close_shareable(shareable, pid))?,
             Request::ShareableDevice { shareable } => {
                 Reply::OptU64(be.shareable_device(shareable)?.map(u64::from))
             }

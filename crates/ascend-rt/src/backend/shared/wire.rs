@@ -227,6 +227,10 @@ pub enum Request {
     ShareableDevice {
         shareable: u64,
     },
+    CloseShareable {
+        shareable: u64,
+        pid: u32,
+    },
     ImportShareable {
         shareable: u64,
         device: u32,
