@@ -35,6 +35,8 @@ struct Owned {
     faults: Vec<WireFault>,
     /// How the simulator names the process in what it says of a task.
     site: Option<std::sync::Arc<str>>,
+    /// The window its host copies pass their bytes through, once it gave one.
+    window: Option<Arc<ascend_sim_shm::Window>>,
 }
 
 /// The service's books: the processes, and how many of them have each device open.
@@ -54,6 +56,26 @@ pub struct Outputs {
     pub report: Option<std::path::PathBuf>,
     /// Where the trace goes (Chrome trace, as `ASCEND_SIM_TRACE`): a track group per process.
     pub trace: Option<std::path::PathBuf>,
+}
+
+/// A copy window that cannot be used.
+fn window_error(e: impl std::fmt::Display) -> BackendError {
+    BackendError::Unsupported(format!("the process's copy window: {e}"))
+}
+
+/// Runs `f` on a staging buffer of `len` bytes, the connection thread's own and kept for its
+/// next copy (fresh pages for every copy would cost a fault per page).
+fn with_staging<R>(len: usize, f: impl FnOnce(&mut [u8]) -> R) -> R {
+    thread_local! {
+        static STAGING: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    STAGING.with(|s| {
+        let mut s = s.borrow_mut();
+        if s.len() < len {
+            s.resize(len, 0);
+        }
+        f(&mut s[..len])
+    })
 }
 
 /// The service over `backend` (a simulator).
@@ -123,6 +145,26 @@ impl DeviceService {
                 }
             }
         }
+    }
+
+    /// `token`'s copy window, which holds `len` bytes.
+    fn window_of(
+        &self,
+        token: u64,
+        len: u64,
+    ) -> crate::backend::BResult<Arc<ascend_sim_shm::Window>> {
+        let w = self
+            .with_owned(token, |o| o.window.clone())
+            .ok_or_else(|| {
+                BackendError::Unsupported("a window copy before the process gave its window".into())
+            })?;
+        if len > w.len() as u64 {
+            return Err(window_error(format!(
+                "{len} bytes do not fit the {}-byte window",
+                w.len()
+            )));
+        }
+        Ok(w)
     }
 
     /// Stream `stream` is `token`'s process's: the run report and the trace say so.
@@ -420,6 +462,36 @@ impl DeviceService {
             }
             Request::CopyToDevice { dst, data } => {
                 unit(be.memcpy(SyncCopy::HostToDevice { dst, src: &data }))?
+            }
+            Request::Window { path, len } => {
+                if len > wire::WINDOW_MAX {
+                    return Err(BackendError::Unsupported(format!(
+                        "a copy window of {len} bytes (at most {})",
+                        wire::WINDOW_MAX
+                    )));
+                }
+                let w = ascend_sim_shm::Window::open(std::path::Path::new(&path), len as usize)
+                    .map_err(|e| {
+                        BackendError::Unsupported(format!("the copy window {path}: {e}"))
+                    })?;
+                self.with_owned(token, |o| o.window = Some(Arc::new(w)));
+                Reply::Unit
+            }
+            Request::CopyInWindow { dst, len } => {
+                let w = self.window_of(token, len)?;
+                with_staging(len as usize, |buf| {
+                    w.read_at(0, buf).map_err(window_error)?;
+                    be.memcpy(SyncCopy::HostToDevice { dst, src: buf })
+                })?;
+                Reply::Unit
+            }
+            Request::CopyOutWindow { src, len } => {
+                let w = self.window_of(token, len)?;
+                with_staging(len as usize, |buf| {
+                    be.memcpy(SyncCopy::DeviceToHost { dst: buf, src })?;
+                    w.write_at(0, buf).map_err(window_error)
+                })?;
+                Reply::Unit
             }
             Request::CopyFromDevice { src, len } => {
                 if len > wire::CHUNK as u64 {
@@ -752,5 +824,48 @@ mod tests {
             matches!(r, Reply::Str(ref s) if s == "Ascend910B1"),
             "{r:?}"
         );
+    }
+
+    #[test]
+    fn window_copies_without_a_window_or_past_it_are_refused_and_the_service_goes_on() {
+        let dir = std::env::temp_dir().join(format!("service-window-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("s.sock");
+        let listener = super::bind(&path).unwrap();
+        let chip = ascend_chips::ChipProfile::builtin("Ascend910B1").unwrap();
+        let service = DeviceService::new(Arc::new(SimBackend::new(chip, Default::default())));
+        std::thread::spawn(move || service.serve(listener));
+        let mut c = UnixStream::connect(&path).unwrap();
+        wire::send(&mut c, &Request::Hello { pid: 1, token: 9 }).unwrap();
+        let mut ask = |req: &Request| -> Reply {
+            wire::send(&mut c, req).unwrap();
+            wire::receive(&mut c).unwrap().unwrap()
+        };
+        let copy = Request::CopyInWindow {
+            dst: 0x1000_0000_0000,
+            len: 8,
+        };
+        assert!(matches!(ask(&copy), Reply::Err(_)), "no window yet");
+        let huge = Request::Window {
+            path: "/nonexistent".into(),
+            len: 1 << 40,
+        };
+        assert!(matches!(ask(&huge), Reply::Err(_)), "too large a window");
+        let (w, wpath) = ascend_sim_shm::Window::create(4096).unwrap();
+        let given = Request::Window {
+            path: wpath.to_string_lossy().into_owned(),
+            len: 4096,
+        };
+        assert!(matches!(ask(&given), Reply::Unit));
+        let past = Request::CopyOutWindow {
+            src: 0x1000_0000_0000,
+            len: 8192,
+        };
+        assert!(
+            matches!(ask(&past), Reply::Err(_)),
+            "more than the window holds"
+        );
+        assert!(matches!(ask(&Request::SocName), Reply::Str(_)));
+        drop(w);
     }
 }

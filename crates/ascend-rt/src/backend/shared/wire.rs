@@ -83,6 +83,22 @@ pub enum Request {
         #[serde(with = "serde_bytes")]
         data: Vec<u8>,
     },
+    /// The process's copy window: a shared file at `path` of `len` bytes, through which its
+    /// host copies pass their bytes (`CopyInWindow`, `CopyOutWindow`).
+    Window {
+        path: String,
+        len: u64,
+    },
+    /// `len` bytes at the start of the process's window to device memory at `dst`.
+    CopyInWindow {
+        dst: u64,
+        len: u64,
+    },
+    /// `len` bytes of device memory at `src` to the start of the process's window.
+    CopyOutWindow {
+        src: u64,
+        len: u64,
+    },
     CopyFromDevice {
         src: u64,
         len: u64,
@@ -546,6 +562,9 @@ pub struct ProcessStatus {
     /// Mappings it made (`aclrtMapMem`).
     pub mappings: usize,
 }
+
+/// The most bytes a process's copy window may hold.
+pub const WINDOW_MAX: u64 = 1 << 30;
 
 /// Writes one frame.
 pub fn send<T: Serialize>(w: &mut impl Write, value: &T) -> std::io::Result<()> {
