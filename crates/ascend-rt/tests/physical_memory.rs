@@ -616,3 +616,106 @@ fn host_numa_memory_asks_for_a_context_before_it_is_refused() {
         "host memory is not simulated"
     );
 }
+
+#[test]
+fn allocations_mapped_side_by_side_are_one_buffer_to_copies_fills_and_cmos() {
+    let rt = Runtime::sim("Ascend910B1").unwrap();
+    rt.set_device(0).unwrap();
+    let mut va = Addr::NULL;
+    rt.reserve_mem_address(Some(&mut va), 2 * MIB2, 0, Addr::NULL, 0)
+        .unwrap();
+    let (mut h0, mut h1) = (RawPhysical::NULL, RawPhysical::NULL);
+    for h in [&mut h0, &mut h1] {
+        rt.malloc_physical(Some(h), MIB2, Some(&device_prop(HBM_NORMAL)), 0)
+            .unwrap();
+    }
+    rt.map_mem(va, MIB2, 0, h0, 0).unwrap();
+    rt.map_mem(Addr(va.0 + MIB2 as u64), MIB2, 0, h1, 0)
+        .unwrap();
+    // A fill of the whole range, synchronous and on a stream.
+    rt.memset(va, 2 * MIB2, 0x11, 2 * MIB2).unwrap();
+    let seam = Addr(va.0 + MIB2 as u64 - 16);
+    let mut s = RawStream::NULL;
+    rt.create_stream(Some(&mut s)).unwrap();
+    rt.memset_async(seam, 32, 0x22, 32, s).unwrap();
+    rt.cmo_async(seam, 32, cmo_type::PREFETCH, s).unwrap();
+    rt.synchronize_stream(s).unwrap();
+    let mut filled = [0u8; 48];
+    rt.memcpy(
+        MemDst::Host(&mut filled),
+        48,
+        MemSrc::Addr(Addr(seam.0 - 8)),
+        48,
+        memcpy_kind::DEVICE_TO_HOST,
+    )
+    .unwrap();
+    assert_eq!(&filled[..8], &[0x11; 8]);
+    assert_eq!(
+        &filled[8..40],
+        &[0x22; 32],
+        "the fill task crossed the seam"
+    );
+    assert_eq!(&filled[40..], &[0x11; 8]);
+    // A copy in across the seam, and out of it.
+    let data: Vec<u8> = (0..64u8).collect();
+    let at = Addr(va.0 + MIB2 as u64 - 32);
+    rt.memcpy(
+        MemDst::Addr(at),
+        64,
+        MemSrc::Host(&data),
+        64,
+        memcpy_kind::HOST_TO_DEVICE,
+    )
+    .unwrap();
+    let mut back = vec![0u8; 96];
+    rt.memcpy(
+        MemDst::Host(&mut back),
+        96,
+        MemSrc::Addr(Addr(at.0 - 16)),
+        96,
+        memcpy_kind::DEVICE_TO_HOST,
+    )
+    .unwrap();
+    assert_eq!(&back[..16], &[0x11; 16]);
+    assert_eq!(&back[16..80], &data[..]);
+    assert_eq!(&back[80..], &[0x11; 16]);
+    // Each half is its own allocation's memory: the second, mapped alone elsewhere, holds the
+    // bytes after the seam.
+    let other = reserve(&rt);
+    rt.map_mem(other, MIB2, 0, h1, 0).unwrap();
+    let mut head = [0u8; 40];
+    rt.memcpy(
+        MemDst::Host(&mut head),
+        40,
+        MemSrc::Addr(other),
+        40,
+        memcpy_kind::DEVICE_TO_HOST,
+    )
+    .unwrap();
+    assert_eq!(&head[..32], &data[32..]);
+    assert_eq!(&head[32..], &[0x11; 8]);
+    // A copy task across the seam into a plain allocation, in one piece to the caller.
+    let mut plain = Addr::NULL;
+    rt.malloc(Some(&mut plain), 4096, malloc_policy::NORMAL_ONLY)
+        .unwrap();
+    rt.memcpy_async(
+        MemDst::Addr(plain),
+        64,
+        MemSrc::Addr(at),
+        64,
+        memcpy_kind::DEVICE_TO_DEVICE,
+        s,
+    )
+    .unwrap();
+    rt.synchronize_stream(s).unwrap();
+    let mut copied = vec![0u8; 64];
+    rt.memcpy(
+        MemDst::Host(&mut copied),
+        64,
+        MemSrc::Addr(plain),
+        64,
+        memcpy_kind::DEVICE_TO_HOST,
+    )
+    .unwrap();
+    assert_eq!(copied, data);
+}

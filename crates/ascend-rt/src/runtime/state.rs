@@ -371,7 +371,19 @@ impl State {
     pub fn locate(&self, addr: u64) -> Location {
         if let Some((&base, alloc)) = self.allocs.range(..=addr).next_back() {
             if addr - base < alloc.len {
-                let room = alloc.len - (addr - base);
+                let mut room = alloc.len - (addr - base);
+                // Mappings side by side in the virtual addresses are one range to a call.
+                if let AllocKind::Virtual(device) = alloc.kind {
+                    let mut next = base + alloc.len;
+                    while let Some(a) = self
+                        .allocs
+                        .get(&next)
+                        .filter(|a| matches!(a.kind, AllocKind::Virtual(d) if d == device))
+                    {
+                        room += a.len;
+                        next += a.len;
+                    }
+                }
                 return match &alloc.kind {
                     AllocKind::Device(device)
                     | AllocKind::Mapped(device)

@@ -74,10 +74,23 @@ impl Sim {
         })
     }
 
-    /// Synchronous host read of device memory (no stream ordering), bounds-checked.
+    /// Synchronous host read of device memory (no stream ordering), bounds-checked; a range
+    /// across mappings side by side is read a mapping at a time.
     pub fn read(&self, addr: DevAddr, out: &mut [u8]) -> Result<(), SimError> {
+        if !self.va_in_use() {
+            return self.read_one(addr, out);
+        }
+        let mut done = 0usize;
+        for (pa, n) in self.pieces(addr, out.len() as u64)? {
+            let n = n as usize;
+            self.read_one(pa, &mut out[done..done + n])?;
+            done += n;
+        }
+        Ok(())
+    }
+
+    fn read_one(&self, addr: DevAddr, out: &mut [u8]) -> Result<(), SimError> {
         let len = out.len() as u64;
-        let addr = self.translate(addr, len)?;
         self.with_charge(sync_copy_ns(&self.chip, Link::D2H, len), |e| {
             e.mem.check(addr, len)?;
             let now = e.now;
@@ -100,7 +113,19 @@ impl Sim {
 
     /// Synchronous host write of device memory (no stream ordering), bounds-checked.
     pub fn write(&self, addr: DevAddr, data: &[u8]) -> Result<(), SimError> {
-        let addr = self.translate(addr, data.len() as u64)?;
+        if !self.va_in_use() {
+            return self.write_one(addr, data);
+        }
+        let mut done = 0usize;
+        for (pa, n) in self.pieces(addr, data.len() as u64)? {
+            let n = n as usize;
+            self.write_one(pa, &data[done..done + n])?;
+            done += n;
+        }
+        Ok(())
+    }
+
+    fn write_one(&self, addr: DevAddr, data: &[u8]) -> Result<(), SimError> {
         let what = "synchronous copy from the host";
         self.host_store(what, addr, data.len() as u64, None, Link::H2D, |m, by| {
             m.write(addr, data, by)
@@ -109,16 +134,36 @@ impl Sim {
 
     /// Synchronous fill of device memory.
     pub fn fill(&self, addr: DevAddr, value: u8, len: u64) -> Result<(), SimError> {
-        let addr = self.translate(addr, len)?;
+        if !self.va_in_use() {
+            return self.fill_one(addr, value, len);
+        }
+        for (pa, n) in self.pieces(addr, len)? {
+            self.fill_one(pa, value, n)?;
+        }
+        Ok(())
+    }
+
+    fn fill_one(&self, addr: DevAddr, value: u8, len: u64) -> Result<(), SimError> {
         let what = "synchronous fill";
         self.host_store(what, addr, len, None, Link::D2D, |m, by| {
             m.fill(addr, value, len, by)
         })
     }
 
-    /// Synchronous device-to-device copy (overlap allowed, behaves as memmove).
+    /// Synchronous device-to-device copy (overlap allowed, behaves as memmove within one
+    /// mapping; across mappings side by side, a piece at a time, first to last).
     pub fn copy(&self, dst: DevAddr, src: DevAddr, len: u64) -> Result<(), SimError> {
-        let (dst, src) = (self.translate(dst, len)?, self.translate(src, len)?);
+        if !self.va_in_use() {
+            return self.copy_one(dst, src, len);
+        }
+        let (d, s) = (self.pieces(dst, len)?, self.pieces(src, len)?);
+        for (dp, sp, n) in super::virtual_memory::paired(&d, &s) {
+            self.copy_one(dp, sp, n)?;
+        }
+        Ok(())
+    }
+
+    fn copy_one(&self, dst: DevAddr, src: DevAddr, len: u64) -> Result<(), SimError> {
         let what = "synchronous copy";
         self.host_store(what, dst, len, Some(src), Link::D2D, |m, by| {
             m.copy(dst, src, len, by)

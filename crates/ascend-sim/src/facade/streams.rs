@@ -84,12 +84,20 @@ impl Sim {
         host_ns: u64,
     ) -> Result<TaskId, SimError> {
         // No range reserved, nothing to translate: the common case costs one atomic load.
-        let task = if self.va_in_use() {
-            self.translated_task(task)?
-        } else {
-            task
-        };
-        self.submit_work(stream, Work::User(narrow_cmo_length(task)), host_ns)
+        if !self.va_in_use() {
+            return self.submit_work(stream, Work::User(narrow_cmo_length(task)), host_ns);
+        }
+        // A task across mappings side by side goes as one task a mapping, in order.
+        let mut last = None;
+        for (i, t) in self.split_task(task)?.into_iter().enumerate() {
+            let ns = if i == 0 { host_ns } else { 0 };
+            last = Some(self.submit_work(stream, Work::User(narrow_cmo_length(t)), ns)?);
+        }
+        last.ok_or_else(|| SimError::BadAddress {
+            addr: 0,
+            len: 0,
+            reason: "a task that names no memory".into(),
+        })
     }
 
     /// Puts a host call on `stream` (see [`HostCall`]): on a model-bound stream it is

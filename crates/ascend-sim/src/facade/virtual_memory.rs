@@ -101,7 +101,121 @@ fn translate_task(va: &VaMap, task: Task) -> Result<Task, SimError> {
     })
 }
 
+/// Two piece lists of one length cut at every boundary of either: `(dst, src, len)` runs.
+pub(crate) fn paired(d: &[(DevAddr, u64)], s: &[(DevAddr, u64)]) -> Vec<(DevAddr, DevAddr, u64)> {
+    let mut out = Vec::new();
+    let (mut i, mut j, mut di, mut sj) = (0, 0, 0u64, 0u64);
+    while i < d.len() && j < s.len() {
+        let n = (d[i].1 - di).min(s[j].1 - sj);
+        out.push((d[i].0 + di, s[j].0 + sj, n));
+        di += n;
+        sj += n;
+        if di == d[i].1 {
+            i += 1;
+            di = 0;
+        }
+        if sj == s[j].1 {
+            j += 1;
+            sj = 0;
+        }
+        if n == 0 {
+            break;
+        }
+    }
+    out
+}
+
+/// Where offset `off` of a range lies: a host range's own place further on, or the memory of
+/// the device piece holding it (`pieces` of the range, first to last).
+fn loc_at(loc: &Loc, pieces: &[(DevAddr, u64)], off: u64) -> Loc {
+    match loc {
+        Loc::Host { .. } => loc.advanced(off as usize),
+        Loc::Device(_) => {
+            let mut start = 0;
+            for &(pa, n) in pieces {
+                if off < start + n {
+                    return Loc::Device(pa + (off - start));
+                }
+                start += n;
+            }
+            Loc::Device(pieces.last().map_or(0, |&(pa, n)| pa + n))
+        }
+    }
+}
+
+/// The pieces of one end of a copy: a device range's, by mapping; a host range whole.
+fn loc_pieces(va: &VaMap, loc: &Loc, len: u64) -> Result<Vec<(DevAddr, u64)>, SimError> {
+    match loc {
+        Loc::Device(a) => va.pieces(*a, len),
+        Loc::Host { .. } => Ok(vec![(0, len)]),
+    }
+}
+
+/// The offsets where a piece of `pieces` ends, but the last.
+fn cuts(pieces: &[(DevAddr, u64)]) -> impl Iterator<Item = u64> + '_ {
+    pieces
+        .iter()
+        .scan(0u64, |end, &(_, n)| {
+            *end += n;
+            Some(*end)
+        })
+        .take(pieces.len().saturating_sub(1))
+}
+
+/// `task` as the tasks the memory it names makes of it: one, translated, or for a copy, a fill
+/// or a CMO across mappings side by side, one per piece, first to last (a task of another kind
+/// must lie within one mapping).
+fn split_task(va: &VaMap, task: Task) -> Result<Vec<Task>, SimError> {
+    match task {
+        Task::Memcpy { dst, src, len } => {
+            let (dp, sp) = (loc_pieces(va, &dst, len)?, loc_pieces(va, &src, len)?);
+            let mut at: Vec<u64> = cuts(&dp).chain(cuts(&sp)).collect();
+            at.sort_unstable();
+            at.dedup();
+            at.push(len);
+            let mut start = 0;
+            Ok(at
+                .into_iter()
+                .map(|end| {
+                    let t = Task::Memcpy {
+                        dst: loc_at(&dst, &dp, start),
+                        src: loc_at(&src, &sp, start),
+                        len: end - start,
+                    };
+                    start = end;
+                    t
+                })
+                .collect())
+        }
+        Task::Memset { addr, value, len } => Ok(va
+            .pieces(addr, len)?
+            .into_iter()
+            .map(|(addr, len)| Task::Memset { addr, value, len })
+            .collect()),
+        Task::Cmo { op, addr, len } => Ok(va
+            .pieces(addr, len)?
+            .into_iter()
+            .map(|(addr, len)| Task::Cmo { op, addr, len })
+            .collect()),
+        other => Ok(vec![translate_task(va, other)?]),
+    }
+}
+
 impl Sim {
+    /// `task` as the tasks its memory makes of it (see `split_task`).
+    pub(crate) fn split_task(&self, task: Task) -> Result<Vec<Task>, SimError> {
+        split_task(self.lock_engine().mem.va(), task)
+    }
+
+    /// The memory `[addr, addr+len)` names, a piece per mapping it crosses (itself while no
+    /// range was ever reserved).
+    pub(crate) fn pieces(&self, addr: DevAddr, len: u64) -> Result<Vec<(DevAddr, u64)>, SimError> {
+        if !self.va_in_use() {
+            return Ok(vec![(addr, len)]);
+        }
+        self.lock_engine().mem.va().pieces(addr, len)
+    }
+
     /// Reserves `len` bytes (non-zero) of virtual addresses on `device`'s window, aligned to
     /// `align`: a range never handed out before.
     pub fn reserve_va(&self, device: u32, len: u64, align: u64) -> Result<DevAddr, SimError> {
@@ -140,11 +254,5 @@ impl Sim {
     #[inline]
     pub(crate) fn va_in_use(&self) -> bool {
         self.va_used.load(Ordering::Acquire)
-    }
-
-    /// `task` with every address it names translated, as [`translate_task`].
-    #[cold]
-    pub(crate) fn translated_task(&self, task: Task) -> Result<Task, SimError> {
-        translate_task(self.lock_engine().mem.va(), task)
     }
 }

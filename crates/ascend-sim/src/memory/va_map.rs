@@ -8,8 +8,9 @@
 //! caches, value waits, the race detector and the sanitizer all see the memory's own address
 //! and two mappings of one physical allocation (in one process or two) are one memory.
 //!
-//! A range must lie within one mapping: memory mapped side by side from two physical
-//! allocations is not one range to a single access (the simulator's limit, said in its error).
+//! [`VaMap::pieces`] cuts a range across mappings side by side into a piece per mapping, so a
+//! copy, a fill or a CMO crosses the seam a piece at a time; [`VaMap::translate`] wants the
+//! range within one mapping (a single access: a word, a local copy of a kernel).
 
 use std::collections::BTreeMap;
 
@@ -163,6 +164,44 @@ impl VaMap {
                 None => "a virtual address in no reserved range".to_string(),
             },
         ))
+    }
+
+    /// The memory `[addr, addr+len)` names, a piece per mapping it crosses: mappings side by
+    /// side in the virtual addresses are one range, whatever memory each maps. Outside the
+    /// reserved halves, the range itself.
+    pub fn pieces(&self, addr: DevAddr, len: u64) -> Result<Vec<(DevAddr, u64)>, SimError> {
+        if self.is_empty() || !is_virtual(addr) {
+            return Ok(vec![(addr, len)]);
+        }
+        let mut out = Vec::new();
+        let (mut at, mut left) = (addr, len.max(1));
+        while left > 0 {
+            let Some((va, m)) = self
+                .maps
+                .range(..=at)
+                .next_back()
+                .filter(|(&va, m)| at - va < m.len)
+            else {
+                // The first byte's own error says why; past it, the gap's.
+                return Err(match out.is_empty() {
+                    true => self.translate(at, left).unwrap_err(),
+                    false => bad(
+                        addr,
+                        len,
+                        format!("nothing is mapped at {at:#x}, inside the range"),
+                    ),
+                });
+            };
+            let off = at - va;
+            let n = left.min(m.len - off);
+            out.push((m.pa + off, n));
+            at += n;
+            left -= n;
+        }
+        if len == 0 {
+            out[0].1 = 0;
+        }
+        Ok(out)
     }
 
     /// Whether no range was ever reserved (the translation's fast path: no address names
