@@ -20,6 +20,15 @@ fn socket(name: &str) -> PathBuf {
     dir.join("device.sock")
 }
 
+/// A new service at a socket named `name`, and this process's runtime on its device 0.
+fn on_new_service(name: &str) -> (PathBuf, Runtime) {
+    let path = socket(name);
+    start_service(&path);
+    let rt = Runtime::shared_device(&path).unwrap();
+    rt.set_device(0).unwrap();
+    (path, rt)
+}
+
 fn start_service(path: &Path) {
     let chip = ascend_chips::ChipProfile::builtin("Ascend910B1").unwrap();
     device_service::spawn(path, chip, Default::default()).unwrap();
@@ -345,10 +354,7 @@ fn a_call_after_the_service_is_gone_fails_with_a_clear_error() {
 
 #[test]
 fn what_the_service_cannot_do_yet_is_refused_with_207000_saying_so() {
-    let path = socket("unsupported");
-    start_service(&path);
-    let rt = Runtime::shared_device(&path).unwrap();
-    rt.set_device(0).unwrap();
+    let (_path, rt) = on_new_service("unsupported");
     // Registered host memory: refused when registered, not accepted and left to drift.
     let prog = ascend_rt::SharedBytes::new(4096);
     let mut dev = Addr::NULL;
@@ -365,10 +371,7 @@ fn what_the_service_cannot_do_yet_is_refused_with_207000_saying_so() {
 
 #[test]
 fn a_value_wait_in_one_process_is_released_by_a_value_write_another_makes_through_ipc_memory() {
-    let path = socket("ipc");
-    start_service(&path);
-    let rt = Runtime::shared_device(&path).unwrap();
-    rt.set_device(0).unwrap();
+    let (path, rt) = on_new_service("ipc");
     let mut flag = Addr::NULL;
     rt.malloc(Some(&mut flag), 4096, malloc_policy::NORMAL_ONLY)
         .unwrap();
@@ -452,10 +455,7 @@ fn a_notify_wait_in_one_process_is_released_by_a_record_of_the_imported_notify_i
 
 #[test]
 fn a_stream_in_one_process_waits_for_an_ipc_event_recorded_in_another() {
-    let path = socket("event");
-    start_service(&path);
-    let rt = Runtime::shared_device(&path).unwrap();
-    rt.set_device(0).unwrap();
+    let (path, rt) = on_new_service("event");
     let mut e = RawEvent::default();
     rt.create_event_ex_with_flag(Some(&mut e), event_flag::IPC)
         .unwrap();
@@ -502,10 +502,7 @@ fn a_stream_in_one_process_waits_for_an_ipc_event_recorded_in_another() {
 #[test]
 fn a_kernel_runs_on_the_shared_device_its_body_in_the_launching_process() {
     use ascend_rt::{Kernel, KernelOps};
-    let path = socket("kernel");
-    start_service(&path);
-    let rt = Runtime::shared_device(&path).unwrap();
-    rt.set_device(0).unwrap();
+    let (_path, rt) = on_new_service("kernel");
     let mut out = Addr::NULL;
     rt.malloc(Some(&mut out), 64 * 4, malloc_policy::NORMAL_ONLY)
         .unwrap();
@@ -536,10 +533,7 @@ fn a_kernel_runs_on_the_shared_device_its_body_in_the_launching_process() {
 
 #[test]
 fn a_kernel_in_one_process_polls_memory_another_process_writes() {
-    let path = socket("poll");
-    start_service(&path);
-    let rt = Runtime::shared_device(&path).unwrap();
-    rt.set_device(0).unwrap();
+    let (path, rt) = on_new_service("poll");
     let mut page = Addr::NULL;
     rt.malloc(Some(&mut page), 4096, malloc_policy::NORMAL_ONLY)
         .unwrap();
@@ -677,10 +671,7 @@ fn a_client_whose_service_ended_fails_every_later_call_even_with_a_new_service_a
 
 #[test]
 fn copies_larger_than_a_frame_go_through_the_service_whole() {
-    let path = socket("big");
-    start_service(&path);
-    let rt = Runtime::shared_device(&path).unwrap();
-    rt.set_device(0).unwrap();
+    let (_path, rt) = on_new_service("big");
     let len = 66 << 20; // more than one frame's worth
     let mut d = Addr::NULL;
     rt.malloc(Some(&mut d), len, malloc_policy::HUGE_FIRST)
@@ -753,10 +744,7 @@ fn an_opened_ipc_event_stays_usable_after_its_creator_is_gone() {
 
 #[test]
 fn page_locked_host_memory_is_the_process_s_own_and_takes_synchronous_copies() {
-    let path = socket("pinned");
-    start_service(&path);
-    let rt = Runtime::shared_device(&path).unwrap();
-    rt.set_device(0).unwrap();
+    let (_path, rt) = on_new_service("pinned");
     let mut dev = Addr::NULL;
     rt.malloc(Some(&mut dev), 4096, malloc_policy::NORMAL_ONLY)
         .unwrap();
@@ -805,10 +793,7 @@ fn export_physical(rt: &Runtime, flags: u64) -> (RawPhysical, Addr, u64) {
 
 #[test]
 fn physical_memory_mapped_in_two_processes_is_one_memory_and_only_listed_processes_import_it() {
-    let path = socket("physical");
-    start_service(&path);
-    let rt = Runtime::shared_device(&path).unwrap();
-    rt.set_device(0).unwrap();
+    let (path, rt) = on_new_service("physical");
     let (h, va, sh) = export_physical(&rt, 0);
     // This process's stream waits on its mapping for the importer's write through its own.
     let mut s = RawStream::NULL;
@@ -853,10 +838,7 @@ fn physical_memory_mapped_in_two_processes_is_one_memory_and_only_listed_process
 
 #[test]
 fn a_killed_importer_leaves_no_mapping_and_the_exporters_memory_is_freed_after_it() {
-    let path = socket("physical-killed");
-    start_service(&path);
-    let rt = Runtime::shared_device(&path).unwrap();
-    rt.set_device(0).unwrap();
+    let (path, rt) = on_new_service("physical-killed");
     let (h, va, sh) = export_physical(&rt, 1);
     let mut holder = child("phys_hold", &path);
     writeln!(holder.stdin.take().unwrap(), "{sh:x}").unwrap();
@@ -1059,10 +1041,7 @@ fn a_peer_that_never_answers_is_no_service_and_the_client_says_so_instead_of_han
 
 #[test]
 fn the_exporter_s_free_ends_its_shareable_handle_even_while_it_still_maps_the_memory() {
-    let path = socket("free-mapped");
-    start_service(&path);
-    let rt = Runtime::shared_device(&path).unwrap();
-    rt.set_device(0).unwrap();
+    let (path, rt) = on_new_service("free-mapped");
     let (h, va, sh) = export_physical(&rt, 1);
     rt.free_physical(h).unwrap();
     // Still mapped here, still readable here; no other process imports it any more.

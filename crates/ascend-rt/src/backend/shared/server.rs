@@ -800,9 +800,9 @@ mod tests {
     use super::DeviceService;
     use crate::backend::sim::SimBackend;
 
-    #[test]
-    fn a_request_for_more_bytes_than_a_frame_holds_is_refused_and_the_service_goes_on() {
-        let dir = std::env::temp_dir().join(format!("service-unit-{}", std::process::id()));
+    /// A connection of process `token` to a new service on a thread, its socket named `name`.
+    fn connected(name: &str, token: u64) -> UnixStream {
+        let dir = std::env::temp_dir().join(format!("service-{name}-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("s.sock");
         let listener = super::bind(&path).unwrap();
@@ -810,7 +810,13 @@ mod tests {
         let service = DeviceService::new(Arc::new(SimBackend::new(chip, Default::default())));
         std::thread::spawn(move || service.serve(listener));
         let mut c = UnixStream::connect(&path).unwrap();
-        wire::send(&mut c, &Request::Hello { pid: 1, token: 7 }).unwrap();
+        wire::send(&mut c, &Request::Hello { pid: 1, token }).unwrap();
+        c
+    }
+
+    #[test]
+    fn a_request_for_more_bytes_than_a_frame_holds_is_refused_and_the_service_goes_on() {
+        let mut c = connected("unit", 7);
         let huge = Request::CopyFromDevice {
             src: 0x1000_0000_0000,
             len: 1 << 40,
@@ -828,15 +834,7 @@ mod tests {
 
     #[test]
     fn window_copies_without_a_window_or_past_it_are_refused_and_the_service_goes_on() {
-        let dir = std::env::temp_dir().join(format!("service-window-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("s.sock");
-        let listener = super::bind(&path).unwrap();
-        let chip = ascend_chips::ChipProfile::builtin("Ascend910B1").unwrap();
-        let service = DeviceService::new(Arc::new(SimBackend::new(chip, Default::default())));
-        std::thread::spawn(move || service.serve(listener));
-        let mut c = UnixStream::connect(&path).unwrap();
-        wire::send(&mut c, &Request::Hello { pid: 1, token: 9 }).unwrap();
+        let mut c = connected("window", 9);
         let mut ask = |req: &Request| -> Reply {
             wire::send(&mut c, req).unwrap();
             wire::receive(&mut c).unwrap().unwrap()
