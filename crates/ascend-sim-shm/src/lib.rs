@@ -22,6 +22,7 @@
 
 use std::fs::{File, OpenOptions};
 use std::io;
+use std::os::fd::AsRawFd;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
@@ -33,6 +34,9 @@ pub struct Window {
     map: MmapRaw,
     len: usize,
 }
+
+/// How a window's file name begins.
+const PREFIX: &str = "ascend-sim-window-";
 
 /// Where windows are made: `/dev/shm` (memory, not a disk) where it exists.
 fn folder() -> PathBuf {
@@ -57,7 +61,7 @@ impl Window {
         use std::sync::atomic::{AtomicU64, Ordering};
         static MADE: AtomicU64 = AtomicU64::new(0);
         let path = folder().join(format!(
-            "ascend-sim-window-{}-{}",
+            "{PREFIX}{}-{}",
             std::process::id(),
             MADE.fetch_add(1, Ordering::Relaxed)
         ));
@@ -67,13 +71,46 @@ impl Window {
             .create_new(true)
             .mode(0o600)
             .open(&path)?;
-        file.set_len(len as u64)?;
+        // The pages are reserved now: a file system too full for them (a small /dev/shm) is
+        // this call's error, not a fault at the first write into the mapping, in either
+        // process.
+        // SAFETY: `posix_fallocate` on a descriptor this function owns, with a range that
+        // fits an `off_t` (checked).
+        let len_off = libc::off_t::try_from(len)
+            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a window too large"))?;
+        let rc = unsafe { libc::posix_fallocate(file.as_raw_fd(), 0, len_off) };
+        if rc != 0 {
+            let _ = std::fs::remove_file(&path);
+            return Err(io::Error::from_raw_os_error(rc));
+        }
         Ok((Self::map(&file, len)?, path))
     }
 
     /// Maps the window another process made at `path` (`len` bytes), and removes the name.
+    /// Only a window's name is taken: a regular file named as [`Window::create`] names them,
+    /// in the folder it makes them in (never a link, a pipe or another file).
     pub fn open(path: &Path, len: usize) -> io::Result<Window> {
-        let file = OpenOptions::new().read(true).write(true).open(path)?;
+        let refuse = |why: &str| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{} is not a copy window: {why}", path.display()),
+            )
+        };
+        let named = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with(PREFIX));
+        if !named || path.parent() != Some(folder().as_path()) {
+            return Err(refuse("not a window's name in the window folder"));
+        }
+        if !std::fs::symlink_metadata(path)?.file_type().is_file() {
+            return Err(refuse("not a regular file"));
+        }
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+            .open(path)?;
         let size = file.metadata()?.len();
         let _ = std::fs::remove_file(path);
         if size < len as u64 {
@@ -155,5 +192,32 @@ mod tests {
         assert_eq!(out, data);
         assert!(a.write_at((1 << 20) - 4, &[0; 8]).is_err());
         assert!(b.read_at(usize::MAX, &mut [0; 1]).is_err());
+    }
+
+    #[test]
+    fn a_window_the_file_system_has_no_room_for_is_refused_when_made_not_at_first_write() {
+        // Far more than any machine's /dev/shm holds: the pages are reserved at creation, so
+        // the failure is the creation's (it was a fault at the first write into the page).
+        let e = Window::create(1 << 44).unwrap_err();
+        assert!(
+            matches!(e.raw_os_error(), Some(libc::ENOSPC) | Some(libc::EFBIG)),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn only_a_window_s_file_is_opened_and_nothing_else_is_removed() {
+        let dir = std::env::temp_dir().join(format!("shm-open-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let precious = dir.join("precious");
+        std::fs::write(&precious, b"keep").unwrap();
+        assert!(Window::open(&precious, 4).is_err());
+        assert_eq!(std::fs::read(&precious).unwrap(), b"keep", "left as it was");
+        // A link named like a window, in the window folder, is no window either.
+        let link = folder().join(format!("{PREFIX}link-{}", std::process::id()));
+        std::os::unix::fs::symlink(&precious, &link).unwrap();
+        assert!(Window::open(&link, 4).is_err());
+        let _ = std::fs::remove_file(&link);
+        assert_eq!(std::fs::read(&precious).unwrap(), b"keep");
     }
 }
