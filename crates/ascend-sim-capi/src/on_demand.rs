@@ -71,25 +71,23 @@ fn command() -> Result<PathBuf, String> {
 
 /// An exclusive lock on `path`, held for as long as the returned file stays open.
 fn take_lock(path: &Path) -> Result<std::fs::File, String> {
-    {
-        let f = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(path)
-            .map_err(|e| format!("the lock file {}: {e}", path.display()))?;
-        use std::os::fd::AsRawFd;
-        // SAFETY: `flock` on a descriptor this function owns; it blocks until the lock is had.
-        let rc = unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) };
-        if rc != 0 {
-            return Err(format!(
-                "the lock file {}: {}",
-                path.display(),
-                std::io::Error::last_os_error()
-            ));
-        }
-        Ok(f)
+    let f = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)
+        .map_err(|e| format!("the lock file {}: {e}", path.display()))?;
+    use std::os::fd::AsRawFd;
+    // SAFETY: `flock` on a descriptor this function owns; it blocks until the lock is had.
+    let rc = unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) };
+    if rc != 0 {
+        return Err(format!(
+            "the lock file {}: {}",
+            path.display(),
+            std::io::Error::last_os_error()
+        ));
     }
+    Ok(f)
 }
 
 /// Makes sure a service answers at `socket`, starting one for `soc` if none does.

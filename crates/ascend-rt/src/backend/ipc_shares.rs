@@ -85,8 +85,25 @@ fn driver(kind: ErrorCode, message: String) -> BackendError {
 fn unknown(key: &str) -> BackendError {
     driver(
         ErrorCode::RtParamInvalid,
-        format!("the IPC key {key:?} names nothing exported (never exported, closed by its exporter, or of another kind)"),
+        format!("the {} names nothing exported (never exported, closed by its exporter, or of another kind)", named(key)),
     )
+}
+
+/// How the key of a share is said: a shareable handle by its number, an IPC key as text.
+fn named(key: &str) -> String {
+    match key.strip_prefix(SHAREABLE_PREFIX) {
+        Some(handle) => format!("shareable handle {handle}"),
+        None => format!("IPC key {key:?}"),
+    }
+}
+
+/// The calls that list the processes a share admits.
+fn pid_calls(key: &str) -> &'static str {
+    if key.starts_with(SHAREABLE_PREFIX) {
+        "aclrtMemSetPidToShareableHandle"
+    } else {
+        "aclrtIpcMemSetImportPid or aclrtNotifySetImportPid"
+    }
 }
 
 impl IpcShares {
@@ -162,7 +179,11 @@ impl IpcShares {
         if share.exporter != caller {
             return Err(driver(
                 ErrorCode::RtNoPermission,
-                format!("only the process that exported IPC key {key:?} (pid {}) may set whom it admits", share.exporter),
+                format!(
+                    "only the process that exported {} (pid {}) may set whom it admits",
+                    named(key),
+                    share.exporter
+                ),
             ));
         }
         match &mut share.whitelist {
@@ -173,7 +194,8 @@ impl IpcShares {
             None => Err(driver(
                 ErrorCode::RtNoPermission,
                 format!(
-                    "IPC key {key:?} was exported without pid validation: it has no list to set"
+                    "{} was exported without pid validation: it has no list to set",
+                    named(key)
                 ),
             )),
         }
@@ -200,7 +222,7 @@ impl IpcShares {
             Shared::Notify(n) => Ok((n, device)),
             Shared::Memory { .. } => Err(driver(
                 ErrorCode::RtNoNotifyResource,
-                format!("the IPC key {key:?} names memory, not a notify"),
+                format!("the {} names memory, not a notify", named(key)),
             )),
         }
     }
@@ -218,7 +240,9 @@ impl IpcShares {
                 return Err(driver(
                     ErrorCode::RtNoPermission,
                     format!(
-                        "process {importer} is not on the whitelist of IPC key {key:?} (set by its exporter with aclrtIpcMemSetImportPid or aclrtNotifySetImportPid, by the pid aclrtDeviceGetBareTgid gives)"
+                        "process {importer} is not on the whitelist of {} (set by its exporter with {}, by the pid aclrtDeviceGetBareTgid gives)",
+                        named(key),
+                        pid_calls(key)
                     ),
                 ));
             }
@@ -267,7 +291,7 @@ impl IpcShares {
         if share.exporter != caller {
             return Err(driver(
                 ErrorCode::RtNoPermission,
-                format!("IPC key {key:?} was not imported by this process, and only its exporter (pid {}) may destroy it", share.exporter),
+                format!("{} was not imported by this process, and only its exporter (pid {}) may destroy it", named(key), share.exporter),
             ));
         }
         share.closed = true;
@@ -317,9 +341,12 @@ impl IpcShares {
     }
 }
 
+/// How the keys of shareable handles begin.
+const SHAREABLE_PREFIX: &str = "ascend-sim-shareable-";
+
 /// The key a shareable handle of physical memory is kept under.
 fn shareable_key(handle: u64) -> String {
-    format!("ascend-sim-shareable-{handle:#x}")
+    format!("{SHAREABLE_PREFIX}{handle:#x}")
 }
 
 /// Physical memory shared by a shareable handle (`aclrtMemExportToShareableHandle`): a key of
@@ -353,13 +380,11 @@ impl IpcShares {
     /// Sets the processes that may import `handle` (its exporter's call).
     pub fn set_shareable_pids(&self, handle: u64, pids: &[i32], caller: u32) -> BResult<()> {
         self.set_pids(&shareable_key(handle), pids, caller, false)
-            .map_err(|e| shareable_words(e, handle))
     }
 
     /// Its exporter freed the memory `handle` shares: no new import (open ones stay).
     pub fn close_shareable(&self, handle: u64, caller: u32) -> BResult<()> {
         self.destroy(&shareable_key(handle), caller, false)
-            .map_err(|e| shareable_words(e, handle))
     }
 
     /// The device of the memory `handle` names, without importing it.
@@ -369,44 +394,18 @@ impl IpcShares {
         g.1.get(&key)
             .filter(|s| !s.closed)
             .map(|s| s.device)
-            .ok_or_else(|| shareable_words(unknown(&key), handle))
+            .ok_or_else(|| unknown(&key))
     }
 
     /// `importer` imports the memory `handle` names.
     pub fn import_shareable(&self, handle: u64, importer: u32) -> BResult<IpcImport> {
         self.import(&shareable_key(handle), importer)
-            .map_err(|e| shareable_words(e, handle))
     }
 
     /// `caller` closes one import of `handle`; returns the memory to free now, as
     /// [`IpcShares::close_import`].
     pub fn close_shareable_import(&self, handle: u64, caller: u32) -> BResult<Option<(u32, u64)>> {
         self.close_import(&shareable_key(handle), caller)
-    }
-}
-
-/// An error about a shareable handle's key, said of the handle.
-fn shareable_words(e: BackendError, handle: u64) -> BackendError {
-    match e {
-        BackendError::Library(mut a) => {
-            let key = format!("{:?}", shareable_key(handle));
-            a.message = a
-                .message
-                .replace(
-                    &format!("the IPC key {key}"),
-                    &format!("the shareable handle {handle:#x}"),
-                )
-                .replace(
-                    &format!("IPC key {key}"),
-                    &format!("shareable handle {handle:#x}"),
-                )
-                .replace(
-                    "aclrtIpcMemSetImportPid or aclrtNotifySetImportPid",
-                    "aclrtMemSetPidToShareableHandle",
-                );
-            BackendError::Library(a)
-        }
-        other => other,
     }
 }
 

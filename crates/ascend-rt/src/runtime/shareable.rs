@@ -335,10 +335,7 @@ impl Runtime {
         let exporter_device = self.backend.shareable_device(shareable)?;
         let current = {
             let st = self.lock();
-            Self::current_device(&st, api)?.1
-        };
-        {
-            let st = self.lock();
+            let current = Self::current_device(&st, api)?.1;
             let mine = st
                 .vmm
                 .physical
@@ -355,7 +352,8 @@ impl Runtime {
                     format!("shareable handle {shareable:#x}: {why}"),
                 ));
             }
-        }
+            current
+        };
         let got = self
             .backend
             .import_shareable(shareable, device, std::process::id())?;

@@ -15,7 +15,12 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use super::wire::{self, ProcessStatus, Reply, Request, WireError, WireFault, WireTask};
+
+mod copy_window;
+mod outputs;
+
 use crate::backend::{Backend, BackendError, EventId, ModelId, NotifyId, StreamId, SyncCopy, Task};
+pub use outputs::Outputs;
 
 /// What one process owns.
 #[derive(Debug, Default)]
@@ -39,6 +44,16 @@ struct Owned {
     window: Option<Arc<ascend_sim_shm::Window>>,
 }
 
+impl Owned {
+    /// How the simulator names the process ("process 1234"), made once.
+    fn name(&mut self) -> std::sync::Arc<str> {
+        let pid = self.pid;
+        self.site
+            .get_or_insert_with(|| format!("process {pid}").into())
+            .clone()
+    }
+}
+
 /// The service's books: the processes, and how many of them have each device open.
 #[derive(Debug, Default)]
 struct Books {
@@ -46,36 +61,6 @@ struct Books {
     open_count: HashMap<u32, usize>,
     /// Processes served since the start.
     served: u64,
-}
-
-/// The files a service writes each time a process has gone: the run report and the trace of
-/// every process that used the device so far, one file each.
-#[derive(Debug, Clone, Default)]
-pub struct Outputs {
-    /// Where the run report goes (JSON, as `ASCEND_SIM_REPORT`).
-    pub report: Option<std::path::PathBuf>,
-    /// Where the trace goes (Chrome trace, as `ASCEND_SIM_TRACE`): a track group per process.
-    pub trace: Option<std::path::PathBuf>,
-}
-
-/// A copy window that cannot be used.
-fn window_error(e: impl std::fmt::Display) -> BackendError {
-    BackendError::Unsupported(format!("the process's copy window: {e}"))
-}
-
-/// Runs `f` on a staging buffer of `len` bytes, the connection thread's own and kept for its
-/// next copy (fresh pages for every copy would cost a fault per page).
-fn with_staging<R>(len: usize, f: impl FnOnce(&mut [u8]) -> R) -> R {
-    thread_local! {
-        static STAGING: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-    }
-    STAGING.with(|s| {
-        let mut s = s.borrow_mut();
-        if s.len() < len {
-            s.resize(len, 0);
-        }
-        f(&mut s[..len])
-    })
 }
 
 /// The service over `backend` (a simulator).
@@ -127,52 +112,16 @@ impl DeviceService {
         })
     }
 
-    /// Writes the run report and trace of every process so far where `outputs` asks for them.
-    pub fn write_outputs(&self) {
-        let Some(sim) = self.backend.simulator() else {
-            return;
-        };
-        let files = [
-            (&self.outputs.report, "run report", sim.report_json()),
-            (&self.outputs.trace, "trace", sim.trace_json()),
-        ];
-        for (path, what, json) in files {
-            if let Some(path) = path {
-                if let Err(e) = std::fs::write(path, json) {
-                    ascend_types::warn_user!(
-                        "device service: cannot write the {what} to {path:?}: {e}"
-                    );
-                }
-            }
-        }
-    }
-
-    /// `token`'s copy window, which holds `len` bytes.
-    fn window_of(
-        &self,
-        token: u64,
-        len: u64,
-    ) -> crate::backend::BResult<Arc<ascend_sim_shm::Window>> {
-        let w = self
-            .with_owned(token, |o| o.window.clone())
-            .ok_or_else(|| {
-                BackendError::Unsupported("a window copy before the process gave its window".into())
-            })?;
-        if len > w.len() as u64 {
-            return Err(window_error(format!(
-                "{len} bytes do not fit the {}-byte window",
-                w.len()
-            )));
-        }
-        Ok(w)
-    }
-
     /// Stream `stream` is `token`'s process's: the run report and the trace say so.
     fn label_stream(&self, token: u64, stream: StreamId) {
         if let Some(sim) = self.backend.simulator() {
-            let pid = self.with_owned(token, |o| o.pid);
-            sim.label_stream(stream, &format!("process {pid}"));
+            sim.label_stream(stream, &self.process_name(token));
         }
+    }
+
+    /// How the simulator names `token`'s process ("process 1234").
+    fn process_name(&self, token: u64) -> std::sync::Arc<str> {
+        self.with_owned(token, Owned::name)
     }
 
     fn books(&self) -> std::sync::MutexGuard<'_, Books> {
@@ -228,15 +177,18 @@ impl DeviceService {
                 return;
             }
             Ok(Some(Request::Hello { pid, token })) => {
+                let name = {
+                    let mut b = self.books();
+                    if !b.processes.contains_key(&token) {
+                        b.served += 1;
+                    }
+                    let p = b.processes.entry(token).or_default();
+                    p.pid = pid;
+                    p.connections += 1;
+                    p.name()
+                };
                 // What this thread does to the device is the process's.
-                ascend_sim::label_host_thread(Some(&format!("process {pid}")));
-                let mut b = self.books();
-                if !b.processes.contains_key(&token) {
-                    b.served += 1;
-                }
-                let p = b.processes.entry(token).or_default();
-                p.pid = pid;
-                p.connections += 1;
+                ascend_sim::label_host_thread(Some(&name));
                 token
             }
             _ => return,
@@ -370,12 +322,7 @@ impl DeviceService {
         let Some(sim) = self.backend.simulator() else {
             return;
         };
-        let site = self.with_owned(token, |o| {
-            o.site
-                .get_or_insert_with(|| format!("process {}", o.pid).into())
-                .clone()
-        });
-        sim.note_task_site(ascend_types::TaskId(task), site);
+        sim.note_task_site(ascend_types::TaskId(task), self.process_name(token));
     }
 
     fn answer(&self, token: u64, req: Request) -> Answer {
@@ -464,33 +411,15 @@ impl DeviceService {
                 unit(be.memcpy(SyncCopy::HostToDevice { dst, src: &data }))?
             }
             Request::Window { path, len } => {
-                if len > wire::WINDOW_MAX {
-                    return Err(BackendError::Unsupported(format!(
-                        "a copy window of {len} bytes (at most {})",
-                        wire::WINDOW_MAX
-                    )));
-                }
-                let w = ascend_sim_shm::Window::open(std::path::Path::new(&path), len as usize)
-                    .map_err(|e| {
-                        BackendError::Unsupported(format!("the copy window {path}: {e}"))
-                    })?;
-                self.with_owned(token, |o| o.window = Some(Arc::new(w)));
+                self.take_window(token, &path, len)?;
                 Reply::Unit
             }
             Request::CopyInWindow { dst, len } => {
-                let w = self.window_of(token, len)?;
-                with_staging(len as usize, |buf| {
-                    w.read_at(0, buf).map_err(window_error)?;
-                    be.memcpy(SyncCopy::HostToDevice { dst, src: buf })
-                })?;
+                self.copy_in_window(token, dst, len)?;
                 Reply::Unit
             }
             Request::CopyOutWindow { src, len } => {
-                let w = self.window_of(token, len)?;
-                with_staging(len as usize, |buf| {
-                    be.memcpy(SyncCopy::DeviceToHost { dst: buf, src })?;
-                    w.write_at(0, buf).map_err(window_error)
-                })?;
+                self.copy_out_window(token, src, len)?;
                 Reply::Unit
             }
             Request::CopyFromDevice { src, len } => {
