@@ -289,6 +289,28 @@ fn pick(b: &mut Bytes, v: &[usize]) -> *mut c_void {
     }
 }
 
+/// The destination and count of a fill (`aclrtMemset`, `aclrtMemsetAsync`): both write host
+/// memory at the call, as CANN's runtime and driver do, so a host destination is this
+/// target's buffer with a count that fits it, never a garbage address; the others are a stale
+/// device address, NULL, or one `aclrtMalloc` gave out.
+fn fill_destination(
+    b: &mut Bytes,
+    host: &mut [u8; HOST],
+    m: &Model,
+    addrs: &[usize],
+) -> (*mut c_void, usize) {
+    match b.u8() % 4 {
+        0 => {
+            let o = b.u32() as usize % (HOST + 1);
+            let n = b.small().min(HOST - o);
+            // In bounds: `o <= HOST`.
+            (host[o..].as_mut_ptr() as *mut c_void, n)
+        }
+        1 => (m.stale(b) as *mut c_void, b.small()),
+        _ => (pick_device(b, addrs), b.small()),
+    }
+}
+
 /// NULL or a value `aclrtMalloc` gave out (live or freed since): never a garbage address
 /// outside the device window, which a call that fills host memory would dereference.
 fn pick_device(b: &mut Bytes, v: &[usize]) -> *mut c_void {
@@ -470,23 +492,13 @@ fn run(data: &[u8]) {
                     aclrtCmoAsyncWithDesc(d, t, s, null());
                 }
                 14 => {
-                    let (a, v, n) = (pick(&mut b, &addrs), b.u32() as i32, b.small());
+                    let v = b.u32() as i32;
+                    let (a, n) = fill_destination(&mut b, &mut host, &m, &addrs);
                     aclrtMemset(a, n, v, n);
                 }
                 15 => {
-                    // An asynchronous fill of host memory writes it at the call, as CANN's
-                    // runtime does: a host destination is this target's buffer with a count
-                    // that fits it, never a garbage address.
                     let (v, s) = (b.u32() as i32, pick(&mut b, &streams));
-                    let (a, n) = match b.u8() % 4 {
-                        0 => {
-                            let o = b.u32() as usize % (HOST + 1);
-                            let n = b.small().min(HOST - o);
-                            (host.as_mut_ptr().add(o) as *mut c_void, n)
-                        }
-                        1 => (m.stale(&mut b) as *mut c_void, b.small()),
-                        _ => (pick_device(&mut b, &addrs), b.small()),
-                    };
+                    let (a, n) = fill_destination(&mut b, &mut host, &m, &addrs);
                     aclrtMemsetAsync(a, n, v, n, s);
                 }
                 16 => {
