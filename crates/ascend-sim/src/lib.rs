@@ -49,7 +49,7 @@ mod trace_host;
 mod types;
 
 pub use engine::DueHostCall;
-pub use facade::{label_host_thread, service_thread, untracked, Sim};
+pub use facade::{label_host_thread, service_thread, untracked, Sim, WatchedEnd};
 pub use progress::RunProgress;
 pub use report::RunReport;
 pub use sync::UNBOUNDED_WAIT;

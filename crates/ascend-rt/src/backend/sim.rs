@@ -267,7 +267,7 @@ impl Drop for SimBackend {
 }
 
 /// What a simulator error says happened.
-fn m(err: SimError) -> BackendError {
+pub(crate) fn m(err: SimError) -> BackendError {
     let text = err.to_string();
     // Exhaustive: a new class of simulator error must be mapped here.
     match err.class() {

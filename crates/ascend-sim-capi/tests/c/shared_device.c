@@ -2,7 +2,9 @@
  * memory it exports under a key; the importer, once on the key's whitelist, imports it and
  * writes the value that releases the wait. The test drives both through stdin and stdout:
  *   exporter: prints "KEY <key>", reads the importer's pid, whitelists it, queues the wait,
- *             prints "WAITING", synchronizes (released by the importer), checks the value;
+ *             queues a copy of the value into page-locked memory behind the wait, prints
+ *             "WAITING", synchronizes (released by the importer), checks the value and the
+ *             copy;
  *   importer: prints "PID <bare tgid>", waits for a line on stdin, imports, writes, closes. */
 #include <stdint.h>
 #include <string.h>
@@ -16,6 +18,7 @@ static int exporter(void) {
     char key[65] = {0};
     int32_t pid = 0;
     uint64_t got = 0;
+    uint64_t *copied = NULL;
     CHECK(aclrtSetDevice(0));
     CHECK(aclrtCreateStream(&s));
     CHECK(aclrtMalloc(&flag, 4096, ACL_MEM_MALLOC_NORMAL_ONLY));
@@ -31,6 +34,9 @@ static int exporter(void) {
     }
     CHECK(aclrtIpcMemSetImportPid(key, &pid, 1));
     CHECK(aclrtValueWait(flag, 123, ACL_STREAM_WAIT_VALUE_EQ, s));
+    CHECK(aclrtMallocHost((void **)&copied, 8));
+    *copied = 0;
+    CHECK(aclrtMemcpyAsync(copied, 8, flag, 8, ACL_MEMCPY_DEVICE_TO_HOST, s));
     printf("WAITING\n");
     fflush(stdout);
     CHECK(aclrtSynchronizeStream(s)); /* released by the other process's value write */
@@ -39,6 +45,12 @@ static int exporter(void) {
         printf("FAILURE: the flag holds %llu, not 123\n", (unsigned long long)got);
         return 1;
     }
+    if (*copied != 123) {
+        printf("FAILURE: the copy queued behind the wait holds %llu, not 123\n",
+               (unsigned long long)*copied);
+        return 1;
+    }
+    CHECK(aclrtFreeHost(copied));
     printf("released by the importer: 123\n");
     CHECK(aclrtIpcMemClose(key));
     CHECK(aclrtFree(flag));

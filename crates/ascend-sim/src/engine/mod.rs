@@ -280,6 +280,9 @@ pub struct Engine {
     /// the latest 1,024 such streams (a host thread waiting on one reads it as soon as it
     /// wakes).
     pub dropped_with_work: std::collections::VecDeque<(u64, Vec<u64>)>,
+    /// Tasks whose end the host asks about later ([`crate::Sim::watched_end`]): `None` while
+    /// not ended, `Some(true)` once run without a fault, `Some(false)` once faulted.
+    pub watched: HashMap<u64, Option<bool>>,
 }
 
 /// The most task faults [`Engine::fault_log`] keeps for the host.
@@ -320,6 +323,7 @@ impl Engine {
             dropped_host_calls: Vec::new(),
             retired_host_calls: Vec::new(),
             dropped_with_work: std::collections::VecDeque::new(),
+            watched: HashMap::new(),
             events_due: EventQueue::default(),
             mem,
             desc_blocks: HashMap::new(),

@@ -364,6 +364,11 @@ impl Engine {
             return;
         };
         let fault = fault.map(|f| self.task_sites.said_for_task(&f, task.id));
+        if !self.watched.is_empty() {
+            if let Some(end) = self.watched.get_mut(&task.id) {
+                *end = Some(fault.is_none());
+            }
+        }
         st.slots_used -= task.slots;
         st.tasks_done += 1;
         let ran = now.saturating_sub(st.head_start);

@@ -20,6 +20,9 @@ mod reports;
 mod running_host_calls;
 mod streams;
 mod virtual_memory;
+mod watched;
+
+pub use watched::WatchedEnd;
 
 use std::sync::{Arc, PoisonError};
 use std::time::Duration;

@@ -91,7 +91,8 @@ impl Sim {
         let mut last = None;
         for (i, t) in self.split_task(task)?.into_iter().enumerate() {
             let ns = if i == 0 { host_ns } else { 0 };
-            last = Some(self.submit_work(stream, Work::User(narrow_cmo_length(t)), ns)?);
+            let work = Work::User(narrow_cmo_length(t));
+            last = Some(self.submit_work(stream, work, ns)?);
         }
         last.ok_or_else(|| SimError::BadAddress {
             addr: 0,
@@ -119,15 +120,36 @@ impl Sim {
 
     /// Queues (or, on a model-bound stream, records) `work`, waiting for room in the queue.
     fn submit_work(&self, stream: StreamId, work: Work, host_ns: u64) -> Result<TaskId, SimError> {
+        let id = self.submit_work_watched(stream, work, host_ns, false)?;
+        id.ok_or(SimError::Unknown {
+            kind: "stream",
+            id: stream.0,
+        })
+    }
+
+    /// [`Sim::submit_work`]; with `watch`, the task's end is kept for [`Sim::watched_end`],
+    /// and a model-bound stream takes nothing (`None`: a recorded task runs at every run of
+    /// its model, not once).
+    pub(super) fn submit_work_watched(
+        &self,
+        stream: StreamId,
+        work: Work,
+        host_ns: u64,
+        watch: bool,
+    ) -> Result<Option<TaskId>, SimError> {
         let s = stream.0;
         let mut g = self.lock();
         if host_ns > 0 {
             g = self.charge(g, host_ns);
         }
         if g.stream(s)?.model.is_some() {
+            if watch {
+                self.release(g);
+                return Ok(None);
+            }
             let r = g.record(s, work);
             self.release(g);
-            return r.map(TaskId);
+            return r.map(|id| Some(TaskId(id)));
         }
         let slots = g.slots_of(&work);
         let cap = g.queue_capacity();
@@ -140,8 +162,11 @@ impl Sim {
         r?;
         g.stream(s)?;
         let id = g.enqueue(s, work);
+        if watch {
+            g.watched.insert(id, None);
+        }
         self.release(g);
-        Ok(TaskId(id))
+        Ok(Some(TaskId(id)))
     }
 
     /// Blocks until every task submitted to `stream` so far has completed; `timeout_ms`
@@ -238,7 +263,7 @@ impl Sim {
 
 /// The runtime's CMO task carries a 32-bit length: a size of 4 GiB or more wraps, as on the
 /// device (the runtime stores the size in a 32-bit field of the task).
-fn narrow_cmo_length(task: Task) -> Task {
+pub(super) fn narrow_cmo_length(task: Task) -> Task {
     const LENGTH_FIELD: u64 = u32::MAX as u64;
     match task {
         Task::Cmo { op, addr, len } => Task::Cmo {

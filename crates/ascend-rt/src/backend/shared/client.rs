@@ -14,9 +14,10 @@ use ascend_chips::ChipProfile;
 use super::wire::{self, Reply, Request, WireTask};
 
 mod copy_window;
+mod landings;
 use crate::backend::{
     BResult, BackendError, DeviceCall, Devices, EventId, Events, HostBuf, HostCallThread,
-    HostCalls, HostFn, Inspect, Memory, ModelId, Models, NotifyId, PhysicalImport, StreamId,
+    HostCalls, HostFn, Inspect, Loc, Memory, ModelId, Models, NotifyId, PhysicalImport, StreamId,
     Streams, SyncCopy, Task, TaskFaultInfo, VirtualMemory,
 };
 use crate::error::{AclError, ErrorCode};
@@ -38,6 +39,8 @@ pub struct SharedDeviceClient {
     /// The window host copies pass their bytes through, made at the first large copy
     /// (`Err`: the service could not take one; copies then carry their bytes in the request).
     copy_window: Mutex<Option<Result<ascend_sim_shm::Window, ()>>>,
+    /// Its copies into its host memory whose bytes have not landed.
+    landings: Mutex<landings::Landings>,
     _presence: UnixStream,
 }
 
@@ -96,6 +99,7 @@ impl SharedDeviceClient {
             dead: Default::default(),
             idle: Mutex::new(vec![first]),
             copy_window: Mutex::new(None),
+            landings: Mutex::default(),
             _presence: presence,
         })
     }
@@ -152,6 +156,11 @@ impl SharedDeviceClient {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .push(conn);
+        // What has landed in host memory is in place before the call returns.
+        if !matches!(req, Request::Launch { .. } | Request::TakeLandings) && self.landings_waiting()
+        {
+            self.take_landings();
+        }
         answer
     }
 
@@ -507,31 +516,36 @@ impl Streams for SharedDeviceClient {
             });
         }
         // An asynchronous copy of more host bytes than a frame holds goes as several, in
-        // order on the stream.
-        if let Task::Memcpy {
-            dst: ascend_types::Loc::Device(d),
-            src: src @ ascend_types::Loc::Host { .. },
-            len,
-        } = &task
-        {
-            if *len as usize > wire::CHUNK {
-                let mut id = 0;
+        // order on the stream; a copy into host memory lands when it has run.
+        if let Task::Memcpy { dst, src, len } = &task {
+            if let Loc::Host { buf, offset } = src {
+                self.refuse_reading_unlanded(buf, *offset, *len)?;
+            }
+            let into_host = matches!(dst, Loc::Host { .. });
+            let host = into_host || matches!(src, Loc::Host { .. });
+            if into_host || (host && *len as usize > wire::CHUNK) {
                 let mut done = 0u64;
-                while done < *len {
+                loop {
                     let n = (*len - done).min(wire::CHUNK as u64);
                     let part = Task::Memcpy {
-                        dst: ascend_types::Loc::Device(d + done),
+                        dst: dst.advanced(done as usize),
                         src: src.advanced(done as usize),
                         len: n,
                     };
-                    let part = WireTask::from_task(&part).map_err(|what| unsupported(&what))?;
-                    id = self.u64(Request::Launch {
-                        stream: stream.0,
-                        task: part,
-                    })?;
+                    let id = if into_host {
+                        self.launch_landing(stream, &part)?
+                    } else {
+                        let part = WireTask::from_task(&part).map_err(|what| unsupported(&what))?;
+                        self.u64(Request::Launch {
+                            stream: stream.0,
+                            task: part,
+                        })?
+                    };
                     done += n;
+                    if done >= *len {
+                        return Ok(id);
+                    }
                 }
-                return Ok(id);
             }
         }
         let task = WireTask::from_task(&task).map_err(|what| unsupported(&what))?;

@@ -17,6 +17,7 @@ use std::sync::{Arc, Mutex};
 use super::wire::{self, ProcessStatus, Reply, Request, WireError, WireFault, WireTask};
 
 mod copy_window;
+mod landings;
 mod outputs;
 
 use crate::backend::{Backend, BackendError, EventId, ModelId, NotifyId, StreamId, SyncCopy, Task};
@@ -42,6 +43,8 @@ struct Owned {
     site: Option<std::sync::Arc<str>>,
     /// The window its host copies pass their bytes through, once it gave one.
     window: Option<Arc<ascend_sim_shm::Window>>,
+    /// Its copies into its host memory whose bytes it has not taken.
+    landings: landings::Landings,
 }
 
 impl Owned {
@@ -70,6 +73,8 @@ pub(crate) struct DeviceService {
     soc: String,
     books: Mutex<Books>,
     outputs: Outputs,
+    /// Held while a process takes what landed in its host memory.
+    taking: Mutex<()>,
 }
 
 impl std::fmt::Debug for DeviceService {
@@ -109,6 +114,7 @@ impl DeviceService {
             soc,
             books: Mutex::new(Books::default()),
             outputs,
+            taking: Mutex::new(()),
         })
     }
 
@@ -255,6 +261,7 @@ impl DeviceService {
         };
         let be = &self.backend;
         be.ipc_forget_process(owned.pid);
+        self.forget_landings(&owned.landings);
         for &stream in owned.streams.keys() {
             let _ = be.destroy_stream(StreamId(stream), true);
         }
@@ -468,6 +475,10 @@ impl DeviceService {
                 self.note_process(token, id);
                 Reply::U64(id)
             }
+            Request::Launch { stream, task } if task.lands_on_host() => {
+                self.launch_landing(token, stream, task)?
+            }
+            Request::TakeLandings => self.take_landings(token)?,
             Request::Launch { stream, task } => {
                 let task = task.into_task().map_err(BackendError::Unsupported)?;
                 let id = be.launch(StreamId(stream), task)?;

@@ -5,7 +5,8 @@
 //! Handles and addresses are the service's backend's own numbers; enum values travel as their
 //! raw ACL values. A task travels as a [`WireTask`]: the kinds whose arguments are plain data
 //! (host bytes a copy reads are sent with it, as the front end's staging of pageable memory
-//! already snapshotted them).
+//! already snapshotted them; the bytes a copy into host memory writes come back in
+//! [`Reply::Landings`] once it has run).
 
 use std::io::{Read, Write};
 use std::sync::Arc;
@@ -149,6 +150,9 @@ pub enum Request {
         stream: u64,
     },
     TakeTaskFaults,
+    /// The process's copies into host memory that have ended since it last asked:
+    /// [`Reply::Landings`].
+    TakeLandings,
     CreateEvent {
         device: u32,
         flags: u32,
@@ -333,6 +337,19 @@ pub enum WireTask {
         #[serde(with = "serde_bytes")]
         data: Vec<u8>,
     },
+    /// A copy from device memory into the client's host memory: the service copies into a
+    /// buffer of its own, whose bytes the client takes once the copy has run
+    /// ([`Request::TakeLandings`]).
+    CopyDeviceToHost {
+        src: u64,
+        len: u64,
+    },
+    /// A copy from host bytes (sent with the task) into the client's host memory, in stream
+    /// order, taken as [`WireTask::CopyDeviceToHost`]'s bytes are.
+    CopyHostToHost {
+        #[serde(with = "serde_bytes")]
+        data: Vec<u8>,
+    },
     Memset {
         addr: u64,
         value: u8,
@@ -392,17 +409,16 @@ impl WireTask {
                     src: *s,
                     len: *len,
                 },
-                (Loc::Device(d), Loc::Host { buf, offset }) => {
-                    let b = buf.lock().unwrap_or_else(|p| p.into_inner());
-                    let end = offset.saturating_add(*len as usize).min(b.len());
-                    WireTask::CopyHostToDevice {
-                        dst: *d,
-                        data: b[(*offset).min(end)..end].to_vec(),
-                    }
+                (Loc::Device(d), Loc::Host { buf, offset }) => WireTask::CopyHostToDevice {
+                    dst: *d,
+                    data: host_bytes(buf, *offset, *len),
+                },
+                (Loc::Host { .. }, Loc::Device(s)) => {
+                    WireTask::CopyDeviceToHost { src: *s, len: *len }
                 }
-                (Loc::Host { .. }, _) => {
-                    return Err("an asynchronous copy into host memory".into());
-                }
+                (Loc::Host { .. }, Loc::Host { buf, offset }) => WireTask::CopyHostToHost {
+                    data: host_bytes(buf, *offset, *len),
+                },
             },
             Task::Memset { addr, value, len } => WireTask::Memset {
                 addr: *addr,
@@ -470,6 +486,19 @@ impl WireTask {
                     offset: 0,
                 },
             },
+            WireTask::CopyDeviceToHost { src, len } => Task::Memcpy {
+                dst: landing(len)?,
+                src: Loc::Device(src),
+                len,
+            },
+            WireTask::CopyHostToHost { data } => Task::Memcpy {
+                dst: landing(data.len() as u64)?,
+                len: data.len() as u64,
+                src: Loc::Host {
+                    buf: Arc::new(std::sync::Mutex::new(data)),
+                    offset: 0,
+                },
+            },
             WireTask::Memset { addr, value, len } => Task::Memset { addr, value, len },
             WireTask::Cmo { op, addr, len } => Task::Cmo {
                 op: cmo(op)?,
@@ -502,6 +531,46 @@ impl WireTask {
     }
 }
 
+impl WireTask {
+    /// A copy into the client's host memory: its bytes go back once it has run.
+    pub fn lands_on_host(&self) -> bool {
+        matches!(
+            self,
+            WireTask::CopyDeviceToHost { .. } | WireTask::CopyHostToHost { .. }
+        )
+    }
+}
+
+/// The `len` bytes of `buf` from `offset` (fewer where it ends first).
+fn host_bytes(buf: &ascend_types::HostBuf, offset: usize, len: u64) -> Vec<u8> {
+    let b = buf.lock().unwrap_or_else(|p| p.into_inner());
+    let end = offset.saturating_add(len as usize).min(b.len());
+    b[offset.min(end)..end].to_vec()
+}
+
+/// The service's buffer a copy into a client's host memory lands in.
+fn landing(len: u64) -> Result<Loc, String> {
+    if len > CHUNK as u64 {
+        return Err(format!(
+            "a copy of {len} bytes into host memory in one task (at most {CHUNK} go in one)"
+        ));
+    }
+    Ok(Loc::Host {
+        buf: Arc::new(std::sync::Mutex::new(vec![0u8; len as usize])),
+        offset: 0,
+    })
+}
+
+/// A copy into a client's host memory that has ended ([`Reply::Landings`]).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Landed {
+    /// The task number its launch answered.
+    pub task: u64,
+    /// Its bytes, or `None` where it faulted or was discarded (nothing lands).
+    #[serde(with = "serde_bytes")]
+    pub bytes: Option<Vec<u8>>,
+}
+
 /// What the service answers.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[allow(missing_docs)]
@@ -528,6 +597,12 @@ pub enum Reply {
         device: u32,
     },
     Faults(Vec<WireFault>),
+    /// Copies into the client's host memory that have ended; `more`: others have too, for
+    /// another answer (one carries at most [`CHUNK`] bytes).
+    Landings {
+        landed: Vec<Landed>,
+        more: bool,
+    },
     /// The processes using the service.
     Status(Vec<ProcessStatus>),
     /// The service's chip: its SoC name (a built-in profile) and device address window.

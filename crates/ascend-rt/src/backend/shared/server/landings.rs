@@ -1,0 +1,123 @@
+//! Copies into a client's host memory ([`WireTask::lands_on_host`]): the service runs each as
+//! a copy into a buffer of its own, in stream order, and keeps the buffer until the client asks
+//! what has landed ([`Request::TakeLandings`](super::Request::TakeLandings)); the simulator
+//! says when the copy's tasks have ended ([`ascend_sim::Sim::watched_end`]).
+
+use std::collections::BTreeMap;
+
+use super::{Answer, DeviceService, Reply, WireTask};
+use crate::backend::{BackendError, HostBuf, Loc, StreamId, Task};
+use ascend_sim::WatchedEnd;
+use ascend_types::TaskId;
+
+use super::wire::{Landed, CHUNK};
+
+/// A copy into a client's host memory, not yet taken.
+#[derive(Debug)]
+pub(super) struct Landing {
+    stream: StreamId,
+    /// Its tasks (one a mapping its source crosses).
+    tasks: Vec<TaskId>,
+    /// The service's buffer it lands in.
+    buf: HostBuf,
+}
+
+/// A process's copies into its host memory not yet taken, by the task number their launch
+/// answered.
+pub(super) type Landings = BTreeMap<u64, Landing>;
+
+impl DeviceService {
+    /// Launches `task`, a copy into `token`'s host memory, on `stream`.
+    pub(super) fn launch_landing(&self, token: u64, stream: u64, task: WireTask) -> Answer {
+        let sim = self.backend.simulator().ok_or_else(|| {
+            BackendError::Unsupported(
+                "a copy into host memory on a device without a simulator".into(),
+            )
+        })?;
+        let task = task.into_task().map_err(BackendError::Unsupported)?;
+        let Task::Memcpy {
+            dst: Loc::Host { buf, .. },
+            ..
+        } = &task
+        else {
+            return Err(BackendError::Unsupported(
+                "a landing that is no copy".into(),
+            ));
+        };
+        let buf = buf.clone();
+        let host_ns = self.backend.chip().timing.host_launch_ns;
+        let stream = StreamId(stream);
+        let tasks = sim
+            .submit_watched_after(stream, task, host_ns)
+            .map_err(crate::backend::sim::m)?
+            .ok_or_else(|| {
+                BackendError::Unsupported(
+                    "an asynchronous copy into host memory on a stream bound to a model \
+                     (captured)"
+                        .into(),
+                )
+            })?;
+        for t in &tasks {
+            self.note_process(token, t.0);
+        }
+        let last = tasks.last().map_or(0, |t| t.0);
+        self.with_owned(token, |o| {
+            o.landings.insert(last, Landing { stream, tasks, buf });
+        });
+        Ok(Reply::U64(last))
+    }
+
+    /// `token`'s copies into host memory that have ended, oldest first, with the bytes of
+    /// those that ran; at most [`CHUNK`] bytes an answer.
+    pub(super) fn take_landings(&self, token: u64) -> Answer {
+        let Some(sim) = self.backend.simulator() else {
+            return Ok(Reply::Landings {
+                landed: Vec::new(),
+                more: false,
+            });
+        };
+        let waiting: Vec<(u64, StreamId, Vec<TaskId>)> = self.with_owned(token, |o| {
+            o.landings
+                .iter()
+                .map(|(&id, l)| (id, l.stream, l.tasks.clone()))
+                .collect()
+        });
+        // One taker at a time: the simulator answers a task's end once.
+        let _taking = self.taking.lock().unwrap_or_else(|p| p.into_inner());
+        let mut landed = Vec::new();
+        let mut bytes = 0usize;
+        let mut more = false;
+        for (id, stream, tasks) in waiting {
+            let end = sim.watched_end(stream, &tasks);
+            if end == WatchedEnd::Pending {
+                continue;
+            }
+            let Some(l) = self.with_owned(token, |o| o.landings.remove(&id)) else {
+                continue;
+            };
+            let data = (end == WatchedEnd::Ran).then(|| {
+                let mut b = l.buf.lock().unwrap_or_else(|p| p.into_inner());
+                std::mem::take(&mut *b)
+            });
+            bytes += data.as_ref().map_or(0, Vec::len);
+            landed.push(Landed {
+                task: id,
+                bytes: data,
+            });
+            if bytes >= CHUNK {
+                more = true;
+                break;
+            }
+        }
+        Ok(Reply::Landings { landed, more })
+    }
+
+    /// A process has gone: the simulator forgets its copies into host memory.
+    pub(super) fn forget_landings(&self, landings: &Landings) {
+        if let Some(sim) = self.backend.simulator() {
+            for l in landings.values() {
+                sim.forget_watched(&l.tasks);
+            }
+        }
+    }
+}

@@ -1,0 +1,283 @@
+//! Asynchronous copies into host memory on a device shared through the device service: the
+//! service copies into a buffer of its own in stream order, and the bytes land in the
+//! process's memory before any later call of the process returns (a synchronize, a query, an
+//! event's synchronize); a copy that faults or is discarded lands nothing.
+
+use std::path::Path;
+
+use ascend_rt::raw_types::*;
+use ascend_rt::{device_service, MemDst, MemSrc, Runtime};
+
+/// A new service at a socket of its own, and this process's runtime on its device 0.
+fn on_new_service(name: &str) -> Runtime {
+    let dir = std::env::temp_dir().join(format!("host-copies-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("device.sock");
+    let chip = ascend_chips::ChipProfile::builtin("Ascend910B1").unwrap();
+    device_service::spawn(Path::new(&path), chip, Default::default()).unwrap();
+    let rt = Runtime::shared_device(&path).unwrap();
+    rt.set_device(0).unwrap();
+    rt
+}
+
+fn pattern(n: usize, seed: u8) -> Vec<u8> {
+    (0..n)
+        .map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed))
+        .collect()
+}
+
+/// Device memory holding `data`.
+fn device_with(rt: &Runtime, data: &[u8]) -> Addr {
+    let mut dev = Addr::NULL;
+    rt.malloc(Some(&mut dev), data.len(), malloc_policy::NORMAL_ONLY)
+        .unwrap();
+    rt.memcpy(
+        MemDst::Addr(dev),
+        data.len(),
+        MemSrc::Host(data),
+        data.len(),
+        memcpy_kind::HOST_TO_DEVICE,
+    )
+    .unwrap();
+    dev
+}
+
+fn page_locked(rt: &Runtime, n: usize) -> Addr {
+    let mut p = Addr::NULL;
+    rt.malloc_host(Some(&mut p), n).unwrap();
+    p
+}
+
+fn stream(rt: &Runtime) -> RawStream {
+    let mut s = RawStream::NULL;
+    rt.create_stream(Some(&mut s)).unwrap();
+    s
+}
+
+/// Queues a copy of `n` bytes from device memory into page-locked memory on `s`.
+fn copy_back(rt: &Runtime, pinned: Addr, dev: Addr, n: usize, s: RawStream) {
+    rt.memcpy_async(
+        MemDst::Addr(pinned),
+        n,
+        MemSrc::Addr(dev),
+        n,
+        memcpy_kind::DEVICE_TO_HOST,
+        s,
+    )
+    .unwrap();
+}
+
+#[test]
+fn a_copy_into_page_locked_memory_is_there_when_its_stream_is_synchronized() {
+    let rt = on_new_service("pinned");
+    let data = pattern(4096, 1);
+    let dev = device_with(&rt, &data);
+    let pinned = page_locked(&rt, 4096);
+    let s = stream(&rt);
+    copy_back(&rt, pinned, dev, 4096, s);
+    rt.synchronize_stream(s).unwrap();
+    assert!(rt.host_buffer(pinned).unwrap().to_vec() == data);
+}
+
+#[test]
+fn a_copy_queued_behind_a_wait_lands_only_once_the_wait_is_released() {
+    let rt = on_new_service("behind-wait");
+    let data = pattern(4096, 2);
+    let dev = device_with(&rt, &data);
+    let flag = device_with(&rt, &[0u8; 64]);
+    let pinned = page_locked(&rt, 4096);
+    let (s, writer) = (stream(&rt), stream(&rt));
+    rt.value_wait(flag, 1, 0, s).unwrap();
+    copy_back(&rt, pinned, dev, 4096, s);
+    let mut status = 0;
+    rt.stream_query(s, Some(&mut status)).unwrap();
+    assert_eq!(status, 1, "the stream waits (ACL_STREAM_STATUS_NOT_READY)");
+    rt.synchronize_stream(writer).unwrap();
+    assert!(
+        rt.host_buffer(pinned)
+            .unwrap()
+            .to_vec()
+            .iter()
+            .all(|&b| b == 0),
+        "nothing lands before the copy runs"
+    );
+    rt.value_write(flag, 1, 0, writer).unwrap();
+    rt.synchronize_stream(s).unwrap();
+    assert!(rt.host_buffer(pinned).unwrap().to_vec() == data);
+}
+
+#[test]
+fn an_event_synchronize_finds_the_copy_recorded_before_it_in_place() {
+    let rt = on_new_service("event");
+    let data = pattern(8192, 3);
+    let dev = device_with(&rt, &data);
+    let pinned = page_locked(&rt, 8192);
+    let s = stream(&rt);
+    let mut e = RawEvent::default();
+    rt.create_event(Some(&mut e)).unwrap();
+    copy_back(&rt, pinned, dev, 8192, s);
+    rt.record_event(e, s).unwrap();
+    rt.synchronize_event(e).unwrap();
+    assert!(rt.host_buffer(pinned).unwrap().to_vec() == data);
+}
+
+#[test]
+fn pageable_destinations_and_host_to_host_copies_arrive_in_stream_order() {
+    let rt = on_new_service("pageable");
+    let data = pattern(10_000, 4);
+    let dev = device_with(&rt, &data);
+    let s = stream(&rt);
+    // Device to pageable memory: filled before the call returns.
+    let mut out = vec![0u8; 10_000];
+    rt.memcpy_async(
+        MemDst::Host(&mut out),
+        10_000,
+        MemSrc::Addr(dev),
+        10_000,
+        memcpy_kind::DEVICE_TO_HOST,
+        s,
+    )
+    .unwrap();
+    assert!(out == data, "device to pageable");
+    // Pageable to pageable, on the stream.
+    let mut other = vec![0u8; 10_000];
+    rt.memcpy_async(
+        MemDst::Host(&mut other),
+        10_000,
+        MemSrc::Host(&out),
+        10_000,
+        memcpy_kind::HOST_TO_HOST,
+        s,
+    )
+    .unwrap();
+    assert!(other == data, "pageable to pageable");
+    // Page-locked to page-locked, on the stream.
+    let (a, b) = (page_locked(&rt, 10_000), page_locked(&rt, 10_000));
+    rt.host_buffer(a).unwrap().write_at(0, &data);
+    rt.memcpy_async(
+        MemDst::Addr(b),
+        10_000,
+        MemSrc::Addr(a),
+        10_000,
+        memcpy_kind::HOST_TO_HOST,
+        s,
+    )
+    .unwrap();
+    rt.synchronize_stream(s).unwrap();
+    assert!(rt.host_buffer(b).unwrap().to_vec() == data, "page-locked");
+}
+
+#[test]
+fn a_copy_of_more_bytes_than_a_frame_holds_lands_whole_and_in_place() {
+    let rt = on_new_service("large");
+    let n = (64 << 20) + 4096 + 7;
+    let data = pattern(n, 5);
+    let dev = device_with(&rt, &data);
+    // At an offset into the page-locked buffer: each part lands where it belongs.
+    let pinned = page_locked(&rt, n + 100);
+    let s = stream(&rt);
+    copy_back(&rt, Addr(pinned.0 + 100), dev, n, s);
+    rt.synchronize_device().unwrap();
+    let got = rt.host_buffer(pinned).unwrap().to_vec();
+    assert!(got[..100].iter().all(|&b| b == 0));
+    assert!(got[100..] == data[..]);
+}
+
+#[test]
+fn a_copy_discarded_by_an_abort_lands_nothing_and_later_copies_land() {
+    let rt = on_new_service("abort");
+    let data = pattern(4096, 6);
+    let dev = device_with(&rt, &data);
+    let flag = device_with(&rt, &[0u8; 64]);
+    let pinned = page_locked(&rt, 4096);
+    let s = stream(&rt);
+    rt.value_wait(flag, 1, 0, s).unwrap();
+    copy_back(&rt, pinned, dev, 4096, s);
+    rt.stream_abort(s).unwrap();
+    rt.synchronize_stream(s).unwrap();
+    let buf = rt.host_buffer(pinned).unwrap();
+    assert!(buf.to_vec().iter().all(|&b| b == 0), "a discarded copy");
+    copy_back(&rt, pinned, dev, 4096, s);
+    rt.synchronize_stream(s).unwrap();
+    assert!(buf.to_vec() == data, "the next copy on the stream");
+}
+
+#[test]
+fn a_copy_into_host_memory_on_a_captured_stream_is_refused_with_207000() {
+    let rt = on_new_service("capture");
+    let dev = device_with(&rt, &[7u8; 64]);
+    let pinned = page_locked(&rt, 64);
+    let s = stream(&rt);
+    rt.mdl_ri_capture_begin(s, 0).unwrap();
+    let e = rt
+        .memcpy_async(
+            MemDst::Addr(pinned),
+            64,
+            MemSrc::Addr(dev),
+            64,
+            memcpy_kind::DEVICE_TO_HOST,
+            s,
+        )
+        .unwrap_err();
+    assert_eq!(e.code(), 207000, "{e}");
+    assert!(e.to_string().contains("bound to a model"), "{e}");
+}
+
+#[test]
+fn a_copy_from_host_memory_a_queued_copy_is_still_to_fill_is_refused_until_it_lands() {
+    let rt = on_new_service("read-unlanded");
+    let data = pattern(4096, 7);
+    let dev = device_with(&rt, &data);
+    let other = device_with(&rt, &[0u8; 4096]);
+    let flag = device_with(&rt, &[0u8; 64]);
+    let pinned = page_locked(&rt, 8192);
+    let (s, writer) = (stream(&rt), stream(&rt));
+    rt.value_wait(flag, 1, 0, s).unwrap();
+    copy_back(&rt, pinned, dev, 4096, s);
+    // The bytes would go with the launch, before the copy gave them: refused, saying why.
+    let e = rt
+        .memcpy_async(
+            MemDst::Addr(other),
+            16,
+            MemSrc::Addr(Addr(pinned.0 + 4000)),
+            16,
+            memcpy_kind::HOST_TO_DEVICE,
+            s,
+        )
+        .unwrap_err();
+    assert_eq!(e.code(), 207000, "{e}");
+    assert!(e.to_string().contains("still to fill"), "{e}");
+    // Bytes of the buffer the copy does not fill go as ever.
+    rt.memcpy_async(
+        MemDst::Addr(other),
+        16,
+        MemSrc::Addr(Addr(pinned.0 + 4096)),
+        16,
+        memcpy_kind::HOST_TO_DEVICE,
+        s,
+    )
+    .unwrap();
+    rt.value_write(flag, 1, 0, writer).unwrap();
+    rt.synchronize_stream(s).unwrap();
+    // Landed: the copy back to the device takes what the device gave.
+    rt.memcpy_async(
+        MemDst::Addr(other),
+        4096,
+        MemSrc::Addr(pinned),
+        4096,
+        memcpy_kind::HOST_TO_DEVICE,
+        s,
+    )
+    .unwrap();
+    rt.synchronize_stream(s).unwrap();
+    let mut back = vec![0u8; 4096];
+    rt.memcpy(
+        MemDst::Host(&mut back),
+        4096,
+        MemSrc::Addr(other),
+        4096,
+        memcpy_kind::DEVICE_TO_HOST,
+    )
+    .unwrap();
+    assert!(back == data);
+}

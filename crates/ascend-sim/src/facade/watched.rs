@@ -1,0 +1,89 @@
+//! Tasks whose end the host asks about later: a copy into host memory the simulator does not
+//! share with the program that asked for it (the device service copies into a buffer of its
+//! own, and its client takes the bytes once the copy has run). The engine keeps each watched
+//! task's end ([`crate::engine::Engine::watched`]) until the host has asked for it.
+
+use super::Sim;
+use crate::stream::Work;
+use crate::types::*;
+
+/// How the tasks of one watched submission ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WatchedEnd {
+    /// Some task is still queued.
+    Pending,
+    /// Every task ran without a fault.
+    Ran,
+    /// Some task faulted, or was discarded without running (its stream aborted, destroyed
+    /// by force, or stopped after a failure).
+    Failed,
+}
+
+impl Sim {
+    /// [`Sim::submit_after`] of a task whose end the host asks about with
+    /// [`Sim::watched_end`]: the ids of its tasks (one a mapping it crosses), or `None`
+    /// where `stream` is bound to a model (it would run at every run of the model, not once)
+    /// and nothing was submitted.
+    pub fn submit_watched_after(
+        &self,
+        stream: StreamId,
+        task: Task,
+        host_ns: u64,
+    ) -> Result<Option<Vec<TaskId>>, SimError> {
+        let tasks = if self.va_in_use() {
+            self.split_task(task)?
+        } else {
+            vec![task]
+        };
+        let mut ids = Vec::with_capacity(tasks.len());
+        for (i, t) in tasks.into_iter().enumerate() {
+            let ns = if i == 0 { host_ns } else { 0 };
+            let work = Work::User(super::streams::narrow_cmo_length(t));
+            match self.submit_work_watched(stream, work, ns, true)? {
+                Some(id) => ids.push(id),
+                None => return Ok(None),
+            }
+        }
+        Ok(Some(ids))
+    }
+
+    /// How the tasks of one watched submission on `stream` ended. Once they have all ended
+    /// the simulator forgets them: it answers [`WatchedEnd::Ran`] or [`WatchedEnd::Failed`]
+    /// once, and [`WatchedEnd::Failed`] for ids it does not watch.
+    pub fn watched_end(&self, stream: StreamId, tasks: &[TaskId]) -> WatchedEnd {
+        let mut g = self.lock();
+        let mut end = WatchedEnd::Ran;
+        for t in tasks {
+            match g.watched.get(&t.0) {
+                Some(Some(true)) => {}
+                Some(Some(false)) | None => end = WatchedEnd::Failed,
+                Some(None) => {
+                    let queued = g
+                        .streams
+                        .get(&stream.0)
+                        .is_some_and(|st| st.queue.iter().any(|q| q.id == t.0));
+                    if queued {
+                        self.release(g);
+                        return WatchedEnd::Pending;
+                    }
+                    // Neither queued nor ended: discarded.
+                    end = WatchedEnd::Failed;
+                }
+            }
+        }
+        for t in tasks {
+            g.watched.remove(&t.0);
+        }
+        self.release(g);
+        end
+    }
+
+    /// Forgets watched tasks whose end nobody will ask for (their program has gone).
+    pub fn forget_watched(&self, tasks: &[TaskId]) {
+        let mut g = self.lock();
+        for t in tasks {
+            g.watched.remove(&t.0);
+        }
+        self.release(g);
+    }
+}
