@@ -4,6 +4,7 @@
 //! event's synchronize); a copy that faults or is discarded lands nothing.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use ascend_rt::raw_types::*;
 use ascend_rt::{device_service, MemDst, MemSrc, Runtime};
@@ -280,4 +281,82 @@ fn a_copy_from_host_memory_a_queued_copy_is_still_to_fill_is_refused_until_it_la
     )
     .unwrap();
     assert!(back == data);
+}
+
+#[test]
+fn copies_into_one_buffer_from_two_streams_land_in_the_order_the_device_ran_them() {
+    let rt = on_new_service("order");
+    let (early, late) = (pattern(4096, 8), pattern(4096, 9));
+    let (held_src, free_src) = (device_with(&rt, &late), device_with(&rt, &early));
+    let flag = device_with(&rt, &[0u8; 64]);
+    let pinned = page_locked(&rt, 4096);
+    let (held, free) = (stream(&rt), stream(&rt));
+    // Submitted first, run last: it waits for the flag the other stream writes after its copy.
+    rt.value_wait(flag, 1, 0, held).unwrap();
+    copy_back(&rt, pinned, held_src, 4096, held);
+    copy_back(&rt, pinned, free_src, 4096, free);
+    rt.value_write(flag, 1, 0, free).unwrap();
+    rt.synchronize_device().unwrap();
+    assert!(rt.host_buffer(pinned).unwrap().to_vec() == late);
+}
+
+#[test]
+fn eight_threads_each_find_their_copy_in_place_when_their_synchronize_returns() {
+    let rt = Arc::new(on_new_service("threads"));
+    let size = 1 << 20;
+    let threads: Vec<_> = (0..8u8)
+        .map(|t| {
+            let rt = rt.clone();
+            std::thread::spawn(move || {
+                rt.set_device(0).unwrap();
+                let s = stream(&rt);
+                let pinned = page_locked(&rt, size);
+                let staged_from = device_with(&rt, &vec![0u8; size]);
+                let mut wrong = Vec::new();
+                for round in 0..8u8 {
+                    let data = pattern(size, t * 16 + round);
+                    let dev = device_with(&rt, &data);
+                    copy_back(&rt, pinned, dev, size, s);
+                    rt.synchronize_stream(s).unwrap();
+                    if rt.host_buffer(pinned).unwrap().to_vec() != data {
+                        wrong.push(format!("thread {t} round {round}: page-locked"));
+                    }
+                    // Landed, so a copy from it is not refused.
+                    let back = rt.memcpy_async(
+                        MemDst::Addr(staged_from),
+                        size,
+                        MemSrc::Addr(pinned),
+                        size,
+                        memcpy_kind::HOST_TO_DEVICE,
+                        s,
+                    );
+                    if let Err(e) = back {
+                        wrong.push(format!("thread {t} round {round}: {e}"));
+                    }
+                    // A pageable destination: filled when the call returns.
+                    let mut out = vec![0u8; size];
+                    rt.memcpy_async(
+                        MemDst::Host(&mut out),
+                        size,
+                        MemSrc::Addr(dev),
+                        size,
+                        memcpy_kind::DEVICE_TO_HOST,
+                        s,
+                    )
+                    .unwrap();
+                    if out != data {
+                        wrong.push(format!("thread {t} round {round}: pageable"));
+                    }
+                    rt.synchronize_stream(s).unwrap();
+                    rt.free(dev).unwrap();
+                }
+                wrong
+            })
+        })
+        .collect();
+    let wrong: Vec<String> = threads
+        .into_iter()
+        .flat_map(|t| t.join().unwrap())
+        .collect();
+    assert!(wrong.is_empty(), "{wrong:#?}");
 }

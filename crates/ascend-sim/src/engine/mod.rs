@@ -280,9 +280,10 @@ pub struct Engine {
     /// the latest 1,024 such streams (a host thread waiting on one reads it as soon as it
     /// wakes).
     pub dropped_with_work: std::collections::VecDeque<(u64, Vec<u64>)>,
-    /// Tasks whose end the host asks about later ([`crate::Sim::watched_end`]): `None` while
-    /// not ended, `Some(true)` once run without a fault, `Some(false)` once faulted.
-    pub watched: HashMap<u64, Option<bool>>,
+    /// Tasks whose end the host asks about later ([`crate::Sim::watched_ends`]): `None` while
+    /// not ended, then whether it ran without a fault and its place in the order tasks
+    /// completed (`tasks_completed` then).
+    pub watched: HashMap<u64, Option<(bool, u64)>>,
 }
 
 /// The most task faults [`Engine::fault_log`] keeps for the host.

@@ -364,11 +364,6 @@ impl Engine {
             return;
         };
         let fault = fault.map(|f| self.task_sites.said_for_task(&f, task.id));
-        if !self.watched.is_empty() {
-            if let Some(end) = self.watched.get_mut(&task.id) {
-                *end = Some(fault.is_none());
-            }
-        }
         st.slots_used -= task.slots;
         st.tasks_done += 1;
         let ran = now.saturating_sub(st.head_start);
@@ -381,6 +376,11 @@ impl Engine {
         self.effects += 1;
         self.tasks_completed += 1;
         self.published.publish(self.tasks_completed, now);
+        if !self.watched.is_empty() {
+            if let Some(end) = self.watched.get_mut(&task.id) {
+                *end = Some((fault.is_none(), self.tasks_completed));
+            }
+        }
         if let Some(f) = &fault {
             tracing::warn!(stream = s, task = task.id, "task fault: {f}");
             let inst = task.instance.and_then(|i| self.instances.get_mut(&i));

@@ -127,7 +127,7 @@ impl Sim {
         })
     }
 
-    /// [`Sim::submit_work`]; with `watch`, the task's end is kept for [`Sim::watched_end`],
+    /// [`Sim::submit_work`]; with `watch`, the task's end is kept for [`Sim::watched_ends`],
     /// and a model-bound stream takes nothing (`None`: a recorded task runs at every run of
     /// its model, not once).
     pub(super) fn submit_work_watched(

@@ -1,7 +1,8 @@
 //! Tasks whose end the host asks about later: a copy into host memory the simulator does not
 //! share with the program that asked for it (the device service copies into a buffer of its
 //! own, and its client takes the bytes once the copy has run). The engine keeps each watched
-//! task's end ([`crate::engine::Engine::watched`]) until the host has asked for it.
+//! task's end ([`crate::engine::Engine::watched`]), with its place in the order tasks
+//! completed, until the host forgets it.
 
 use super::Sim;
 use crate::stream::Work;
@@ -12,16 +13,20 @@ use crate::types::*;
 pub enum WatchedEnd {
     /// Some task is still queued.
     Pending,
-    /// Every task ran without a fault.
-    Ran,
+    /// Every task ran without a fault; `order`: the last one's place in the order the
+    /// device's tasks completed (a copy with a greater `order` ran later).
+    Ran {
+        /// The last task's place in completion order.
+        order: u64,
+    },
     /// Some task faulted, or was discarded without running (its stream aborted, destroyed
-    /// by force, or stopped after a failure).
+    /// by force, or stopped after a failure), or the simulator does not watch it.
     Failed,
 }
 
 impl Sim {
     /// [`Sim::submit_after`] of a task whose end the host asks about with
-    /// [`Sim::watched_end`]: the ids of its tasks (one a mapping it crosses), or `None`
+    /// [`Sim::watched_ends`]: the ids of its tasks (one a mapping it crosses), or `None`
     /// where `stream` is bound to a model (it would run at every run of the model, not once)
     /// and nothing was submitted.
     pub fn submit_watched_after(
@@ -47,38 +52,48 @@ impl Sim {
         Ok(Some(ids))
     }
 
-    /// How the tasks of one watched submission on `stream` ended. Once they have all ended
-    /// the simulator forgets them: it answers [`WatchedEnd::Ran`] or [`WatchedEnd::Failed`]
-    /// once, and [`WatchedEnd::Failed`] for ids it does not watch.
-    pub fn watched_end(&self, stream: StreamId, tasks: &[TaskId]) -> WatchedEnd {
-        let mut g = self.lock();
-        let mut end = WatchedEnd::Ran;
-        for t in tasks {
-            match g.watched.get(&t.0) {
-                Some(Some(true)) => {}
-                Some(Some(false)) | None => end = WatchedEnd::Failed,
-                Some(None) => {
-                    let queued = g
-                        .streams
-                        .get(&stream.0)
-                        .is_some_and(|st| st.queue.iter().any(|q| q.id == t.0));
-                    if queued {
-                        self.release(g);
-                        return WatchedEnd::Pending;
+    /// How each watched submission (its stream, its tasks) has ended, all seen at one moment
+    /// of the device. The simulator keeps the answers until [`Sim::forget_watched`].
+    pub fn watched_ends(&self, submissions: &[(StreamId, &[TaskId])]) -> Vec<WatchedEnd> {
+        let g = self.lock();
+        let ends = submissions
+            .iter()
+            .map(|&(stream, tasks)| {
+                let mut order = 0;
+                let mut failed = false;
+                for t in tasks {
+                    match g.watched.get(&t.0) {
+                        Some(Some((ran, at))) => {
+                            failed |= !ran;
+                            order = order.max(*at);
+                        }
+                        Some(None) => {
+                            let queued = g
+                                .streams
+                                .get(&stream.0)
+                                .is_some_and(|st| st.queue.iter().any(|q| q.id == t.0));
+                            if queued {
+                                return WatchedEnd::Pending;
+                            }
+                            // Neither queued nor ended: discarded.
+                            failed = true;
+                        }
+                        None => failed = true,
                     }
-                    // Neither queued nor ended: discarded.
-                    end = WatchedEnd::Failed;
                 }
-            }
-        }
-        for t in tasks {
-            g.watched.remove(&t.0);
-        }
+                if failed {
+                    WatchedEnd::Failed
+                } else {
+                    WatchedEnd::Ran { order }
+                }
+            })
+            .collect();
         self.release(g);
-        end
+        ends
     }
 
-    /// Forgets watched tasks whose end nobody will ask for (their program has gone).
+    /// Forgets watched tasks: their end has been taken, or nobody will ask for it (their
+    /// program has gone).
     pub fn forget_watched(&self, tasks: &[TaskId]) {
         let mut g = self.lock();
         for t in tasks {

@@ -41,6 +41,8 @@ pub struct SharedDeviceClient {
     copy_window: Mutex<Option<Result<ascend_sim_shm::Window, ()>>>,
     /// Its copies into its host memory whose bytes have not landed.
     landings: Mutex<landings::Landings>,
+    /// Held by the thread taking what has landed, from its request to its last landing.
+    taking: Mutex<()>,
     _presence: UnixStream,
 }
 
@@ -100,6 +102,7 @@ impl SharedDeviceClient {
             idle: Mutex::new(vec![first]),
             copy_window: Mutex::new(None),
             landings: Mutex::default(),
+            taking: Mutex::new(()),
             _presence: presence,
         })
     }

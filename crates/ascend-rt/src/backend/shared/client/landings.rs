@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use super::SharedDeviceClient;
 use crate::backend::shared::wire::{Landed, Reply, Request, WireTask};
-use crate::backend::{BResult, HostBuf, Loc, StreamId, Task};
+use crate::backend::{BResult, BackendError, HostBuf, Loc, StreamId, Task};
 
 /// Where a copy into host memory lands.
 #[derive(Debug)]
@@ -84,8 +84,12 @@ impl SharedDeviceClient {
         // What has run lands now; a copy still queued keeps the bytes unready.
         self.take_landings();
         if unlanded() {
-            return Err(super::unsupported(
-                "a copy from host memory that an earlier copy on the device is still to fill                  (synchronize the copy's stream or an event after it first)",
+            return Err(BackendError::Unsupported(
+                "a copy from host memory that an earlier copy on the device is still to fill is \
+                 not yet available on a device shared through the device service \
+                 (ASCEND_SIM_DEVICE): its bytes go with its launch; synchronize the filling \
+                 copy's stream, or an event recorded after it, first"
+                    .into(),
             ));
         }
         Ok(())
@@ -105,6 +109,10 @@ impl SharedDeviceClient {
     /// a copy that faulted or was discarded lands nothing. A service that cannot be asked
     /// leaves them waiting (the call that found it gone has said so).
     pub(super) fn take_landings(&self) {
+        // One taker at a time, from its request to its last landing: a thread whose take
+        // finds nothing left returns after another thread's take has put the bytes in place,
+        // and answers land in the order they were given.
+        let _taking = self.taking.lock().unwrap_or_else(|p| p.into_inner());
         loop {
             let (landed, more) = match self.call(Request::TakeLandings) {
                 Ok(Reply::Landings { landed, more }) => (landed, more),

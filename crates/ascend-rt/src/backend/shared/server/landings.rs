@@ -1,7 +1,7 @@
 //! Copies into a client's host memory ([`WireTask::lands_on_host`]): the service runs each as
 //! a copy into a buffer of its own, in stream order, and keeps the buffer until the client asks
 //! what has landed ([`Request::TakeLandings`](super::Request::TakeLandings)); the simulator
-//! says when the copy's tasks have ended ([`ascend_sim::Sim::watched_end`]).
+//! says when the copy's tasks have ended, and in which order ([`ascend_sim::Sim::watched_ends`]).
 
 use std::collections::BTreeMap;
 
@@ -67,8 +67,9 @@ impl DeviceService {
         Ok(Reply::U64(last))
     }
 
-    /// `token`'s copies into host memory that have ended, oldest first, with the bytes of
-    /// those that ran; at most [`CHUNK`] bytes an answer.
+    /// `token`'s copies into host memory that have ended, in the order the device ran them
+    /// (a later copy into the same bytes lands after an earlier one), with the bytes of those
+    /// that ran; at most [`CHUNK`] bytes an answer, the earliest first. One taker at a time.
     pub(super) fn take_landings(&self, token: u64) -> Answer {
         let Some(sim) = self.backend.simulator() else {
             return Ok(Reply::Landings {
@@ -76,26 +77,40 @@ impl DeviceService {
                 more: false,
             });
         };
+        let _taking = self.taking.lock().unwrap_or_else(|p| p.into_inner());
         let waiting: Vec<(u64, StreamId, Vec<TaskId>)> = self.with_owned(token, |o| {
             o.landings
                 .iter()
                 .map(|(&id, l)| (id, l.stream, l.tasks.clone()))
                 .collect()
         });
-        // One taker at a time: the simulator answers a task's end once.
-        let _taking = self.taking.lock().unwrap_or_else(|p| p.into_inner());
+        let asked: Vec<(StreamId, &[TaskId])> =
+            waiting.iter().map(|(_, s, t)| (*s, t.as_slice())).collect();
+        let ends = sim.watched_ends(&asked);
+        // Failed ones carry nothing: they go first, then those that ran, in the device's order.
+        let mut ended: Vec<(u64, u64, bool)> = waiting
+            .iter()
+            .zip(ends)
+            .filter_map(|((id, _, _), end)| match end {
+                WatchedEnd::Pending => None,
+                WatchedEnd::Failed => Some((0, *id, false)),
+                WatchedEnd::Ran { order } => Some((order, *id, true)),
+            })
+            .collect();
+        ended.sort_unstable();
         let mut landed = Vec::new();
         let mut bytes = 0usize;
         let mut more = false;
-        for (id, stream, tasks) in waiting {
-            let end = sim.watched_end(stream, &tasks);
-            if end == WatchedEnd::Pending {
-                continue;
+        for (_, id, ran) in ended {
+            if bytes >= CHUNK {
+                more = true;
+                break;
             }
             let Some(l) = self.with_owned(token, |o| o.landings.remove(&id)) else {
                 continue;
             };
-            let data = (end == WatchedEnd::Ran).then(|| {
+            sim.forget_watched(&l.tasks);
+            let data = ran.then(|| {
                 let mut b = l.buf.lock().unwrap_or_else(|p| p.into_inner());
                 std::mem::take(&mut *b)
             });
@@ -104,10 +119,6 @@ impl DeviceService {
                 task: id,
                 bytes: data,
             });
-            if bytes >= CHUNK {
-                more = true;
-                break;
-            }
         }
         Ok(Reply::Landings { landed, more })
     }
