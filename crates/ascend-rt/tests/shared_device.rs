@@ -1052,3 +1052,35 @@ fn the_exporter_s_free_ends_its_shareable_handle_even_while_it_still_maps_the_me
     assert!(text.contains("refused with 107000"), "{text}");
     rt.unmap_mem(va).unwrap();
 }
+
+#[test]
+fn a_device_synchronize_is_not_failed_by_a_stream_another_thread_destroys_meanwhile() {
+    let (_path, rt) = on_new_service("sync-destroy");
+    let rt = std::sync::Arc::new(rt);
+    let churn: Vec<_> = (0..3)
+        .map(|_| {
+            let rt = rt.clone();
+            std::thread::spawn(move || {
+                rt.set_device(0).unwrap();
+                for _ in 0..150 {
+                    let mut s = RawStream::NULL;
+                    rt.create_stream(Some(&mut s)).unwrap();
+                    rt.destroy_stream(s).unwrap();
+                }
+            })
+        })
+        .collect();
+    let mut failures = Vec::new();
+    loop {
+        if let Err(e) = rt.synchronize_device() {
+            failures.push(e.to_string());
+        }
+        if churn.iter().all(|t| t.is_finished()) {
+            break;
+        }
+    }
+    for t in churn {
+        t.join().unwrap();
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}

@@ -395,7 +395,11 @@ impl DeviceService {
                         .collect()
                 });
                 for s in streams {
-                    be.synchronize_stream(StreamId(s), timeout_ms)?;
+                    match be.synchronize_stream(StreamId(s), timeout_ms) {
+                        // Destroyed by another of the process's threads since it was listed.
+                        Ok(()) | Err(BackendError::UnknownHandle(_)) => {}
+                        Err(e) => return Err(e),
+                    }
                 }
                 Reply::Unit
             }
