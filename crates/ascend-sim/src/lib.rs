@@ -49,7 +49,10 @@ mod trace_host;
 mod types;
 
 pub use engine::DueHostCall;
-pub use facade::{label_host_thread, service_thread, untracked, Sim, WatchedEnd};
+pub use facade::{
+    act_as_host_thread, label_host_thread, new_host_thread, service_thread, untracked, Sim,
+    WatchedEnd,
+};
 pub use progress::RunProgress;
 pub use report::RunReport;
 pub use sync::UNBOUNDED_WAIT;

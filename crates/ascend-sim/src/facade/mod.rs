@@ -678,6 +678,20 @@ pub(crate) fn caller_key() -> u64 {
     })
 }
 
+/// A new host thread's number, for a thread that acts for several host threads in turn
+/// ([`act_as_host_thread`]).
+pub fn new_host_thread() -> u64 {
+    CALLER_KEYS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1
+}
+
+/// The calling thread's calls are host thread `thread`'s (a number from
+/// [`new_host_thread`]) until it says otherwise: the shared device service serves each program
+/// thread's calls on whichever of its connection threads takes them, and the race detector, the
+/// host clock and what the simulator says of a call must see the program's thread.
+pub fn act_as_host_thread(thread: u64) {
+    CALLER_KEY.with(|k| k.set(thread));
+}
+
 /// What each labelled host thread is (its caller key's label): the shared device service
 /// labels a connection's thread with the process it serves.
 static HOST_LABELS: std::sync::LazyLock<

@@ -61,6 +61,17 @@ fn gone(path: &Path, e: impl std::fmt::Display) -> BackendError {
     ))
 }
 
+/// The calling thread's number in this process (1, 2, ... in the order threads first call):
+/// the service sees each program thread's calls as one host thread's.
+fn program_thread() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    thread_local! {
+        static ID: u64 = NEXT.fetch_add(1, Ordering::Relaxed);
+    }
+    ID.with(|id| *id)
+}
+
 fn unsupported(what: &str) -> BackendError {
     BackendError::Unsupported(format!(
         "{what} is not yet available on a device shared through the device service \
@@ -144,6 +155,12 @@ impl SharedDeviceClient {
             Some(c) => Ok(c),
             None => Self::open(&self.path, self.token),
         };
+        // What has landed in host memory is in place before any call but a launch returns.
+        let take_landings = !matches!(req, Request::Launch { .. } | Request::TakeLandings);
+        let req = Request::FromThread {
+            thread: program_thread(),
+            request: Box::new(req),
+        };
         let answer = conn.and_then(|mut conn| {
             let a = Self::ask(&self.path, &mut conn, &req)?;
             Ok((conn, a))
@@ -159,9 +176,7 @@ impl SharedDeviceClient {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .push(conn);
-        // What has landed in host memory is in place before the call returns.
-        if !matches!(req, Request::Launch { .. } | Request::TakeLandings) && self.landings_waiting()
-        {
+        if take_landings && self.landings_waiting() {
             self.take_landings();
         }
         answer

@@ -45,6 +45,8 @@ struct Owned {
     window: Option<Arc<ascend_sim_shm::Window>>,
     /// Its copies into its host memory whose bytes it has not taken.
     landings: landings::Landings,
+    /// The simulator's host thread for each of its threads that called.
+    threads: HashMap<u64, u64>,
 }
 
 impl Owned {
@@ -165,6 +167,8 @@ impl DeviceService {
     }
 
     fn serve_connection(&self, mut conn: UnixStream) {
+        // The connection thread's own host thread, between the program threads' calls it takes.
+        let own = ascend_sim::new_host_thread();
         let token = match wire::receive::<Request>(&mut conn) {
             // An observer (token 0): answered, never a process.
             Ok(Some(Request::Hello { token: 0, .. })) => {
@@ -194,6 +198,7 @@ impl DeviceService {
                     p.name()
                 };
                 // What this thread does to the device is the process's.
+                ascend_sim::act_as_host_thread(own);
                 ascend_sim::label_host_thread(Some(&name));
                 token
             }
@@ -229,14 +234,25 @@ impl DeviceService {
                 }
                 _ => {}
             }
+            // A program thread's call is that thread's to the simulator, whichever connection
+            // carried it.
+            let req = match req {
+                Request::FromThread { thread, request } => {
+                    ascend_sim::act_as_host_thread(self.program_thread(token, thread));
+                    *request
+                }
+                other => other,
+            };
             let reply = match self.answer(token, req) {
                 Ok(r) => r,
                 Err(e) => Reply::Err(WireError::from(e)),
             };
+            ascend_sim::act_as_host_thread(own);
             if wire::send(&mut conn, &reply).is_err() {
                 break;
             }
         }
+        ascend_sim::act_as_host_thread(own);
         ascend_sim::label_host_thread(None);
         // A process released already (its presence ended) is not booked again.
         let last = {
@@ -297,6 +313,11 @@ impl DeviceService {
             owned.notifies.len()
         );
         self.write_outputs();
+        // Its threads' names go with it (the calling thread is done with the process).
+        for &key in owned.threads.values() {
+            ascend_sim::act_as_host_thread(key);
+            ascend_sim::label_host_thread(None);
+        }
     }
 
     /// One process closes `device`: the last one closes it in the simulator.
@@ -320,6 +341,24 @@ impl DeviceService {
             Some(o) => f(o),
             None => f(&mut Owned::default()),
         }
+    }
+
+    /// The simulator's host thread for `token`'s program thread `thread`: a new one, named
+    /// after the process, when the thread first calls.
+    fn program_thread(&self, token: u64, thread: u64) -> u64 {
+        let (key, name) = self.with_owned(token, |o| {
+            if let Some(&k) = o.threads.get(&thread) {
+                return (k, None);
+            }
+            let k = ascend_sim::new_host_thread();
+            o.threads.insert(thread, k);
+            (k, Some(o.name()))
+        });
+        if let Some(name) = name {
+            ascend_sim::act_as_host_thread(key);
+            ascend_sim::label_host_thread(Some(&name));
+        }
+        key
     }
 
     /// Task `task` was launched by `token`'s process: what the simulator says of it (a hazard,
@@ -495,6 +534,11 @@ impl DeviceService {
             | Request::KernelOp(_) => {
                 return Err(BackendError::Unsupported(
                     "a kernel's request out of place".into(),
+                ))
+            }
+            Request::FromThread { .. } => {
+                return Err(BackendError::Unsupported(
+                    "a thread's request inside another's".into(),
                 ))
             }
             Request::SynchronizeStream { stream, timeout_ms } => {

@@ -34,6 +34,13 @@ pub enum Request {
         /// The client runtime's token.
         token: u64,
     },
+    /// `request`, made by the process's thread `thread` (the client's number for it): the
+    /// simulator sees that thread's calls as one host thread's, whichever connection carries
+    /// them.
+    FromThread {
+        thread: u64,
+        request: Box<Request>,
+    },
     /// The service's SoC and address window: answered with [`Reply::Chip`].
     Chip,
     /// The processes the service has, and what each owns: [`Reply::Status`].

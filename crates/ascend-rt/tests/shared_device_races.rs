@@ -1,0 +1,132 @@
+//! The race detector on a device shared through the device service sees a program's threads as
+//! the program has them: each thread's calls are one host thread's, ordered as that thread made
+//! them, whichever of the client's connections carries each call; two threads of one program
+//! are two host threads, whose unordered accesses are races.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use ascend_rt::raw_types::*;
+use ascend_rt::{device_service, MemDst, MemSrc, Runtime};
+
+/// A service whose simulator detects races and fails the call that finds one, and this
+/// process's runtime on its device 0.
+fn on_new_racing_service(name: &str) -> Arc<Runtime> {
+    let dir = std::env::temp_dir().join(format!("races-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("device.sock");
+    let chip = ascend_chips::ChipProfile::builtin("Ascend910B1").unwrap();
+    let config = ascend_rt::sim::SimConfig {
+        races: true,
+        hazards: ascend_rt::sim::HazardPolicy::parse("data_race=fail").unwrap(),
+        ..Default::default()
+    };
+    device_service::spawn(Path::new(&path), chip, config).unwrap();
+    let rt = Runtime::shared_device(&path).unwrap();
+    rt.set_device(0).unwrap();
+    Arc::new(rt)
+}
+
+fn alloc(rt: &Runtime, n: usize) -> Addr {
+    let mut a = Addr::NULL;
+    rt.malloc(Some(&mut a), n, malloc_policy::NORMAL_ONLY)
+        .unwrap();
+    a
+}
+
+fn write(rt: &Runtime, dst: Addr, data: &[u8]) -> ascend_rt::AclResult<()> {
+    rt.memcpy(
+        MemDst::Addr(dst),
+        data.len(),
+        MemSrc::Host(data),
+        data.len(),
+        memcpy_kind::HOST_TO_DEVICE,
+    )
+}
+
+#[test]
+fn threads_that_order_their_own_accesses_through_the_api_race_with_nothing() {
+    let rt = on_new_racing_service("ordered");
+    let threads: Vec<_> = (0..6u8)
+        .map(|t| {
+            let rt = rt.clone();
+            std::thread::spawn(move || {
+                rt.set_device(0).unwrap();
+                let mut s = RawStream::NULL;
+                rt.create_stream(Some(&mut s)).unwrap();
+                let (a, b) = (alloc(&rt, 4096), alloc(&rt, 4096));
+                let mut failed = Vec::new();
+                for round in 0..40u8 {
+                    let data = vec![round ^ t; 4096];
+                    let mut out = vec![0u8; 4096];
+                    // Written by the host, copied on the stream, synchronized, read back.
+                    let r = write(&rt, a, &data)
+                        .and_then(|()| {
+                            rt.memcpy_async(
+                                MemDst::Addr(b),
+                                4096,
+                                MemSrc::Addr(a),
+                                4096,
+                                memcpy_kind::DEVICE_TO_DEVICE,
+                                s,
+                            )
+                        })
+                        .and_then(|()| rt.synchronize_stream(s))
+                        .and_then(|()| {
+                            rt.memcpy(
+                                MemDst::Host(&mut out),
+                                4096,
+                                MemSrc::Addr(b),
+                                4096,
+                                memcpy_kind::DEVICE_TO_HOST,
+                            )
+                        });
+                    match r {
+                        Err(e) => failed.push(format!("thread {t} round {round}: {e}")),
+                        Ok(()) if out != data => failed.push(format!("thread {t}: wrong data")),
+                        Ok(()) => {}
+                    }
+                }
+                failed
+            })
+        })
+        .collect();
+    let failed: Vec<String> = threads
+        .into_iter()
+        .flat_map(|t| t.join().unwrap())
+        .collect();
+    assert!(
+        failed.is_empty(),
+        "{} failed: {:#?}",
+        failed.len(),
+        &failed[..failed.len().min(3)]
+    );
+}
+
+#[test]
+fn two_threads_writing_one_buffer_without_the_api_ordering_them_race() {
+    let rt = on_new_racing_service("unordered");
+    let buf = alloc(&rt, 4096);
+    let first = {
+        let rt = rt.clone();
+        std::thread::spawn(move || {
+            rt.set_device(0).unwrap();
+            write(&rt, buf, &[1u8; 4096])
+        })
+    };
+    first.join().unwrap().unwrap();
+    // Joined by the host, but the simulator sees no synchronisation between the two threads.
+    let second = {
+        let rt = rt.clone();
+        std::thread::spawn(move || {
+            rt.set_device(0).unwrap();
+            write(&rt, buf, &[2u8; 4096])
+        })
+    };
+    let e = second.join().unwrap().unwrap_err();
+    let text = e.to_string();
+    assert!(
+        text.contains("data_race") && text.contains("order the two host threads' calls"),
+        "{text}"
+    );
+}
