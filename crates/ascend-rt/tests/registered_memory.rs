@@ -46,6 +46,35 @@ fn a_mapped_registration_shows_each_side_what_the_other_wrote_by_the_next_call()
 }
 
 #[test]
+fn a_mapped_registration_on_a_shared_device_shows_each_side_what_the_other_wrote() {
+    // The mirror's upkeep crosses to the device service as the runtime's own copies.
+    let r = on_new_service("registered");
+    let s = stream(&r);
+    let prog = SharedBytes::new(4096);
+    prog.fill(7);
+    let host = prog.addr();
+    ok(r.host_register_v2(host, 4096, host_reg_flag::MAPPED, Some(prog.clone())));
+    let dev = ok(with_out(|o| r.host_get_device_pointer(host, Some(o), 0)));
+    assert_eq!(read_bytes(&r, dev, 4096), vec![7; 4096]);
+    prog.fill(9);
+    let copy = malloc(&r, 4096);
+    ok(r.memcpy_async(
+        MemDst::Addr(copy),
+        4096,
+        MemSrc::Addr(dev),
+        4096,
+        memcpy_kind::DEVICE_TO_DEVICE,
+        s,
+    ));
+    ok(r.synchronize_stream(s));
+    assert_eq!(read_bytes(&r, copy, 4096), vec![9; 4096]);
+    ok(r.memset_async(dev, 2048, 3, 2048, s));
+    ok(r.synchronize_stream(s));
+    assert_eq!((prog.get(0), prog.get(2047), prog.get(2048)), (3, 3, 9));
+    ok(r.host_unregister(host));
+}
+
+#[test]
 fn a_page_locked_buffer_registers_without_host_memory_given() {
     let r = rt0(A2);
     let s = stream(&r);

@@ -353,23 +353,6 @@ fn a_call_after_the_service_is_gone_fails_with_a_clear_error() {
 }
 
 #[test]
-fn what_the_service_cannot_do_yet_is_refused_with_207000_saying_so() {
-    let (_path, rt) = on_new_service("unsupported");
-    // Registered host memory: refused when registered, not accepted and left to drift.
-    let prog = ascend_rt::SharedBytes::new(4096);
-    let mut dev = Addr::NULL;
-    let e = rt
-        .host_register(prog.addr(), 4096, 0, Some(&mut dev), Some(prog.clone()))
-        .unwrap_err();
-    assert_eq!(e.code(), 207000, "{e}");
-    assert!(e.to_string().contains("registered host memory"), "{e}");
-    let e = rt
-        .launch_host_func(RawStream::NULL, Some(Box::new(|| {})))
-        .unwrap_err();
-    assert_eq!(e.code(), 207000, "{e}");
-}
-
-#[test]
 fn a_value_wait_in_one_process_is_released_by_a_value_write_another_makes_through_ipc_memory() {
     let (path, rt) = on_new_service("ipc");
     let mut flag = Addr::NULL;

@@ -3,23 +3,13 @@
 //! process's memory before any later call of the process returns (a synchronize, a query, an
 //! event's synchronize); a copy that faults or is discarded lands nothing.
 
-use std::path::Path;
+mod common;
+
 use std::sync::Arc;
 
 use ascend_rt::raw_types::*;
-use ascend_rt::{device_service, MemDst, MemSrc, Runtime};
-
-/// A new service at a socket of its own, and this process's runtime on its device 0.
-fn on_new_service(name: &str) -> Runtime {
-    let dir = std::env::temp_dir().join(format!("host-copies-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("device.sock");
-    let chip = ascend_chips::ChipProfile::builtin("Ascend910B1").unwrap();
-    device_service::spawn(Path::new(&path), chip, Default::default()).unwrap();
-    let rt = Runtime::shared_device(&path).unwrap();
-    rt.set_device(0).unwrap();
-    rt
-}
+use ascend_rt::{MemDst, MemSrc, Runtime};
+use common::on_new_service;
 
 fn pattern(n: usize, seed: u8) -> Vec<u8> {
     (0..n)

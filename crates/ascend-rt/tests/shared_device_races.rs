@@ -3,28 +3,22 @@
 //! them, whichever of the client's connections carries each call; two threads of one program
 //! are two host threads, whose unordered accesses are races.
 
-use std::path::Path;
+mod common;
+
 use std::sync::Arc;
 
 use ascend_rt::raw_types::*;
-use ascend_rt::{device_service, MemDst, MemSrc, Runtime};
+use ascend_rt::{MemDst, MemSrc, Runtime};
 
 /// A service whose simulator detects races and fails the call that finds one, and this
 /// process's runtime on its device 0.
 fn on_new_racing_service(name: &str) -> Arc<Runtime> {
-    let dir = std::env::temp_dir().join(format!("races-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("device.sock");
-    let chip = ascend_chips::ChipProfile::builtin("Ascend910B1").unwrap();
     let config = ascend_rt::sim::SimConfig {
         races: true,
         hazards: ascend_rt::sim::HazardPolicy::parse("data_race=fail").unwrap(),
         ..Default::default()
     };
-    device_service::spawn(Path::new(&path), chip, config).unwrap();
-    let rt = Runtime::shared_device(&path).unwrap();
-    rt.set_device(0).unwrap();
-    Arc::new(rt)
+    Arc::new(common::on_new_service_with(name, config))
 }
 
 fn alloc(rt: &Runtime, n: usize) -> Addr {

@@ -337,6 +337,19 @@ fn the_api_families_of_the_vendor_samples_answer_from_c() {
 }
 
 #[test]
+fn the_api_families_of_the_vendor_samples_answer_from_c_on_a_shared_device() {
+    // Host functions and callbacks, registered memory, reduce, random-number and label tasks,
+    // copies into host memory: each through the device service as in a process of its own.
+    let Some(exe) = build("api_breadth.c", false) else {
+        return;
+    };
+    let socket = exe.with_file_name("breadth.sock");
+    let chip = ascend_chips::ChipProfile::builtin("Ascend910B1").unwrap();
+    ascend_rt::device_service::spawn(&socket, chip, Default::default()).unwrap();
+    run(&exe, &[("ASCEND_SIM_DEVICE", socket.to_str().unwrap())]);
+}
+
+#[test]
 fn headers_compile_as_cxx() {
     let Some(exe) = build("cxx_compile.cpp", true) else {
         return;
@@ -1213,3 +1226,4 @@ fn two_processes_are_ordered_by_an_ipc_notify_one_way_and_an_ipc_event_the_other
     writeln!(creator.stdin.as_mut().unwrap(), "done").unwrap();
     finished(creator, out, "SUCCESS", "the creator");
 }
+

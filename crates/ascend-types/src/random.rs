@@ -4,7 +4,7 @@
 use crate::DevAddr;
 
 /// The element type of the results.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum RandomType {
     /// `int32_t`.
     I32,
@@ -39,7 +39,7 @@ impl RandomType {
 }
 
 /// What to generate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum RandomFunc {
     /// A dropout bit mask: one bit per element, 1 to keep (with probability 1 - ratio).
     DropoutBitmask,
@@ -52,7 +52,7 @@ pub enum RandomFunc {
 }
 
 /// A parameter: `size` little-endian bytes, given now or at a device address.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct RandomParam {
     /// The value's bytes (zero-extended), or the address when `at_addr`.
     pub value: u64,
@@ -63,7 +63,7 @@ pub struct RandomParam {
 }
 
 /// A random-number task.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct RandomTask {
     /// The distribution.
     pub func: RandomFunc,

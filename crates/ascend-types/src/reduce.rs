@@ -2,7 +2,7 @@
 //! combines destination and source with.
 
 /// The operation: `dst[i] = op(dst[i], src[i])` for every element.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum ReduceOp {
     /// `ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM` (10): addition (integers wrap).
     Sum,
@@ -29,7 +29,7 @@ impl ReduceOp {
 }
 
 /// The element type.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum ReduceType {
     /// 32-bit float.
     F32,

@@ -54,6 +54,8 @@ mod models;
 mod streams;
 pub(crate) mod virtual_memory;
 
+#[cfg(feature = "sim")]
+pub(crate) mod host_call_table;
 #[cfg(feature = "hw")]
 pub mod hw;
 pub mod null;

@@ -5,13 +5,14 @@
 
 use std::collections::HashMap;
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use ascend_chips::ChipProfile;
 use ascend_sim::{DueHostCall, HostCall, Sim, SimConfig, SimError, SimErrorClass};
 
+use super::host_call_table::{HostCallTable, SERVICE_CALLS_FROM};
 use super::{
     BResult, BackendError, DeviceCall, Devices, EventId, Events, HostBuf, HostCallThread,
     HostCalls, HostFn, Inspect, Memory, ModelId, Models, NotifyId, StreamId, Streams, SyncCopy,
@@ -39,99 +40,12 @@ pub struct SimBackend {
     _pacer: Option<ascend_sim::pacing::Pacer>,
 }
 
-/// The functions of the host calls launched and not yet released, with their streams: a call
-/// on an ordinary stream is released when it has run or is dropped; one recorded into a model
-/// when the simulator reports its recording gone (the model destroyed, the stream unbound).
-#[derive(Default)]
-struct HostCallTable {
-    next: AtomicU64,
-    fns: Mutex<HashMap<u64, (StreamId, SharedHostFn)>>,
-}
-
-/// A function kept for its call; a model's runs may reach it from several threads in turn.
-type SharedHostFn = Arc<Mutex<HostFn>>;
-
-impl std::fmt::Debug for HostCallTable {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let n = self.fns.lock().map_or(0, |m| m.len());
-        write!(f, "HostCallTable({n} pending)")
-    }
-}
-
-impl HostCallTable {
-    fn insert(&self, call: u64, stream: StreamId, f: HostFn) {
-        self.fns
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(call, (stream, Arc::new(Mutex::new(f))));
-    }
-
-    /// The function of `call`: taken out of the table when this is its last run, else shared.
-    fn get(&self, call: u64, last: bool) -> Option<SharedHostFn> {
-        let mut fns = self.fns.lock().unwrap_or_else(|p| p.into_inner());
-        if last {
-            fns.remove(&call).map(|(_, f)| f)
-        } else {
-            fns.get(&call).map(|(_, f)| f.clone())
-        }
-    }
-
-    /// Forgets the functions of a stream that is gone.
-    fn forget_stream(&self, stream: StreamId) {
-        self.forget_where(|_, s| s == stream);
-    }
-
-    /// Forgets the functions of these calls (dropped without running, or their model's
-    /// recording gone).
-    fn forget_calls(&self, calls: &[u64]) {
-        if !calls.is_empty() {
-            let calls: std::collections::HashSet<u64> = calls.iter().copied().collect();
-            self.forget_where(|call, _| calls.contains(&call));
-        }
-    }
-
-    /// Takes the matching functions out under the lock and drops them after it: a function may
-    /// own what calls back into the runtime when dropped (a stream, a buffer), which may come
-    /// back here.
-    fn forget_where(&self, gone: impl Fn(u64, StreamId) -> bool) {
-        let dropped: Vec<SharedHostFn> = {
-            let mut fns = self.fns.lock().unwrap_or_else(|p| p.into_inner());
-            let calls: Vec<u64> = fns
-                .iter()
-                .filter(|(call, (s, _))| gone(**call, *s))
-                .map(|(call, _)| *call)
-                .collect();
-            calls
-                .iter()
-                .filter_map(|c| fns.remove(c))
-                .map(|(_, f)| f)
-                .collect()
-        };
-        drop(dropped);
-    }
-}
-
 /// Runs the due host call (a panic in it is caught and logged: it must not take the host
 /// thread down) and tells the simulator it returned. A model run's copy leaves the function
 /// in the table for the model's next run.
 fn run_host_call(sim: &Sim, table: &HostCallTable, due: &DueHostCall) {
-    run_host_fn(table, due);
+    table.run(due.call, due.repeats);
     sim.finish_host_call(due.task);
-}
-
-/// Runs the function of the due host call, without telling the simulator.
-fn run_host_fn(table: &HostCallTable, due: &DueHostCall) {
-    if let Some(f) = table.get(due.call, !due.repeats) {
-        match super::host_calls::run_kept_host_fn(&f) {
-            Some(true) => {}
-            Some(false) => tracing::error!("host call {} panicked; its stream goes on", due.call),
-            None => tracing::error!(
-                "host call {} was reached again while it runs on this thread (its function \
-                 ran its own model and processed that run's calls); this run of it is skipped",
-                due.call
-            ),
-        }
-    }
 }
 
 /// Tells the program, once, that a host function waits in a stream's queue while nothing moves
@@ -215,7 +129,7 @@ impl SimBackend {
     /// streams aborted or stopped after a failure), so that what they own goes with them.
     fn release_dropped_host_calls(&self) {
         self.host_calls
-            .forget_calls(&self.sim.take_dropped_host_calls());
+            .forget_calls(&self.sim.take_dropped_host_calls_in(0..SERVICE_CALLS_FROM));
     }
 
     /// Starts the runtime's host-function thread if it is not running: it runs the host
@@ -237,7 +151,7 @@ impl SimBackend {
                 while !flag.load(Ordering::Acquire) {
                     if let Some(c) = sim.wait_host_call(0, Duration::from_millis(50)) {
                         ascend_sim::service_thread(false);
-                        run_host_fn(&table, &c);
+                        table.run(c.call, c.repeats);
                         ascend_sim::service_thread(true);
                         sim.finish_host_call(c.task);
                     } else {

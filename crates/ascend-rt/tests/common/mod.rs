@@ -209,3 +209,21 @@ pub fn read_bytes(r: &Runtime, a: Addr, n: usize) -> Vec<u8> {
     ));
     out
 }
+
+/// A new device service (on a socket of its own, named after `name` and this process) whose
+/// simulator has `config`, and this process's runtime on its device 0.
+pub fn on_new_service_with(name: &str, config: ascend_rt::sim::SimConfig) -> Runtime {
+    let dir = std::env::temp_dir().join(format!("service-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("device.sock");
+    let chip = ascend_chips::ChipProfile::builtin(A2).unwrap();
+    ascend_rt::device_service::spawn(&path, chip, config).unwrap();
+    let rt = Runtime::shared_device(&path).unwrap();
+    rt.set_device(0).unwrap();
+    rt
+}
+
+/// [`on_new_service_with`] the default configuration.
+pub fn on_new_service(name: &str) -> Runtime {
+    on_new_service_with(name, Default::default())
+}

@@ -156,9 +156,10 @@ impl Engine {
             }));
     }
 
-    /// The host calls whose functions may go now: those dropped without running, and those
-    /// of a recording that is gone once no run's copy of them is queued or due.
-    pub fn take_released_host_calls(&mut self) -> Vec<u64> {
+    /// The host calls numbered in `numbers` whose functions may go now: those dropped without
+    /// running, and those of a recording that is gone once no run's copy of them is queued or
+    /// due. Calls of other numbers stay for whoever numbered them.
+    pub fn take_released_host_calls(&mut self, numbers: &std::ops::Range<u64>) -> Vec<u64> {
         if !self.retired_host_calls.is_empty() {
             let mut live = std::collections::HashSet::new();
             for st in self.streams.values() {
@@ -175,7 +176,11 @@ impl Engine {
             self.retired_host_calls = keep;
             self.dropped_host_calls.extend(go);
         }
-        std::mem::take(&mut self.dropped_host_calls)
+        let (taken, left) = std::mem::take(&mut self.dropped_host_calls)
+            .into_iter()
+            .partition(|c| numbers.contains(c));
+        self.dropped_host_calls = left;
+        taken
     }
 
     /// Settles the bookkeeping the queued tasks of a stream hold when they are dropped without

@@ -89,7 +89,14 @@ impl Sim {
     /// The host calls dropped without running since the last call (their streams aborted,
     /// stopped after a failure, or destroyed): the host may release what it keeps for them.
     pub fn take_dropped_host_calls(&self) -> Vec<u64> {
-        self.with(|e| e.take_released_host_calls())
+        self.take_dropped_host_calls_in(0..u64::MAX)
+    }
+
+    /// [`Sim::take_dropped_host_calls`] of the calls numbered in `numbers`, leaving the others
+    /// for whoever numbered them (two hosts numbering their calls apart, as the shared device
+    /// service and its backend do).
+    pub fn take_dropped_host_calls_in(&self, numbers: std::ops::Range<u64>) -> Vec<u64> {
+        self.with(|e| e.take_released_host_calls(&numbers))
     }
 
     /// The task faults since the last call, oldest first (at most the latest 1,024).

@@ -14,11 +14,12 @@ use ascend_chips::ChipProfile;
 use super::wire::{self, Reply, Request, WireTask};
 
 mod copy_window;
+mod host_calls;
 mod landings;
 use crate::backend::{
-    BResult, BackendError, DeviceCall, Devices, EventId, Events, HostBuf, HostCallThread,
-    HostCalls, HostFn, Inspect, Loc, Memory, ModelId, Models, NotifyId, PhysicalImport, StreamId,
-    Streams, SyncCopy, Task, TaskFaultInfo, VirtualMemory,
+    BResult, BackendError, DeviceCall, Devices, EventId, Events, HostBuf, Inspect, Loc, Memory,
+    ModelId, Models, NotifyId, PhysicalImport, StreamId, Streams, SyncCopy, Task, TaskFaultInfo,
+    VirtualMemory,
 };
 use crate::error::{AclError, ErrorCode};
 
@@ -43,6 +44,10 @@ pub struct SharedDeviceClient {
     landings: Mutex<landings::Landings>,
     /// Held by the thread taking what has landed, from its request to its last landing.
     taking: Mutex<()>,
+    /// The functions of its host calls, by its call numbers.
+    host_fns: std::sync::Arc<crate::backend::host_call_table::HostCallTable>,
+    /// The runtime's host-function thread's stop flag, once it runs.
+    host_thread: Mutex<Option<std::sync::Arc<std::sync::atomic::AtomicBool>>>,
     _presence: UnixStream,
 }
 
@@ -59,6 +64,11 @@ fn gone(path: &Path, e: impl std::fmt::Display) -> BackendError {
             path.display()
         ),
     ))
+}
+
+thread_local! {
+    /// The calling thread makes a copy for the runtime itself ([`Memory::mirror_copy`]).
+    static UNTRACKED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// The calling thread's number in this process (1, 2, ... in the order threads first call):
@@ -114,6 +124,8 @@ impl SharedDeviceClient {
             copy_window: Mutex::new(None),
             landings: Mutex::default(),
             taking: Mutex::new(()),
+            host_fns: Default::default(),
+            host_thread: Mutex::new(None),
             _presence: presence,
         })
     }
@@ -157,6 +169,11 @@ impl SharedDeviceClient {
         };
         // What has landed in host memory is in place before any call but a launch returns.
         let take_landings = !matches!(req, Request::Launch { .. } | Request::TakeLandings);
+        let req = if UNTRACKED.with(std::cell::Cell::get) {
+            Request::Untracked(Box::new(req))
+        } else {
+            req
+        };
         let req = Request::FromThread {
             thread: program_thread(),
             request: Box::new(req),
@@ -318,8 +335,11 @@ impl Memory for SharedDeviceClient {
         self.unit(Request::Memset { addr, value, count })
     }
 
-    fn mirror_copy(&self, _copy: SyncCopy<'_>) -> BResult<()> {
-        Err(unsupported("registered host memory (aclrtHostRegister)"))
+    fn mirror_copy(&self, copy: SyncCopy<'_>) -> BResult<()> {
+        UNTRACKED.with(|u| u.set(true));
+        let r = self.memcpy(copy);
+        UNTRACKED.with(|u| u.set(false));
+        r
     }
 
     /// The service's simulator does not see this process's host memory, so it has no task
@@ -511,7 +531,9 @@ impl Streams for SharedDeviceClient {
         self.unit(Request::DestroyStream {
             stream: stream.0,
             force,
-        })
+        })?;
+        self.host_fns.forget_stream(stream);
+        Ok(())
     }
 
     fn launch(&self, stream: StreamId, task: Task) -> BResult<u64> {
@@ -768,30 +790,6 @@ impl Models for SharedDeviceClient {
 
     fn destroy_model(&self, model: ModelId) -> BResult<()> {
         self.unit(Request::DestroyModel { model: model.0 })
-    }
-}
-
-impl HostCalls for SharedDeviceClient {
-    fn launch_host_call(
-        &self,
-        _stream: StreamId,
-        _f: HostFn,
-        _thread: HostCallThread,
-        _blocking: bool,
-    ) -> BResult<()> {
-        Err(unsupported("a host function or callback"))
-    }
-
-    fn process_host_calls(
-        &self,
-        _thread: HostCallThread,
-        _timeout_ms: Option<u64>,
-    ) -> BResult<bool> {
-        Ok(false)
-    }
-
-    fn subscribe_reports(&self, _thread: u64, _stream: StreamId, _subscribe: bool) -> BResult<()> {
-        Err(unsupported("a report thread (aclrtSubscribeReport)"))
     }
 }
 

@@ -17,6 +17,7 @@ use std::sync::{Arc, Mutex};
 use super::wire::{self, ProcessStatus, Reply, Request, WireError, WireFault, WireTask};
 
 mod copy_window;
+mod host_calls;
 mod landings;
 mod outputs;
 
@@ -77,6 +78,8 @@ pub(crate) struct DeviceService {
     outputs: Outputs,
     /// Held while a process takes what landed in its host memory.
     taking: Mutex<()>,
+    /// The processes' host calls.
+    host_calls: Mutex<host_calls::HostCallBooks>,
 }
 
 impl std::fmt::Debug for DeviceService {
@@ -117,6 +120,7 @@ impl DeviceService {
             books: Mutex::new(Books::default()),
             outputs,
             taking: Mutex::new(()),
+            host_calls: Mutex::default(),
         })
     }
 
@@ -278,6 +282,7 @@ impl DeviceService {
         let be = &self.backend;
         be.ipc_forget_process(owned.pid);
         self.forget_landings(&owned.landings);
+        self.forget_host_calls(token);
         for &stream in owned.streams.keys() {
             let _ = be.destroy_stream(StreamId(stream), true);
         }
@@ -522,6 +527,23 @@ impl DeviceService {
                 self.launch_landing(token, stream, task)?
             }
             Request::TakeLandings => self.take_landings(token)?,
+            Request::LaunchHostCall {
+                stream,
+                call,
+                thread,
+                blocking,
+            } => self.launch_host_call(token, stream, call, thread, blocking)?,
+            Request::NextHostCall {
+                thread,
+                timeout_ms,
+                wall_ms,
+            } => self.next_host_call(token, thread, timeout_ms, wall_ms)?,
+            Request::FinishHostCall { task, thread } => self.finish_host_call(task, thread)?,
+            Request::SubscribeReports {
+                thread,
+                stream,
+                subscribe,
+            } => self.subscribe_reports(token, thread, stream, subscribe)?,
             Request::Launch { stream, task } => {
                 let task = task.into_task().map_err(BackendError::Unsupported)?;
                 let id = be.launch(StreamId(stream), task)?;
@@ -540,6 +562,9 @@ impl DeviceService {
                 return Err(BackendError::Unsupported(
                     "a thread's request inside another's".into(),
                 ))
+            }
+            Request::Untracked(request) => {
+                return ascend_sim::untracked(|| self.answer(token, *request))
             }
             Request::SynchronizeStream { stream, timeout_ms } => {
                 unit(be.synchronize_stream(StreamId(stream), timeout_ms))?

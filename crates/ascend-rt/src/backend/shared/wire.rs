@@ -41,6 +41,9 @@ pub enum Request {
         thread: u64,
         request: Box<Request>,
     },
+    /// `request` is a copy the runtime makes for itself (keeping a mapped host registration
+    /// and its device mirror alike), not the program's access: hidden from race detection.
+    Untracked(Box<Request>),
     /// The service's SoC and address window: answered with [`Reply::Chip`].
     Chip,
     /// The processes the service has, and what each owns: [`Reply::Status`].
@@ -160,6 +163,36 @@ pub enum Request {
     /// The process's copies into host memory that have ended since it last asked:
     /// [`Reply::Landings`].
     TakeLandings,
+    /// A host function or callback on `stream`, run by the process's `thread` when the stream
+    /// reaches it; `call` is the process's number for its function. Answered with
+    /// [`Reply::Calls`]: the process's calls dropped without running since it last heard.
+    LaunchHostCall {
+        stream: u64,
+        call: u64,
+        thread: WireHostThread,
+        blocking: bool,
+    },
+    /// The next host call due for the process's `thread`: [`Reply::HostCall`]. The runtime's
+    /// thread waits up to `wall_ms` of wall time without driving the device; a report or
+    /// host-function thread drives the device for up to `timeout_ms` of simulated time
+    /// (`None`: until one is due).
+    NextHostCall {
+        thread: WireHostThread,
+        timeout_ms: Option<u64>,
+        wall_ms: u64,
+    },
+    /// The host call that task `task` reached, which the process's `thread` took, has
+    /// returned.
+    FinishHostCall {
+        task: u64,
+        thread: WireHostThread,
+    },
+    /// The process's report thread `thread` serves `stream`'s callbacks, or no longer does.
+    SubscribeReports {
+        thread: u64,
+        stream: u64,
+        subscribe: bool,
+    },
     CreateEvent {
         device: u32,
         flags: u32,
@@ -388,6 +421,26 @@ pub enum WireTask {
         notify: u64,
         timeout_ms: Option<u64>,
     },
+    /// `aclrtReduceAsync`'s reduce-copy.
+    Reduce {
+        dst: u64,
+        src: u64,
+        len: u64,
+        op: ascend_types::ReduceOp,
+        ty: ascend_types::ReduceType,
+    },
+    /// `aclrtSetLabel`'s mark (labels are a stream's own).
+    LabelSet {
+        label: u64,
+    },
+    /// `aclrtSwitchLabelByIndex`'s jump.
+    LabelSwitch {
+        index: u64,
+        max: u32,
+        labels: Vec<u64>,
+    },
+    /// `aclrtRandomNumAsync`'s generation.
+    RandomNum(Box<ascend_types::RandomTask>),
     /// A simulator kernel whose body the launching process runs: `launch` is its number there.
     Kernel {
         launch: u64,
@@ -463,10 +516,27 @@ impl WireTask {
                 notify: notify.0,
                 timeout_ms: *timeout_ms,
             },
+            Task::Reduce {
+                dst,
+                src,
+                len,
+                op,
+                ty,
+            } => WireTask::Reduce {
+                dst: *dst,
+                src: *src,
+                len: *len,
+                op: *op,
+                ty: *ty,
+            },
+            Task::LabelSet { label } => WireTask::LabelSet { label: *label },
+            Task::LabelSwitch { index, max, labels } => WireTask::LabelSwitch {
+                index: *index,
+                max: *max,
+                labels: labels.clone(),
+            },
+            Task::RandomNum(r) => WireTask::RandomNum(r.clone()),
             Task::Kernel { .. } => return Err("a simulator kernel".into()),
-            Task::Reduce { .. } => return Err("a reduce task".into()),
-            Task::LabelSet { .. } | Task::LabelSwitch { .. } => return Err("a label".into()),
-            Task::RandomNum(_) => return Err("a random-number task".into()),
         })
     }
 
@@ -533,6 +603,24 @@ impl WireTask {
                 notify: NotifyId(notify),
                 timeout_ms,
             },
+            WireTask::Reduce {
+                dst,
+                src,
+                len,
+                op,
+                ty,
+            } => Task::Reduce {
+                dst,
+                src,
+                len,
+                op,
+                ty,
+            },
+            WireTask::LabelSet { label } => Task::LabelSet { label },
+            WireTask::LabelSwitch { index, max, labels } => {
+                Task::LabelSwitch { index, max, labels }
+            }
+            WireTask::RandomNum(r) => Task::RandomNum(r),
             WireTask::Kernel { .. } => return Err("a kernel needs its process".into()),
         })
     }
@@ -566,6 +654,38 @@ fn landing(len: u64) -> Result<Loc, String> {
         buf: Arc::new(std::sync::Mutex::new(vec![0u8; len as usize])),
         offset: 0,
     })
+}
+
+/// Which of a process's host threads runs a host call
+/// ([`crate::backend::HostCallThread`] on the wire).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub enum WireHostThread {
+    Runtime,
+    Reports(u64),
+    HostFuncs(u64),
+}
+
+impl From<crate::backend::HostCallThread> for WireHostThread {
+    fn from(t: crate::backend::HostCallThread) -> Self {
+        use crate::backend::HostCallThread as T;
+        match t {
+            T::Runtime => WireHostThread::Runtime,
+            T::Reports(n) => WireHostThread::Reports(n),
+            T::HostFuncs(n) => WireHostThread::HostFuncs(n),
+        }
+    }
+}
+
+/// A host call due for a process's thread ([`Reply::HostCall`]).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+pub struct DueCall {
+    /// The process's number for its function.
+    pub call: u64,
+    /// The task that reached it, to finish it by.
+    pub task: u64,
+    /// A model run's copy: the function stays for the model's next run.
+    pub repeats: bool,
 }
 
 /// A copy into a client's host memory that has ended ([`Reply::Landings`]).
@@ -604,6 +724,10 @@ pub enum Reply {
         device: u32,
     },
     Faults(Vec<WireFault>),
+    /// A host call due, or none in time.
+    HostCall(Option<DueCall>),
+    /// Call numbers (a process's host calls dropped without running).
+    Calls(Vec<u64>),
     /// Copies into the client's host memory that have ended; `more`: others have too, for
     /// another answer (one carries at most [`CHUNK`] bytes).
     Landings {

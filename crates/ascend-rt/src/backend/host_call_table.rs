@@ -1,0 +1,105 @@
+//! [`HostCallTable`]: the functions of the host calls a backend put on streams, kept by call
+//! number until they have run for the last time or were dropped, and run on whichever host
+//! thread takes their call (the simulator's backend, and the shared device's client, whose
+//! service only knows the call numbers).
+
+use std::collections::HashMap;
+use std::sync::atomic::AtomicU64;
+use std::sync::{Arc, Mutex};
+
+use super::{HostFn, StreamId};
+
+/// The shared device service numbers its processes' host calls from here on, so that the
+/// simulator's backend beside it (which numbers its own from 1) takes only its own dropped
+/// calls.
+pub(crate) const SERVICE_CALLS_FROM: u64 = 1 << 62;
+
+/// The functions of the host calls launched and not yet released, with their streams: a call
+/// on an ordinary stream is released when it has run or is dropped; one recorded into a model
+/// when the simulator reports its recording gone (the model destroyed, the stream unbound).
+#[derive(Default)]
+pub(crate) struct HostCallTable {
+    /// The last call number given out.
+    pub(crate) next: AtomicU64,
+    fns: Mutex<HashMap<u64, (StreamId, SharedHostFn)>>,
+}
+
+/// A function kept for its call; a model's runs may reach it from several threads in turn.
+type SharedHostFn = Arc<Mutex<HostFn>>;
+
+impl std::fmt::Debug for HostCallTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let n = self.fns.lock().map_or(0, |m| m.len());
+        write!(f, "HostCallTable({n} pending)")
+    }
+}
+
+impl HostCallTable {
+    pub(crate) fn insert(&self, call: u64, stream: StreamId, f: HostFn) {
+        self.fns
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(call, (stream, Arc::new(Mutex::new(f))));
+    }
+
+    /// The function of `call`: taken out of the table when this is its last run, else shared.
+    pub(crate) fn get(&self, call: u64, last: bool) -> Option<SharedHostFn> {
+        let mut fns = self.fns.lock().unwrap_or_else(|p| p.into_inner());
+        if last {
+            fns.remove(&call).map(|(_, f)| f)
+        } else {
+            fns.get(&call).map(|(_, f)| f.clone())
+        }
+    }
+
+    /// Runs `call`'s function on the calling thread (a panic in it is caught and logged: it
+    /// must not take the host thread down), without telling the device; `repeats`: a model
+    /// run's copy, whose function stays for the model's next run.
+    pub(crate) fn run(&self, call: u64, repeats: bool) {
+        if let Some(f) = self.get(call, !repeats) {
+            match super::host_calls::run_kept_host_fn(&f) {
+                Some(true) => {}
+                Some(false) => tracing::error!("host call {call} panicked; its stream goes on"),
+                None => tracing::error!(
+                    "host call {call} was reached again while it runs on this thread (its \
+                     function ran its own model and processed that run's calls); this run of it \
+                     is skipped"
+                ),
+            }
+        }
+    }
+
+    /// Forgets the functions of a stream that is gone.
+    pub(crate) fn forget_stream(&self, stream: StreamId) {
+        self.forget_where(|_, s| s == stream);
+    }
+
+    /// Forgets the functions of these calls (dropped without running, or their model's
+    /// recording gone).
+    pub(crate) fn forget_calls(&self, calls: &[u64]) {
+        if !calls.is_empty() {
+            let calls: std::collections::HashSet<u64> = calls.iter().copied().collect();
+            self.forget_where(|call, _| calls.contains(&call));
+        }
+    }
+
+    /// Takes the matching functions out under the lock and drops them after it: a function may
+    /// own what calls back into the runtime when dropped (a stream, a buffer), which may come
+    /// back here.
+    fn forget_where(&self, gone: impl Fn(u64, StreamId) -> bool) {
+        let dropped: Vec<SharedHostFn> = {
+            let mut fns = self.fns.lock().unwrap_or_else(|p| p.into_inner());
+            let calls: Vec<u64> = fns
+                .iter()
+                .filter(|(call, (s, _))| gone(**call, *s))
+                .map(|(call, _)| *call)
+                .collect();
+            calls
+                .iter()
+                .filter_map(|c| fns.remove(c))
+                .map(|(_, f)| f)
+                .collect()
+        };
+        drop(dropped);
+    }
+}
