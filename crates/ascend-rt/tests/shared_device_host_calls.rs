@@ -159,12 +159,63 @@ fn the_functions_of_host_calls_an_abort_drops_are_released() {
     .unwrap();
     assert_eq!(Arc::strong_count(&held), 2);
     rt.stream_abort(s).unwrap();
-    // The next launch hears of the dropped call.
-    rt.launch_host_func(other, Some(Box::new(|| {}))).unwrap();
-    rt.synchronize_stream(other).unwrap();
     assert_eq!(
         Arc::strong_count(&held),
         1,
-        "the dropped call's function is released"
+        "the dropped call's function is released by the abort, as in one process"
+    );
+    // A stream destroyed with a call queued releases it too.
+    rt.value_wait(flag, 1, 0, other).unwrap();
+    let h = held.clone();
+    rt.launch_host_func(
+        other,
+        Some(Box::new(move || {
+            let _ = &h;
+        })),
+    )
+    .unwrap();
+    rt.destroy_stream_force(other).unwrap();
+    assert_eq!(Arc::strong_count(&held), 1, "released by the destroy");
+}
+
+#[test]
+fn a_host_function_waiting_for_its_own_stream_is_explained_not_left_hanging() {
+    let config = ascend_rt::sim::SimConfig {
+        on_stall: ascend_rt::sim::OnStall::Error,
+        watchdog_grace: std::time::Duration::from_millis(500),
+        ..Default::default()
+    };
+    let rt = Arc::new(common::on_new_service_with("own-stream", config));
+    let s = stream(&rt);
+    let inner = Arc::new(Mutex::new(None));
+    let (rt2, seen) = (rt.clone(), inner.clone());
+    rt.launch_host_func(
+        s,
+        Some(Box::new(move || {
+            rt2.set_device(0).unwrap();
+            let e = rt2.synchronize_stream(s).err().map(|e| e.to_string());
+            *seen.lock().unwrap() = Some(e);
+        })),
+    )
+    .unwrap();
+    // The function's own calls are its thread's, whichever connection carries them: the
+    // simulator knows it waits for the call it is running.
+    let (tx, rx) = std::sync::mpsc::channel();
+    let rt3 = rt.clone();
+    std::thread::spawn(move || {
+        rt3.set_device(0).unwrap();
+        let _ = tx.send(rt3.synchronize_stream(s).map_err(|e| e.code()));
+    });
+    let outer = rx.recv_timeout(std::time::Duration::from_secs(30));
+    assert_eq!(
+        outer,
+        Ok(Ok(())),
+        "the stream went on once the function returned"
+    );
+    let text = inner.lock().unwrap().clone().flatten();
+    assert!(
+        text.as_deref()
+            .is_some_and(|t| t.contains("must not wait for work that needs its own stream")),
+        "{text:?}"
     );
 }

@@ -1226,4 +1226,3 @@ fn two_processes_are_ordered_by_an_ipc_notify_one_way_and_an_ipc_event_the_other
     writeln!(creator.stdin.as_mut().unwrap(), "done").unwrap();
     finished(creator, out, "SUCCESS", "the creator");
 }
-

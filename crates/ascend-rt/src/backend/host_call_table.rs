@@ -42,6 +42,14 @@ impl HostCallTable {
             .insert(call, (stream, Arc::new(Mutex::new(f))));
     }
 
+    /// No function is kept.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.fns
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_empty()
+    }
+
     /// The function of `call`: taken out of the table when this is its last run, else shared.
     pub(crate) fn get(&self, call: u64, last: bool) -> Option<SharedHostFn> {
         let mut fns = self.fns.lock().unwrap_or_else(|p| p.into_inner());

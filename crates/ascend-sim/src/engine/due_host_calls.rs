@@ -31,7 +31,7 @@ pub struct DueHostCall {
     /// A host thread has taken it and is running it.
     pub taken: bool,
     /// The host thread that took it.
-    pub taker: Option<std::thread::ThreadId>,
+    pub taker: Option<u64>,
     /// When (wall) it was taken: a call that runs longer than `HOLD_LIMIT` no longer holds
     /// the clock.
     pub taken_at: Option<std::time::Instant>,
@@ -87,7 +87,7 @@ impl HostCalls {
             .filter(|c| c.channel == channel && !c.taken)
             .min_by_key(|c| (c.due_ns, c.task))?;
         c.taken = true;
-        c.taker = Some(std::thread::current().id());
+        c.taker = Some(crate::facade::caller_key());
         c.taken_at = Some(std::time::Instant::now());
         Some(c.clone())
     }
@@ -123,8 +123,7 @@ impl HostCalls {
                 c.blocking
                     && if c.taken {
                         c.held()
-                            && c.taker
-                                != Some(*me.get_or_insert_with(|| std::thread::current().id()))
+                            && c.taker != Some(*me.get_or_insert_with(crate::facade::caller_key))
                     } else {
                         self.has_taker(c.channel)
                     }
@@ -170,7 +169,7 @@ impl HostCalls {
     /// True when a host thread other than the calling one is running a call that holds the
     /// clock now (taken less than [`HOLD_LIMIT`] ago).
     pub fn holding_elsewhere(&self) -> bool {
-        let me = std::thread::current().id();
+        let me = crate::facade::caller_key();
         self.calls
             .values()
             .any(|c| c.blocking && c.held() && c.taker != Some(me))
@@ -180,7 +179,7 @@ impl HostCalls {
     /// thread, if it runs one, is waiting for the device instead: that call cannot return
     /// while this wait lasts.
     pub fn running_elsewhere(&self) -> bool {
-        let me = std::thread::current().id();
+        let me = crate::facade::caller_key();
         self.calls.values().any(|c| c.taken && c.taker != Some(me))
     }
 

@@ -117,7 +117,7 @@ impl Engine {
                 c.due_ns, c.due_ns
             );
         }
-        if c.taken && c.taker == Some(std::thread::current().id()) {
+        if c.taken && c.taker == Some(crate::facade::caller_key()) {
             format!(
                 "host call {call}, due at {} ns: {name} is running it and, from inside it, \
                  waits on the device for work that cannot finish before the call returns (work \

@@ -169,6 +169,19 @@ impl SharedDeviceClient {
         };
         // What has landed in host memory is in place before any call but a launch returns.
         let take_landings = !matches!(req, Request::Launch { .. } | Request::TakeLandings);
+        // After a call that may drop host calls, their functions go.
+        let may_drop_calls = matches!(
+            req,
+            Request::SynchronizeDevice { .. }
+                | Request::SynchronizeStream { .. }
+                | Request::DestroyStream { .. }
+                | Request::AbortStream { .. }
+                | Request::StopStream { .. }
+                | Request::TakeTaskFaults
+                | Request::BindStream { .. }
+                | Request::UnbindStream { .. }
+                | Request::DestroyModel { .. }
+        );
         let req = if UNTRACKED.with(std::cell::Cell::get) {
             Request::Untracked(Box::new(req))
         } else {
@@ -195,6 +208,9 @@ impl SharedDeviceClient {
             .push(conn);
         if take_landings && self.landings_waiting() {
             self.take_landings();
+        }
+        if may_drop_calls {
+            self.release_dropped_host_calls();
         }
         answer
     }

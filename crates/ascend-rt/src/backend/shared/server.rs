@@ -242,7 +242,18 @@ impl DeviceService {
             // carried it.
             let req = match req {
                 Request::FromThread { thread, request } => {
-                    ascend_sim::act_as_host_thread(self.program_thread(token, thread));
+                    match self.program_thread(token, thread) {
+                        Some(key) => ascend_sim::act_as_host_thread(key),
+                        None => {
+                            let gone = Reply::Err(WireError::from(BackendError::Unsupported(
+                                "a call of a process the service has released (it ended)".into(),
+                            )));
+                            if wire::send(&mut conn, &gone).is_err() {
+                                break;
+                            }
+                            continue;
+                        }
+                    }
                     *request
                 }
                 other => other,
@@ -350,20 +361,25 @@ impl DeviceService {
 
     /// The simulator's host thread for `token`'s program thread `thread`: a new one, named
     /// after the process, when the thread first calls.
-    fn program_thread(&self, token: u64, thread: u64) -> u64 {
-        let (key, name) = self.with_owned(token, |o| {
-            if let Some(&k) = o.threads.get(&thread) {
-                return (k, None);
+    /// `None` once the process has gone (a call that comes after its end is not served).
+    fn program_thread(&self, token: u64, thread: u64) -> Option<u64> {
+        let (key, name) = {
+            let mut b = self.books();
+            let o = b.processes.get_mut(&token)?;
+            match o.threads.get(&thread) {
+                Some(&k) => (k, None),
+                None => {
+                    let k = ascend_sim::new_host_thread();
+                    o.threads.insert(thread, k);
+                    (k, Some(o.name()))
+                }
             }
-            let k = ascend_sim::new_host_thread();
-            o.threads.insert(thread, k);
-            (k, Some(o.name()))
-        });
+        };
         if let Some(name) = name {
             ascend_sim::act_as_host_thread(key);
             ascend_sim::label_host_thread(Some(&name));
         }
-        key
+        Some(key)
     }
 
     /// Task `task` was launched by `token`'s process: what the simulator says of it (a hazard,
@@ -527,6 +543,7 @@ impl DeviceService {
                 self.launch_landing(token, stream, task)?
             }
             Request::TakeLandings => self.take_landings(token)?,
+            Request::TakeDroppedHostCalls => self.dropped_host_calls(token)?,
             Request::LaunchHostCall {
                 stream,
                 call,

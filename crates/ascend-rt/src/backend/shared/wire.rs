@@ -172,6 +172,9 @@ pub enum Request {
         thread: WireHostThread,
         blocking: bool,
     },
+    /// The process's host calls dropped without running since it last heard:
+    /// [`Reply::Calls`].
+    TakeDroppedHostCalls,
     /// The next host call due for the process's `thread`: [`Reply::HostCall`]. The runtime's
     /// thread waits up to `wall_ms` of wall time without driving the device; a report or
     /// host-function thread drives the device for up to `timeout_ms` of simulated time

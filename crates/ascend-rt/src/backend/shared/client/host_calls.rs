@@ -4,8 +4,9 @@
 //! host-function thread (`aclrtLaunchHostFunc`) is a thread of this process with a connection
 //! of its own, asking for its next call a short wall-time wait at a time; a report or
 //! host-function thread (`aclrtProcessReport`) asks on its own calls. Each runs the function
-//! and says it returned; calls dropped without running come back with the next launch, and
-//! their functions go.
+//! and says it returned; calls dropped without running come back after the calls that may drop
+//! some (a synchronize, a stream's abort or destroy, a model's unbind or destroy) and with the
+//! next launch, and their functions go.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -94,6 +95,18 @@ impl SharedDeviceClient {
             task: due.task,
             thread,
         })
+    }
+
+    /// Releases the functions of this process's calls the device dropped without running
+    /// (their stream aborted, destroyed, or stopped after a failure; their model's recording
+    /// gone), as the in-process backend does after the calls that may drop some.
+    pub(super) fn release_dropped_host_calls(&self) {
+        if self.host_fns.is_empty() {
+            return;
+        }
+        if let Ok(Reply::Calls(dropped)) = self.call(Request::TakeDroppedHostCalls) {
+            self.host_fns.forget_calls(&dropped);
+        }
     }
 
     /// The runtime's host-function thread ends between two of its waits.

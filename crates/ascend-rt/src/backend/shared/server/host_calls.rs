@@ -3,8 +3,9 @@
 //! number of its own and the service puts a host call of its own number on the stream, on a
 //! channel of the process's thread; the process's thread asks for its next due call
 //! ([`Request::NextHostCall`](super::Request::NextHostCall)), runs the function, and says it
-//! returned. Calls the simulator drops without running go back to their process with its next
-//! launch, so that it releases their functions.
+//! returned. Calls the simulator drops without running go back to their process when it asks
+//! (after a call that may drop some, and with its next launch), so that it releases their
+//! functions.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -103,6 +104,12 @@ impl DeviceService {
                 return Err(crate::backend::sim::m(e));
             }
         }
+        self.dropped_host_calls(token)
+    }
+
+    /// `token`'s host calls dropped without running since it last heard.
+    pub(super) fn dropped_host_calls(&self, token: u64) -> Answer {
+        let sim = self.backend.simulator().ok_or_else(no_simulator)?;
         let mut b = self.host_call_books();
         b.sort_dropped(sim);
         Ok(Reply::Calls(b.dropped.remove(&token).unwrap_or_default()))
