@@ -219,3 +219,48 @@ fn a_host_function_waiting_for_its_own_stream_is_explained_not_left_hanging() {
         "{text:?}"
     );
 }
+
+#[test]
+fn a_host_function_no_thread_drives_towards_is_reported_on_the_program_s_stderr() {
+    // The program runs in a child process of this test binary, whose standard error the
+    // parent reads.
+    const CHILD: &str = "ASCEND_RT_TEST_UNDRIVEN_SERVICE_CHILD";
+    const NAME: &str =
+        "a_host_function_no_thread_drives_towards_is_reported_on_the_program_s_stderr";
+    if std::env::var_os(CHILD).is_some() {
+        let config = ascend_rt::sim::SimConfig {
+            watchdog_grace: std::time::Duration::from_millis(300),
+            ..Default::default()
+        };
+        let rt = common::on_new_service_with("undriven", config);
+        let s = stream(&rt);
+        let n = Arc::new(AtomicU32::new(0));
+        let n2 = n.clone();
+        rt.launch_host_func(
+            s,
+            Some(Box::new(move || {
+                n2.fetch_add(1, Ordering::SeqCst);
+            })),
+        )
+        .unwrap();
+        // The program waits by other means, without a call: nothing moves the device meanwhile.
+        std::thread::sleep(std::time::Duration::from_millis(2000));
+        assert_eq!(n.load(Ordering::SeqCst), 0);
+        rt.synchronize_stream(s).unwrap();
+        assert_eq!(n.load(Ordering::SeqCst), 1);
+        return;
+    }
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", NAME, "--nocapture", "--test-threads=1"])
+        .env(CHILD, "1")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert_eq!(
+        err.matches("no host call has moved the simulated clock since")
+            .count(),
+        1,
+        "said once: {err}"
+    );
+}

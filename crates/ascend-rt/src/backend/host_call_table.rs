@@ -1,7 +1,8 @@
 //! [`HostCallTable`]: the functions of the host calls a backend put on streams, kept by call
 //! number until they have run for the last time or were dropped, and run on whichever host
 //! thread takes their call (the simulator's backend, and the shared device's client, whose
-//! service only knows the call numbers).
+//! service only knows the call numbers); and [`UndrivenHostCall`], the warning that a host
+//! function waits while nothing drives the device.
 
 use std::collections::HashMap;
 use std::sync::atomic::AtomicU64;
@@ -109,5 +110,50 @@ impl HostCallTable {
                 .collect()
         };
         drop(dropped);
+    }
+}
+
+/// Tells the program, once, that a host function waits in a stream's queue while nothing moves
+/// the device: the device runs as the host's calls advance the host clock (or while a host
+/// thread waits on it, or with the wall clock in the paced mode), so a program that waits for
+/// the function by other means (a condition variable it signals) without calling the API
+/// would wait for ever without being told.
+#[derive(Debug, Default)]
+pub(crate) struct UndrivenHostCall {
+    /// The device's position when first seen unchanged, and since when (wall).
+    since: Option<((u64, u64), std::time::Instant)>,
+    /// The position last warned about.
+    warned: Option<(u64, u64)>,
+}
+
+impl UndrivenHostCall {
+    /// Looks at the device while the thread of `channel` waits for a host call: the warning
+    /// to give, once a call of the channel has waited in a queue for the watchdog's grace
+    /// with the device's position unchanged (once per position).
+    pub(crate) fn check(&mut self, sim: &ascend_sim::Sim, channel: u64) -> Option<String> {
+        let Some((stream, pos)) = sim.queued_host_call(channel) else {
+            self.since = None;
+            return None;
+        };
+        let since = match self.since {
+            Some((p, t)) if p == pos => t,
+            _ => {
+                self.since = Some((pos, std::time::Instant::now()));
+                return None;
+            }
+        };
+        if since.elapsed() < sim.config().watchdog_grace || self.warned == Some(pos) {
+            return None;
+        }
+        self.warned = Some(pos);
+        Some(format!(
+            "a host function waits in the queue of stream {} at {} ns, and no host call has \
+             moved the simulated clock since: the device runs as the host's calls advance the \
+             host clock, or while a thread waits on it (aclrtSynchronizeStream, ...). If the \
+             program waits for the function by other means (a condition variable it signals) \
+             without calling the API, it will wait for ever: synchronize the stream, or run with \
+             ASCEND_SIM_PACING=wall so that the wall clock moves the device",
+            stream.0, pos.0
+        ))
     }
 }

@@ -12,7 +12,7 @@ use std::time::Duration;
 use ascend_chips::ChipProfile;
 use ascend_sim::{DueHostCall, HostCall, Sim, SimConfig, SimError, SimErrorClass};
 
-use super::host_call_table::{HostCallTable, SERVICE_CALLS_FROM};
+use super::host_call_table::{HostCallTable, UndrivenHostCall, SERVICE_CALLS_FROM};
 use super::{
     BResult, BackendError, DeviceCall, Devices, EventId, Events, HostBuf, HostCallThread,
     HostCalls, HostFn, Inspect, Memory, ModelId, Models, NotifyId, StreamId, Streams, SyncCopy,
@@ -46,49 +46,6 @@ pub struct SimBackend {
 fn run_host_call(sim: &Sim, table: &HostCallTable, due: &DueHostCall) {
     table.run(due.call, due.repeats);
     sim.finish_host_call(due.task);
-}
-
-/// Tells the program, once, that a host function waits in a stream's queue while nothing moves
-/// the device: the device runs as the host's calls advance the host clock (or while a host
-/// thread waits on it, or with the wall clock in the paced mode), so a program that waits for
-/// the function by other means (a condition variable it signals) without calling the API
-/// would wait for ever without being told.
-#[derive(Default)]
-struct UndrivenHostCall {
-    /// The device's position when first seen unchanged, and since when (wall).
-    since: Option<((u64, u64), std::time::Instant)>,
-    /// The position last warned about.
-    warned: Option<(u64, u64)>,
-}
-
-impl UndrivenHostCall {
-    fn check(&mut self, sim: &Sim) {
-        let Some((stream, pos)) = sim.queued_host_call(0) else {
-            self.since = None;
-            return;
-        };
-        let since = match self.since {
-            Some((p, t)) if p == pos => t,
-            _ => {
-                self.since = Some((pos, std::time::Instant::now()));
-                return;
-            }
-        };
-        if since.elapsed() < sim.config().watchdog_grace || self.warned == Some(pos) {
-            return;
-        }
-        self.warned = Some(pos);
-        let text = format!(
-            "a host function waits in the queue of stream {} at {} ns, and no host call has \
-             moved the simulated clock since: the device runs as the host's calls advance the \
-             host clock, or while a thread waits on it (aclrtSynchronizeStream, ...). If the \
-             program waits for the function by other means (a condition variable it signals) \
-             without calling the API, it will wait for ever: synchronize the stream, or run with \
-             ASCEND_SIM_PACING=wall so that the wall clock moves the device",
-            stream.0, pos.0
-        );
-        ascend_types::warn_user!("{text}");
-    }
 }
 
 impl SimBackend {
@@ -155,7 +112,9 @@ impl SimBackend {
                         ascend_sim::service_thread(true);
                         sim.finish_host_call(c.task);
                     } else {
-                        undriven.check(&sim);
+                        if let Some(text) = undriven.check(&sim, 0) {
+                            ascend_types::warn_user!("{text}");
+                        }
                     }
                 }
             })

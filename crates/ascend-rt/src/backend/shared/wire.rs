@@ -727,8 +727,12 @@ pub enum Reply {
         device: u32,
     },
     Faults(Vec<WireFault>),
-    /// A host call due, or none in time.
-    HostCall(Option<DueCall>),
+    /// A host call due, or none in time; `warning`: what to tell the program (a host function
+    /// waits while nothing drives the device).
+    HostCall {
+        due: Option<DueCall>,
+        warning: Option<String>,
+    },
     /// Call numbers (a process's host calls dropped without running).
     Calls(Vec<u64>),
     /// Copies into the client's host memory that have ended; `more`: others have too, for

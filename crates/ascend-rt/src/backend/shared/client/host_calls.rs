@@ -46,7 +46,12 @@ impl SharedDeviceClient {
                         wall_ms: RUNTIME_THREAD_WAIT_MS,
                     };
                     let due = match ask(&mut conn, next) {
-                        Ok(Ok(Reply::HostCall(due))) => due,
+                        Ok(Ok(Reply::HostCall { due, warning })) => {
+                            if let Some(text) = warning {
+                                ascend_types::warn_user!("{text}");
+                            }
+                            due
+                        }
                         // The service is gone, or answers out of place: the thread ends.
                         _ => return,
                     };
@@ -83,7 +88,7 @@ impl SharedDeviceClient {
             timeout_ms,
             wall_ms: 0,
         })? {
-            Reply::HostCall(due) => Ok(due),
+            Reply::HostCall { due, .. } => Ok(due),
             other => Err(self.misfit(other)),
         }
     }

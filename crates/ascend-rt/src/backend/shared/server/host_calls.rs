@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use super::wire::{DueCall, WireHostThread};
 use super::{Answer, DeviceService, Reply};
-use crate::backend::host_call_table::SERVICE_CALLS_FROM;
+use crate::backend::host_call_table::{UndrivenHostCall, SERVICE_CALLS_FROM};
 use crate::backend::{BackendError, StreamId};
 use ascend_sim::{HostCall, Sim};
 
@@ -29,6 +29,8 @@ pub(super) struct HostCallBooks {
     channels: HashMap<(u64, WireHostThread), u64>,
     /// Per process, its calls dropped without running that it has not been told of.
     dropped: HashMap<u64, Vec<u64>>,
+    /// Per process, whether its runtime thread's calls wait while nothing drives the device.
+    undriven: HashMap<u64, UndrivenHostCall>,
 }
 
 impl HostCallBooks {
@@ -137,7 +139,15 @@ impl DeviceService {
                 .map_err(crate::backend::sim::m)?
         };
         let Some(due) = due else {
-            return Ok(Reply::HostCall(None));
+            // The runtime's thread waits in turns: between them, the process is told once when
+            // a call of its waits in a queue and nothing drives the device.
+            let warning = (thread == WireHostThread::Runtime)
+                .then(|| {
+                    let mut b = self.host_call_books();
+                    b.undriven.entry(token).or_default().check(sim, channel)
+                })
+                .flatten();
+            return Ok(Reply::HostCall { due: None, warning });
         };
         let mut b = self.host_call_books();
         let known = if due.repeats {
@@ -147,15 +157,21 @@ impl DeviceService {
         };
         drop(b);
         match known {
-            Some((owner, call)) if owner == token => Ok(Reply::HostCall(Some(DueCall {
-                call,
-                task: due.task,
-                repeats: due.repeats,
-            }))),
+            Some((owner, call)) if owner == token => Ok(Reply::HostCall {
+                due: Some(DueCall {
+                    call,
+                    task: due.task,
+                    repeats: due.repeats,
+                }),
+                warning: None,
+            }),
             // Not this process's (it cannot be: a channel is one process's): let it go on.
             _ => {
                 sim.finish_host_call(due.task);
-                Ok(Reply::HostCall(None))
+                Ok(Reply::HostCall {
+                    due: None,
+                    warning: None,
+                })
             }
         }
     }
@@ -191,5 +207,6 @@ impl DeviceService {
         b.calls.retain(|_, (owner, _)| *owner != token);
         b.channels.retain(|(owner, _), _| *owner != token);
         b.dropped.remove(&token);
+        b.undriven.remove(&token);
     }
 }
