@@ -845,6 +845,44 @@ mod tests {
     }
 
     #[test]
+    fn a_request_that_comes_after_its_process_ended_is_refused_not_served() {
+        use super::super::wire::WireHostThread;
+        let mut late = connected("late", 11);
+        let path = std::env::temp_dir()
+            .join(format!("service-late-{}", std::process::id()))
+            .join("s.sock");
+        let until = |listed: usize| {
+            let start = std::time::Instant::now();
+            while crate::device_service::status(&path).unwrap().len() != listed {
+                assert!(start.elapsed() < std::time::Duration::from_secs(10));
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+        };
+        until(1);
+        // The process's presence ends: the service releases it, while `late` stays open.
+        let mut presence = UnixStream::connect(&path).unwrap();
+        wire::send(&mut presence, &Request::Hello { pid: 1, token: 11 }).unwrap();
+        wire::send(&mut presence, &Request::Presence).unwrap();
+        drop(presence);
+        until(0);
+        let next = Request::FromThread {
+            thread: 1,
+            request: Box::new(Request::NextHostCall {
+                thread: WireHostThread::Runtime,
+                timeout_ms: None,
+                wall_ms: 0,
+            }),
+        };
+        wire::send(&mut late, &next).unwrap();
+        let r: Reply = wire::receive(&mut late).unwrap().unwrap();
+        assert!(
+            matches!(r, Reply::Err(ref e) if format!("{e:?}").contains("released")),
+            "{r:?}"
+        );
+        assert!(crate::device_service::status(&path).unwrap().is_empty());
+    }
+
+    #[test]
     fn a_request_for_more_bytes_than_a_frame_holds_is_refused_and_the_service_goes_on() {
         let mut c = connected("unit", 7);
         let huge = Request::CopyFromDevice {
