@@ -1,7 +1,7 @@
 //! Cases of physical memory, reserved ranges and mappings within one process: the runtime's
 //! checks in order, two mappings of one allocation reaching one memory, a handle exported and
 //! its pid list set, and what is dead after a free. Across processes: the shared device's
-//! tests (`crates/ascend-rt/tests/shared_device.rs`, the C program `physical_sharing.c`).
+//! tests (`crates/ascend-rt/tests/shared_device_physical.rs`, the C program `physical_sharing.c`).
 
 use ascend_rt::raw_types::*;
 use ascend_rt::Runtime;

@@ -1,5 +1,5 @@
 //! IPC events in one process: the runtime's checks in its order, and a handle opened as an
-//! event of the process's own. Across processes: tests/shared_device.rs.
+//! event of the process's own. Across processes: tests/shared_device_ipc.rs.
 
 use ascend_rt::raw_types::*;
 use ascend_rt::{MsgCode, Runtime, IPC_EVENT_HANDLE_SIZE};

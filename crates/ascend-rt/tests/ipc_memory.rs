@@ -1,5 +1,5 @@
 //! IPC memory in one process: the runtime's checks in its order, and the driver's part (keys,
-//! whole pages, close). Across processes: tests/shared_device.rs.
+//! whole pages, close). Across processes: tests/shared_device_ipc.rs.
 
 use ascend_rt::raw_types::*;
 use ascend_rt::{MsgCode, Runtime, IPC_KEY_LEN, IPC_MEM_EXPORT_NO_PID_VALIDATION};

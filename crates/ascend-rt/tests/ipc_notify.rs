@@ -1,5 +1,5 @@
 //! IPC notifies in one process: the runtime's checks in its order and the driver's part.
-//! Across processes: tests/shared_device.rs.
+//! Across processes: tests/shared_device_ipc.rs.
 
 use ascend_rt::raw_types::*;
 use ascend_rt::{MsgCode, Runtime, IPC_NOTIFY_EXPORT_NO_PID_VALIDATION};

@@ -1,7 +1,7 @@
 //! Physical memory, reserved ranges, mappings and shareable handles in one process: the
 //! runtime's checks in its order (docs/validation/physical-memory.md), and what a mapping
 //! reaches: two mappings of one allocation are one memory to copies, value waits, kernels and
-//! CMOs. Across processes: tests/shared_device.rs.
+//! CMOs. Across processes: tests/shared_device_physical.rs.
 
 use ascend_rt::raw_types::*;
 use ascend_rt::{AclResult, Kernel, KernelOps, MemDst, MemSrc, MsgCode, Runtime};

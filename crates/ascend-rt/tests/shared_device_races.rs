@@ -4,11 +4,14 @@
 //! are two host threads, whose unordered accesses are races.
 
 mod common;
+mod service_children;
 
+use std::io::Write;
 use std::sync::Arc;
 
 use ascend_rt::raw_types::*;
-use ascend_rt::{MemDst, MemSrc, Runtime};
+use ascend_rt::{device_service, MemDst, MemSrc, Runtime};
+use service_children::{child, play_role, socket};
 
 /// A service whose simulator detects races and fails the call that finds one, and this
 /// process's runtime on its device 0.
@@ -123,4 +126,62 @@ fn two_threads_writing_one_buffer_without_the_api_ordering_them_race() {
         text.contains("data_race") && text.contains("order the two host threads' calls"),
         "{text}"
     );
+}
+
+/// The clients' roles: child runs of this test binary.
+#[test]
+fn child_process() {
+    play_role();
+}
+
+#[test]
+fn a_race_between_two_processes_names_the_process_of_the_other_access() {
+    let path = socket("race");
+    let chip = ascend_chips::ChipProfile::builtin("Ascend910B1").unwrap();
+    let config = ascend_rt::sim::SimConfig {
+        races: true,
+        hazards: ascend_rt::sim::HazardPolicy::parse("data_race=fail").unwrap(),
+        ..Default::default()
+    };
+    device_service::spawn(&path, chip, config).unwrap();
+    let rt = Runtime::shared_device(&path).unwrap();
+    rt.set_device(0).unwrap();
+    let mut buf = Addr::NULL;
+    rt.malloc(Some(&mut buf), 4096, malloc_policy::NORMAL_ONLY)
+        .unwrap();
+    let mut key = String::new();
+    rt.ipc_mem_get_export_key(buf, 4096, Some(&mut key), 65, 1)
+        .unwrap();
+    let mut filler = child("fill", &path);
+    let mut input = filler.stdin.take().unwrap();
+    writeln!(input, "{key}").unwrap();
+    let mut out = std::io::BufReader::new(filler.stdout.take().unwrap());
+    let mut line = String::new();
+    while !line.contains("filled") {
+        line.clear();
+        if std::io::BufRead::read_line(&mut out, &mut line).unwrap() == 0 {
+            let end = filler.wait_with_output().unwrap();
+            panic!("the filler ended: {}", String::from_utf8_lossy(&end.stderr));
+        }
+    }
+    // The other process's fill is over by the host's clock, but nothing on the device orders
+    // it before this read: a race, whose report names the filler's process.
+    let mut b = [0u8; 8];
+    let e = rt
+        .memcpy(
+            MemDst::Host(&mut b),
+            8,
+            MemSrc::Addr(buf),
+            8,
+            memcpy_kind::DEVICE_TO_HOST,
+        )
+        .unwrap_err();
+    let text = e.to_string();
+    assert!(
+        text.contains(&format!("was submitted at process {}]", filler.id()))
+            && text.contains(&format!("(process {})", std::process::id())),
+        "the race names the process of each access: {text}"
+    );
+    writeln!(input, "done").unwrap();
+    filler.wait().unwrap();
 }
