@@ -573,10 +573,10 @@ impl Streams for SharedDeviceClient {
         }
         // An asynchronous copy of more host bytes than a frame holds goes as several, in
         // order on the stream; a copy into host memory lands when it has run.
+        if let Some(launched) = self.launch_reading_unlanded(stream, &task) {
+            return launched;
+        }
         if let Task::Memcpy { dst, src, len } = &task {
-            if let Loc::Host { buf, offset } = src {
-                self.refuse_reading_unlanded(buf, *offset, *len)?;
-            }
             let into_host = matches!(dst, Loc::Host { .. });
             let host = into_host || matches!(src, Loc::Host { .. });
             if into_host || (host && *len as usize > wire::CHUNK) {

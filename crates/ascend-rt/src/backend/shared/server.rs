@@ -542,6 +542,16 @@ impl DeviceService {
             Request::Launch { stream, task } if task.lands_on_host() => {
                 self.launch_landing(token, stream, task)?
             }
+            Request::Launch {
+                stream,
+                task:
+                    WireTask::CopyLandingToDevice {
+                        landing,
+                        offset,
+                        dst,
+                        len,
+                    },
+            } => self.launch_from_landing(token, stream, landing, offset, dst, len)?,
             Request::TakeLandings => self.take_landings(token)?,
             Request::TakeDroppedHostCalls => self.dropped_host_calls(token)?,
             Request::LaunchHostCall {

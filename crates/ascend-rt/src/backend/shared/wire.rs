@@ -393,6 +393,15 @@ pub enum WireTask {
         #[serde(with = "serde_bytes")]
         data: Vec<u8>,
     },
+    /// A copy to device memory of `len` bytes from `offset` in the buffer a copy into the
+    /// client's host memory lands in (`landing`: the task number its launch answered), which
+    /// has not landed yet: read in stream order, as the device reads the host's memory.
+    CopyLandingToDevice {
+        landing: u64,
+        offset: u64,
+        dst: u64,
+        len: u64,
+    },
     Memset {
         addr: u64,
         value: u8,
@@ -625,6 +634,9 @@ impl WireTask {
             }
             WireTask::RandomNum(r) => Task::RandomNum(r),
             WireTask::Kernel { .. } => return Err("a kernel needs its process".into()),
+            WireTask::CopyLandingToDevice { .. } => {
+                return Err("a copy from a landing needs its process's books".into())
+            }
         })
     }
 }

@@ -62,37 +62,70 @@ impl SharedDeviceClient {
         Ok(id)
     }
 
-    /// Refuses a task that reads `len` bytes of `buf` from `offset` while a copy into those
-    /// bytes has not landed: the task's bytes go with its launch, and they would be the ones
-    /// from before the copy, where on a device the stream's order gives it the copy's.
-    pub(super) fn refuse_reading_unlanded(
+    /// Launches `task` if it is a copy to device memory reading host bytes that a copy into
+    /// host memory is still to fill (its launch would carry the bytes from before that copy):
+    /// the service reads them from the buffer that copy lands in, in stream order, as a device
+    /// reads the host's memory. `None` when no such bytes are read (the task goes as usual).
+    /// Refused when the bytes read are not all in one such copy's destination, or the task
+    /// writes host memory.
+    pub(super) fn launch_reading_unlanded(
         &self,
-        buf: &HostBuf,
-        offset: usize,
-        len: u64,
-    ) -> BResult<()> {
-        let end = offset.saturating_add(len as usize);
-        let unlanded = || {
-            let l = self.landings.lock().unwrap_or_else(|p| p.into_inner());
-            l.waiting.values().any(|d| {
-                std::sync::Arc::ptr_eq(&d.buf, buf) && d.offset < end && offset < d.offset + d.len
-            })
+        stream: StreamId,
+        task: &Task,
+    ) -> Option<BResult<u64>> {
+        let Task::Memcpy {
+            dst,
+            src: Loc::Host { buf, offset },
+            len,
+        } = task
+        else {
+            return None;
         };
-        if !unlanded() {
-            return Ok(());
+        let (offset, end) = (*offset, offset.saturating_add(*len as usize));
+        let overlapping = |l: &Landings| -> Vec<(u64, usize, usize)> {
+            l.waiting
+                .iter()
+                .filter(|(_, d)| {
+                    std::sync::Arc::ptr_eq(&d.buf, buf)
+                        && d.offset < end
+                        && offset < d.offset + d.len
+                })
+                .map(|(&id, d)| (id, d.offset, d.len))
+                .collect()
+        };
+        if overlapping(&self.landings.lock().unwrap_or_else(|p| p.into_inner())).is_empty() {
+            return None;
         }
-        // What has run lands now; a copy still queued keeps the bytes unready.
+        // What has run lands now.
         self.take_landings();
-        if unlanded() {
-            return Err(BackendError::Unsupported(
-                "a copy from host memory that an earlier copy on the device is still to fill is \
-                 not yet available on a device shared through the device service \
-                 (ASCEND_SIM_DEVICE): its bytes go with its launch; synchronize the filling \
-                 copy's stream, or an event recorded after it, first"
+        // No take until the launch is booked: the copies it reads from stay the service's.
+        let _taking = self.taking.lock().unwrap_or_else(|p| p.into_inner());
+        let found = overlapping(&self.landings.lock().unwrap_or_else(|p| p.into_inner()));
+        let within_one = match (found.as_slice(), dst) {
+            ([], _) => return None,
+            ([(id, at, n)], Loc::Device(d)) if *at <= offset && end <= at + n => {
+                Some(WireTask::CopyLandingToDevice {
+                    landing: *id,
+                    offset: (offset - at) as u64,
+                    dst: *d,
+                    len: *len,
+                })
+            }
+            _ => None,
+        };
+        let Some(wire) = within_one else {
+            return Some(Err(BackendError::Unsupported(
+                "a copy that reads host memory earlier copies on the device are still to fill, \
+                 across more than one of them or into host memory, is not yet available on a \
+                 device shared through the device service (ASCEND_SIM_DEVICE); synchronize the \
+                 filling copies' stream, or an event recorded after them, first"
                     .into(),
-            ));
-        }
-        Ok(())
+            )));
+        };
+        Some(self.u64(Request::Launch {
+            stream: stream.0,
+            task: wire,
+        }))
     }
 
     /// True while some copy into host memory has not landed.

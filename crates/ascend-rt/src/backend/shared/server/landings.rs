@@ -67,6 +67,43 @@ impl DeviceService {
         Ok(Reply::U64(last))
     }
 
+    /// A copy to device memory of `len` bytes from `offset` of the buffer `token`'s copy
+    /// `landing` lands in (not taken yet): the task reads it when the stream reaches it.
+    pub(super) fn launch_from_landing(
+        &self,
+        token: u64,
+        stream: u64,
+        landing: u64,
+        offset: u64,
+        dst: u64,
+        len: u64,
+    ) -> Answer {
+        let buf = self
+            .with_owned(token, |o| o.landings.get(&landing).map(|l| l.buf.clone()))
+            .ok_or_else(|| {
+                BackendError::Unsupported(format!(
+                    "a copy from the host memory copy {landing} lands in, which is not waiting"
+                ))
+            })?;
+        let room = buf.lock().unwrap_or_else(|p| p.into_inner()).len() as u64;
+        if offset.checked_add(len).is_none_or(|end| end > room) {
+            return Err(BackendError::Unsupported(format!(
+                "a copy of {len} bytes at {offset} of a landing of {room} bytes"
+            )));
+        }
+        let task = Task::Memcpy {
+            dst: Loc::Device(dst),
+            src: Loc::Host {
+                buf,
+                offset: offset as usize,
+            },
+            len,
+        };
+        let id = self.backend.launch(StreamId(stream), task)?;
+        self.note_process(token, id);
+        Ok(Reply::U64(id))
+    }
+
     /// `token`'s copies into host memory that have ended, in the order the device ran them
     /// (a later copy into the same bytes lands after an earlier one), with the bytes of those
     /// that ran; at most [`CHUNK`] bytes an answer, the earliest first. One taker at a time.
@@ -112,7 +149,12 @@ impl DeviceService {
             sim.forget_watched(&l.tasks);
             let data = ran.then(|| {
                 let mut b = l.buf.lock().unwrap_or_else(|p| p.into_inner());
-                std::mem::take(&mut *b)
+                // A queued copy that reads the buffer keeps its bytes.
+                if std::sync::Arc::strong_count(&l.buf) > 1 {
+                    b.clone()
+                } else {
+                    std::mem::take(&mut *b)
+                }
             });
             bytes += data.as_ref().map_or(0, Vec::len);
             landed.push(Landed {
