@@ -5,10 +5,10 @@
 //! function waits while nothing drives the device.
 
 use std::collections::HashMap;
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use super::{HostFn, StreamId};
+use super::{BResult, HostFn, StreamId};
 
 /// The shared device service numbers its processes' host calls from here on, so that the
 /// simulator's backend beside it (which numbers its own from 1) takes only its own dropped
@@ -155,5 +155,30 @@ impl UndrivenHostCall {
              ASCEND_SIM_PACING=wall so that the wall clock moves the device",
             stream.0, pos.0
         ))
+    }
+}
+
+/// A backend's own host-function thread (the one that runs `aclrtLaunchHostFunc`'s functions),
+/// started at the first such launch and told to stop when the backend goes.
+#[derive(Debug, Default)]
+pub(crate) struct HostThreadSlot(Mutex<Option<Arc<AtomicBool>>>);
+
+impl HostThreadSlot {
+    /// Starts the thread with `start`, given the flag it stops at, unless it runs already.
+    pub(crate) fn ensure(&self, start: impl FnOnce(Arc<AtomicBool>) -> BResult<()>) -> BResult<()> {
+        let mut slot = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if slot.is_none() {
+            let stop = Arc::new(AtomicBool::new(false));
+            start(stop.clone())?;
+            *slot = Some(stop);
+        }
+        Ok(())
+    }
+
+    /// Tells the thread, if it runs, to stop (it notices between two of its waits).
+    pub(crate) fn stop(&self) {
+        if let Some(stop) = self.0.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            stop.store(true, Ordering::Release);
+        }
     }
 }

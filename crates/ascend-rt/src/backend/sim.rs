@@ -5,14 +5,14 @@
 
 use std::collections::HashMap;
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use ascend_chips::ChipProfile;
 use ascend_sim::{DueHostCall, HostCall, Sim, SimConfig, SimError, SimErrorClass};
 
-use super::host_call_table::{HostCallTable, UndrivenHostCall, SERVICE_CALLS_FROM};
+use super::host_call_table::{HostCallTable, HostThreadSlot, UndrivenHostCall, SERVICE_CALLS_FROM};
 use super::{
     BResult, BackendError, DeviceCall, Devices, EventId, Events, HostBuf, HostCallThread,
     HostCalls, HostFn, Inspect, Memory, ModelId, Models, NotifyId, StreamId, Streams, SyncCopy,
@@ -31,7 +31,7 @@ pub struct SimBackend {
     /// The host calls launched and not yet run, by call number.
     host_calls: Arc<HostCallTable>,
     /// The runtime's host-function thread, once a host function was launched.
-    host_thread: Mutex<Option<Arc<AtomicBool>>>,
+    host_thread: HostThreadSlot,
     /// The channel number the simulator tags each host thread's calls with: 0 for the
     /// runtime's own thread, then one per thread id and kind as first named, so that no two
     /// threads share one, whatever their ids.
@@ -59,7 +59,7 @@ impl SimBackend {
             chip,
             default_streams: Mutex::new(HashMap::new()),
             host_calls: Arc::default(),
-            host_thread: Mutex::new(None),
+            host_thread: HostThreadSlot::default(),
             channels: Mutex::new(HashMap::from([(HostCallThread::Runtime, 0)])),
         }
     }
@@ -92,50 +92,37 @@ impl SimBackend {
     /// Starts the runtime's host-function thread if it is not running: it runs the host
     /// functions of channel 0 as their streams reach them, until the backend is dropped.
     fn ensure_host_thread(&self) -> BResult<()> {
-        let mut slot = self.host_thread.lock().unwrap_or_else(|p| p.into_inner());
-        if slot.is_some() {
-            return Ok(());
-        }
-        let stop = Arc::new(AtomicBool::new(false));
-        let (sim, table, flag) = (self.sim.clone(), self.host_calls.clone(), stop.clone());
-        std::thread::Builder::new()
-            .name("acl host functions".into())
-            .spawn(move || {
-                let mut undriven = UndrivenHostCall::default();
-                // The thread's own calls (its waits, its checks, its returns) are not the
-                // program's; only the functions it runs are.
-                ascend_sim::service_thread(true);
-                while !flag.load(Ordering::Acquire) {
-                    if let Some(c) = sim.wait_host_call(0, Duration::from_millis(50)) {
-                        ascend_sim::service_thread(false);
-                        table.run(c.call, c.repeats);
-                        ascend_sim::service_thread(true);
-                        sim.finish_host_call(c.task);
-                    } else {
-                        if let Some(text) = undriven.check(&sim, 0) {
+        self.host_thread.ensure(|flag| {
+            let (sim, table) = (self.sim.clone(), self.host_calls.clone());
+            std::thread::Builder::new()
+                .name("acl host functions".into())
+                .spawn(move || {
+                    let mut undriven = UndrivenHostCall::default();
+                    // The thread's own calls (its waits, its checks, its returns) are not the
+                    // program's; only the functions it runs are.
+                    ascend_sim::service_thread(true);
+                    while !flag.load(Ordering::Acquire) {
+                        if let Some(c) = sim.wait_host_call(0, Duration::from_millis(50)) {
+                            ascend_sim::service_thread(false);
+                            table.run(c.call, c.repeats);
+                            ascend_sim::service_thread(true);
+                            sim.finish_host_call(c.task);
+                        } else if let Some(text) = undriven.check(&sim, 0) {
                             ascend_types::warn_user!("{text}");
                         }
                     }
-                }
-            })
-            .map_err(|e| {
-                BackendError::OutOfMemory(format!("cannot start the host-function thread: {e}"))
-            })?;
-        *slot = Some(stop);
-        Ok(())
+                })
+                .map(drop)
+                .map_err(|e| {
+                    BackendError::OutOfMemory(format!("cannot start the host-function thread: {e}"))
+                })
+        })
     }
 }
 
 impl Drop for SimBackend {
     fn drop(&mut self) {
-        if let Some(stop) = self
-            .host_thread
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .take()
-        {
-            stop.store(true, Ordering::Release);
-        }
+        self.host_thread.stop();
     }
 }
 

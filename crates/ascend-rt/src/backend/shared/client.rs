@@ -47,7 +47,7 @@ pub struct SharedDeviceClient {
     /// The functions of its host calls, by its call numbers.
     host_fns: std::sync::Arc<crate::backend::host_call_table::HostCallTable>,
     /// The runtime's host-function thread's stop flag, once it runs.
-    host_thread: Mutex<Option<std::sync::Arc<std::sync::atomic::AtomicBool>>>,
+    host_thread: crate::backend::host_call_table::HostThreadSlot,
     _presence: UnixStream,
 }
 
@@ -125,7 +125,7 @@ impl SharedDeviceClient {
             landings: Mutex::default(),
             taking: Mutex::new(()),
             host_fns: Default::default(),
-            host_thread: Mutex::new(None),
+            host_thread: Default::default(),
             _presence: presence,
         })
     }

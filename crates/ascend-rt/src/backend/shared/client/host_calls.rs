@@ -8,8 +8,7 @@
 //! some (a synchronize, a stream's abort or destroy, a model's unbind or destroy) and with the
 //! next launch, and their functions go.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 use super::{gone, program_thread, SharedDeviceClient};
 use crate::backend::shared::wire::{DueCall, Reply, Request, WireHostThread};
@@ -22,59 +21,55 @@ const RUNTIME_THREAD_WAIT_MS: u64 = 50;
 impl SharedDeviceClient {
     /// Starts the runtime's host-function thread if it is not running.
     fn ensure_host_thread(&self) -> BResult<()> {
-        let mut slot = self.host_thread.lock().unwrap_or_else(|p| p.into_inner());
-        if slot.is_some() {
-            return Ok(());
-        }
-        let stop = Arc::new(AtomicBool::new(false));
-        let mut conn = Self::open(&self.path, self.token)?;
-        let (path, table, flag) = (self.path.clone(), self.host_fns.clone(), stop.clone());
-        std::thread::Builder::new()
-            .name("acl host functions".into())
-            .spawn(move || {
-                let ask = |conn: &mut _, request: Request| {
-                    let req = Request::FromThread {
-                        thread: program_thread(),
-                        request: Box::new(request),
-                    };
-                    Self::ask(&path, conn, &req)
-                };
-                while !flag.load(Ordering::Acquire) {
-                    let next = Request::NextHostCall {
-                        thread: WireHostThread::Runtime,
-                        timeout_ms: None,
-                        wall_ms: RUNTIME_THREAD_WAIT_MS,
-                    };
-                    let due = match ask(&mut conn, next) {
-                        Ok(Ok(Reply::HostCall { due, warning })) => {
-                            if let Some(text) = warning {
-                                ascend_types::warn_user!("{text}");
-                            }
-                            due
-                        }
-                        // The service is gone, or answers out of place: the thread ends.
-                        _ => return,
-                    };
-                    if let Some(DueCall {
-                        call,
-                        task,
-                        repeats,
-                    }) = due
-                    {
-                        table.run(call, repeats);
-                        let finish = Request::FinishHostCall {
-                            task,
-                            thread: WireHostThread::Runtime,
+        self.host_thread.ensure(|flag| {
+            let mut conn = Self::open(&self.path, self.token)?;
+            let (path, table) = (self.path.clone(), self.host_fns.clone());
+            std::thread::Builder::new()
+                .name("acl host functions".into())
+                .spawn(move || {
+                    let ask = |conn: &mut _, request: Request| {
+                        let req = Request::FromThread {
+                            thread: program_thread(),
+                            request: Box::new(request),
                         };
-                        if ask(&mut conn, finish).is_err() {
-                            return;
+                        Self::ask(&path, conn, &req)
+                    };
+                    while !flag.load(Ordering::Acquire) {
+                        let next = Request::NextHostCall {
+                            thread: WireHostThread::Runtime,
+                            timeout_ms: None,
+                            wall_ms: RUNTIME_THREAD_WAIT_MS,
+                        };
+                        let due = match ask(&mut conn, next) {
+                            Ok(Ok(Reply::HostCall { due, warning })) => {
+                                if let Some(text) = warning {
+                                    ascend_types::warn_user!("{text}");
+                                }
+                                due
+                            }
+                            // The service is gone, or answers out of place: the thread ends.
+                            _ => return,
+                        };
+                        if let Some(DueCall {
+                            call,
+                            task,
+                            repeats,
+                        }) = due
+                        {
+                            table.run(call, repeats);
+                            let finish = Request::FinishHostCall {
+                                task,
+                                thread: WireHostThread::Runtime,
+                            };
+                            if ask(&mut conn, finish).is_err() {
+                                return;
+                            }
                         }
                     }
-                }
-            })
-            .map_err(|e| gone(&self.path, format!("no host-function thread: {e}")))?;
-        *slot = Some(stop);
-        Ok(())
+                })
+                .map(drop)
+                .map_err(|e| gone(&self.path, format!("no host-function thread: {e}")))
+        })
     }
 
     /// The next host call due for `thread`.
@@ -111,18 +106,6 @@ impl SharedDeviceClient {
         }
         if let Ok(Reply::Calls(dropped)) = self.call(Request::TakeDroppedHostCalls) {
             self.host_fns.forget_calls(&dropped);
-        }
-    }
-
-    /// The runtime's host-function thread ends between two of its waits.
-    pub(super) fn stop_host_thread(&self) {
-        if let Some(stop) = self
-            .host_thread
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .take()
-        {
-            stop.store(true, Ordering::Release);
         }
     }
 }
@@ -183,6 +166,6 @@ impl HostCalls for SharedDeviceClient {
 
 impl Drop for SharedDeviceClient {
     fn drop(&mut self) {
-        self.stop_host_thread();
+        self.host_thread.stop();
     }
 }
