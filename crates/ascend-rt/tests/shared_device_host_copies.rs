@@ -236,19 +236,21 @@ fn a_copy_back_to_the_device_reads_the_bytes_a_queued_copy_is_still_to_bring_in_
         s,
     )
     .unwrap();
-    // Bytes across the end of what the first copy brings: refused, saying why.
-    let e = rt
-        .memcpy_async(
-            MemDst::Addr(other),
-            16,
-            MemSrc::Addr(Addr(pinned.0 + 4090)),
-            16,
-            memcpy_kind::HOST_TO_DEVICE,
-            s,
-        )
-        .unwrap_err();
-    assert_eq!(e.code(), 207000, "{e}");
-    assert!(e.to_string().contains("still to fill"), "{e}");
+    // Bytes across the end of what the first copy brings: its part from the copy, the rest
+    // as the buffer holds it (0xAB).
+    rt.host_buffer(pinned)
+        .unwrap()
+        .write_at(4096, &[0xAB; 4096]);
+    let straddle = device_with(&rt, &[0u8; 16]);
+    rt.memcpy_async(
+        MemDst::Addr(straddle),
+        16,
+        MemSrc::Addr(Addr(pinned.0 + 4090)),
+        16,
+        memcpy_kind::HOST_TO_DEVICE,
+        s,
+    )
+    .unwrap();
     rt.value_write(flag, 1, 0, writer).unwrap();
     rt.synchronize_stream(s).unwrap();
     let mut back = vec![0u8; 4000];
@@ -263,6 +265,145 @@ fn a_copy_back_to_the_device_reads_the_bytes_a_queued_copy_is_still_to_bring_in_
     assert!(back[..] == data[96..]);
     // And the page-locked buffer has what the first copy brought.
     assert!(rt.host_buffer(pinned).unwrap().to_vec()[..4096] == data[..]);
+    let mut across = [0u8; 16];
+    rt.memcpy(
+        MemDst::Host(&mut across),
+        16,
+        MemSrc::Addr(straddle),
+        16,
+        memcpy_kind::DEVICE_TO_HOST,
+    )
+    .unwrap();
+    assert_eq!(across[..6], data[4090..]);
+    assert_eq!(across[6..], [0xAB; 10]);
+}
+
+#[test]
+fn a_copy_back_from_bytes_an_aborted_copy_was_to_bring_reads_what_host_memory_held() {
+    let rt = on_new_service("bounce-aborted");
+    let (old, new) = (pattern(4096, 3), pattern(4096, 4));
+    let dev = device_with(&rt, &new);
+    let other = device_with(&rt, &[0xEE; 4096]);
+    let (held, reader_flag) = (device_with(&rt, &[0u8; 64]), device_with(&rt, &[0u8; 64]));
+    let pinned = page_locked(&rt, 4096);
+    rt.host_buffer(pinned).unwrap().write_at(0, &old);
+    let (filler, reader, writer) = (stream(&rt), stream(&rt), stream(&rt));
+    rt.value_wait(held, 1, 0, filler).unwrap();
+    copy_back(&rt, pinned, dev, 4096, filler);
+    rt.value_wait(reader_flag, 1, 0, reader).unwrap();
+    rt.memcpy_async(
+        MemDst::Addr(other),
+        4096,
+        MemSrc::Addr(pinned),
+        4096,
+        memcpy_kind::HOST_TO_DEVICE,
+        reader,
+    )
+    .unwrap();
+    // The filling copy never runs: the device reads what the host's memory holds.
+    rt.stream_abort(filler).unwrap();
+    rt.value_write(reader_flag, 1, 0, writer).unwrap();
+    rt.synchronize_stream(reader).unwrap();
+    let mut got = vec![0u8; 4096];
+    rt.memcpy(
+        MemDst::Host(&mut got),
+        4096,
+        MemSrc::Addr(other),
+        4096,
+        memcpy_kind::DEVICE_TO_HOST,
+    )
+    .unwrap();
+    assert!(got == old, "the device read other bytes than the host's");
+    assert!(rt.host_buffer(pinned).unwrap().to_vec() == old);
+}
+
+#[test]
+fn a_bounce_of_more_bytes_than_a_frame_holds_arrives_whole() {
+    let rt = on_new_service("bounce-large");
+    let n = (64 << 20) + 4096;
+    let data = pattern(n, 5);
+    let dev = device_with(&rt, &data);
+    let other = device_with(&rt, &vec![0u8; n]);
+    let flag = device_with(&rt, &[0u8; 64]);
+    let pinned = page_locked(&rt, n);
+    let (s, writer) = (stream(&rt), stream(&rt));
+    rt.value_wait(flag, 1, 0, s).unwrap();
+    copy_back(&rt, pinned, dev, n, s);
+    rt.memcpy_async(
+        MemDst::Addr(other),
+        n,
+        MemSrc::Addr(pinned),
+        n,
+        memcpy_kind::HOST_TO_DEVICE,
+        s,
+    )
+    .unwrap();
+    rt.value_write(flag, 1, 0, writer).unwrap();
+    rt.synchronize_device().unwrap();
+    let mut got = vec![0u8; n];
+    rt.memcpy(
+        MemDst::Host(&mut got),
+        n,
+        MemSrc::Addr(other),
+        n,
+        memcpy_kind::DEVICE_TO_HOST,
+    )
+    .unwrap();
+    assert!(got == data);
+}
+
+#[test]
+fn a_bounce_waiting_for_room_in_a_full_queue_holds_up_no_other_thread_s_call() {
+    let rt = Arc::new(on_new_service("bounce-full-queue"));
+    let data = pattern(4096, 11);
+    let dev = device_with(&rt, &data);
+    let other = device_with(&rt, &[0u8; 4096]);
+    let flag = device_with(&rt, &[0u8; 64]);
+    let pinned = page_locked(&rt, 4096);
+    let (s, writer, idle) = (stream(&rt), stream(&rt), stream(&rt));
+    let cap = rt.chip().limits.max_tasks_per_stream() as usize;
+    let wait_slots = rt.chip().limits.value_wait_slots.max(1) as usize;
+    rt.value_wait(flag, 1, 0, s).unwrap();
+    copy_back(&rt, pinned, dev, 4096, s);
+    for _ in 0..cap - wait_slots - 1 {
+        rt.memset_async(Addr(other.0 + 2048), 8, 0, 8, s).unwrap();
+    }
+    // Another thread makes a call, then releases the wait that holds the queue.
+    let rt2 = rt.clone();
+    let helper = std::thread::spawn(move || {
+        rt2.set_device(0).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        rt2.synchronize_stream(idle).unwrap();
+        rt2.value_write(flag, 1, 0, writer).unwrap();
+    });
+    let (tx, rx) = std::sync::mpsc::channel();
+    let rt3 = rt.clone();
+    std::thread::spawn(move || {
+        rt3.set_device(0).unwrap();
+        let r = rt3.memcpy_async(
+            MemDst::Addr(other),
+            2048,
+            MemSrc::Addr(pinned),
+            2048,
+            memcpy_kind::HOST_TO_DEVICE,
+            s,
+        );
+        let _ = tx.send(r.map_err(|e| e.code()));
+    });
+    let launched = rx.recv_timeout(std::time::Duration::from_secs(30));
+    assert_eq!(launched, Ok(Ok(())), "the bounce waited for room and went");
+    helper.join().unwrap();
+    rt.synchronize_device().unwrap();
+    let mut got = vec![0u8; 2048];
+    rt.memcpy(
+        MemDst::Host(&mut got),
+        2048,
+        MemSrc::Addr(other),
+        2048,
+        memcpy_kind::DEVICE_TO_HOST,
+    )
+    .unwrap();
+    assert!(got[..] == data[..2048]);
 }
 
 #[test]

@@ -58,38 +58,25 @@ impl Sim {
         let g = self.lock();
         let ends = submissions
             .iter()
-            .map(|&(stream, tasks)| {
-                let mut order = 0;
-                let mut failed = false;
-                for t in tasks {
-                    match g.watched.get(&t.0) {
-                        Some(Some((ran, at))) => {
-                            failed |= !ran;
-                            order = order.max(*at);
-                        }
-                        Some(None) => {
-                            let queued = g
-                                .streams
-                                .get(&stream.0)
-                                .is_some_and(|st| st.queue.iter().any(|q| q.id == t.0));
-                            if queued {
-                                return WatchedEnd::Pending;
-                            }
-                            // Neither queued nor ended: discarded.
-                            failed = true;
-                        }
-                        None => failed = true,
-                    }
-                }
-                if failed {
-                    WatchedEnd::Failed
-                } else {
-                    WatchedEnd::Ran { order }
-                }
-            })
+            .map(|&(stream, tasks)| watched_end(&g, stream, tasks))
             .collect();
         self.release(g);
         ends
+    }
+
+    /// Runs `f` unless the watched submission (`stream`, `tasks`) has run, and says whether it
+    /// did: while it is queued, `f` runs under the device's lock, so the submission's copies,
+    /// which write when they complete, come after it. For a buffer a copy lands in, to hold
+    /// the bytes its destination held until the copy writes them (and for good where the copy
+    /// faults or is discarded).
+    pub fn unless_watched_ran(&self, stream: StreamId, tasks: &[TaskId], f: impl FnOnce()) -> bool {
+        let g = self.lock();
+        let ran = matches!(watched_end(&g, stream, tasks), WatchedEnd::Ran { .. });
+        if !ran {
+            f();
+        }
+        self.release(g);
+        !ran
     }
 
     /// Forgets watched tasks: their end has been taken, or nobody will ask for it (their
@@ -100,5 +87,36 @@ impl Sim {
             g.watched.remove(&t.0);
         }
         self.release(g);
+    }
+}
+
+/// How one watched submission has ended, as the engine says now.
+fn watched_end(e: &crate::engine::Engine, stream: StreamId, tasks: &[TaskId]) -> WatchedEnd {
+    let mut order = 0;
+    let mut failed = false;
+    for t in tasks {
+        match e.watched.get(&t.0) {
+            Some(Some((ran, at))) => {
+                failed |= !ran;
+                order = order.max(*at);
+            }
+            Some(None) => {
+                let queued = e
+                    .streams
+                    .get(&stream.0)
+                    .is_some_and(|st| st.queue.iter().any(|q| q.id == t.0));
+                if queued {
+                    return WatchedEnd::Pending;
+                }
+                // Neither queued nor ended: discarded.
+                failed = true;
+            }
+            None => failed = true,
+        }
+    }
+    if failed {
+        WatchedEnd::Failed
+    } else {
+        WatchedEnd::Ran { order }
     }
 }

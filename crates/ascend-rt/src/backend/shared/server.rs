@@ -549,9 +549,9 @@ impl DeviceService {
                         landing,
                         offset,
                         dst,
-                        len,
+                        data,
                     },
-            } => self.launch_from_landing(token, stream, landing, offset, dst, len)?,
+            } => self.launch_from_landing(token, stream, landing, offset, dst, data)?,
             Request::TakeLandings => self.take_landings(token)?,
             Request::TakeDroppedHostCalls => self.dropped_host_calls(token)?,
             Request::LaunchHostCall {

@@ -393,14 +393,19 @@ pub enum WireTask {
         #[serde(with = "serde_bytes")]
         data: Vec<u8>,
     },
-    /// A copy to device memory of `len` bytes from `offset` in the buffer a copy into the
-    /// client's host memory lands in (`landing`: the task number its launch answered), which
-    /// has not landed yet: read in stream order, as the device reads the host's memory.
+    /// A copy to device memory of `data.len()` bytes from `offset` in the buffer a copy into
+    /// the client's host memory lands in (`landing`: the task number its launch answered),
+    /// which has not landed yet: read in stream order, as the device reads the host's memory.
+    /// `data` is what the client's memory holds there now, which the buffer holds until that
+    /// copy writes it (for good, where it faults or is discarded). Answered with
+    /// [`Reply::OptU64`]: the task's number, or `None` where the landing is not waiting (it
+    /// was taken meanwhile: its bytes are the client's now).
     CopyLandingToDevice {
         landing: u64,
         offset: u64,
         dst: u64,
-        len: u64,
+        #[serde(with = "serde_bytes")]
+        data: Vec<u8>,
     },
     Memset {
         addr: u64,

@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 
 use super::SharedDeviceClient;
-use crate::backend::shared::wire::{Landed, Reply, Request, WireTask};
+use crate::backend::shared::wire::{Landed, Reply, Request, WireTask, CHUNK};
 use crate::backend::{BResult, BackendError, HostBuf, Loc, StreamId, Task};
 
 /// Where a copy into host memory lands.
@@ -62,12 +62,12 @@ impl SharedDeviceClient {
         Ok(id)
     }
 
-    /// Launches `task` if it is a copy to device memory reading host bytes that a copy into
-    /// host memory is still to fill (its launch would carry the bytes from before that copy):
-    /// the service reads them from the buffer that copy lands in, in stream order, as a device
-    /// reads the host's memory. `None` when no such bytes are read (the task goes as usual).
-    /// Refused when the bytes read are not all in one such copy's destination, or the task
-    /// writes host memory.
+    /// Launches `task` if it is a copy to device memory reading host bytes that copies into
+    /// host memory are still to fill (its launch would carry the bytes from before them): the
+    /// bytes each such copy brings are read from the buffer it lands in, in stream order, as a
+    /// device reads the host's memory, the others go with the launch, a part at a time, in
+    /// order on the stream. `None` when no such bytes are read (the task goes as usual).
+    /// Refused when the task writes host memory.
     pub(super) fn launch_reading_unlanded(
         &self,
         stream: StreamId,
@@ -82,50 +82,128 @@ impl SharedDeviceClient {
             return None;
         };
         let (offset, end) = (*offset, offset.saturating_add(*len as usize));
-        let overlapping = |l: &Landings| -> Vec<(u64, usize, usize)> {
-            l.waiting
-                .iter()
-                .filter(|(_, d)| {
-                    std::sync::Arc::ptr_eq(&d.buf, buf)
-                        && d.offset < end
-                        && offset < d.offset + d.len
-                })
-                .map(|(&id, d)| (id, d.offset, d.len))
-                .collect()
-        };
-        if overlapping(&self.landings.lock().unwrap_or_else(|p| p.into_inner())).is_empty() {
+        if self.unlanded_parts(buf, offset, end).is_empty() {
             return None;
         }
         // What has run lands now.
         self.take_landings();
-        // No take until the launch is booked: the copies it reads from stay the service's.
-        let _taking = self.taking.lock().unwrap_or_else(|p| p.into_inner());
-        let found = overlapping(&self.landings.lock().unwrap_or_else(|p| p.into_inner()));
-        let within_one = match (found.as_slice(), dst) {
-            ([], _) => return None,
-            ([(id, at, n)], Loc::Device(d)) if *at <= offset && end <= at + n => {
-                Some(WireTask::CopyLandingToDevice {
-                    landing: *id,
-                    offset: (offset - at) as u64,
-                    dst: *d,
-                    len: *len,
-                })
-            }
-            _ => None,
-        };
-        let Some(wire) = within_one else {
+        let parts = self.unlanded_parts(buf, offset, end);
+        if parts.is_empty() {
+            return None;
+        }
+        let Loc::Device(dst) = *dst else {
             return Some(Err(BackendError::Unsupported(
-                "a copy that reads host memory earlier copies on the device are still to fill, \
-                 across more than one of them or into host memory, is not yet available on a \
-                 device shared through the device service (ASCEND_SIM_DEVICE); synchronize the \
-                 filling copies' stream, or an event recorded after them, first"
+                "a copy into host memory from host bytes an earlier copy on the device is still \
+                 to fill is not yet available on a device shared through the device service \
+                 (ASCEND_SIM_DEVICE); synchronize the filling copy's stream, or an event \
+                 recorded after it, first"
                     .into(),
             )));
         };
-        Some(self.u64(Request::Launch {
-            stream: stream.0,
-            task: wire,
-        }))
+        Some(self.launch_parts(stream, buf, offset, dst, &parts))
+    }
+
+    /// The parts of `[offset, end)` of `buf` that copies still to land fill: `(start, end,
+    /// landing, where the landing's destination starts)`, in order; where two fill the same
+    /// bytes, the one launched later (whose bytes a stream ends with).
+    fn unlanded_parts(&self, buf: &HostBuf, offset: usize, end: usize) -> Vec<Part> {
+        let l = self.landings.lock().unwrap_or_else(|p| p.into_inner());
+        let mut fills: Vec<(u64, usize, usize)> = l
+            .waiting
+            .iter()
+            .filter(|(_, d)| {
+                std::sync::Arc::ptr_eq(&d.buf, buf) && d.offset < end && offset < d.offset + d.len
+            })
+            .map(|(&id, d)| (id, d.offset, d.offset + d.len))
+            .collect();
+        drop(l);
+        if fills.is_empty() {
+            return Vec::new();
+        }
+        fills.sort_unstable();
+        let mut cuts: Vec<usize> = fills
+            .iter()
+            .flat_map(|&(_, a, b)| [a.clamp(offset, end), b.clamp(offset, end)])
+            .chain([offset, end])
+            .collect();
+        cuts.sort_unstable();
+        cuts.dedup();
+        let mut parts: Vec<Part> = Vec::new();
+        for w in cuts.windows(2) {
+            let (a, b) = (w[0], w[1]);
+            // The latest launched of the copies that fill [a, b).
+            let by = fills
+                .iter()
+                .rev()
+                .find(|&&(_, s, e)| s <= a && b <= e)
+                .map(|&(id, s, _)| (id, s));
+            match parts.last_mut() {
+                Some(p) if p.end == a && p.by == by => p.end = b,
+                _ => parts.push(Part {
+                    start: a,
+                    end: b,
+                    by,
+                }),
+            }
+        }
+        if parts.iter().all(|p| p.by.is_none()) {
+            return Vec::new();
+        }
+        parts
+    }
+
+    /// Launches the parts of a copy from `offset` of `buf` to `dst`, in order on
+    /// `stream`: a landing's part read from its buffer, the rest carrying the bytes.
+    fn launch_parts(
+        &self,
+        stream: StreamId,
+        buf: &HostBuf,
+        offset: usize,
+        dst: u64,
+        parts: &[Part],
+    ) -> BResult<u64> {
+        let bytes = |a: usize, b: usize| {
+            let h = buf.lock().unwrap_or_else(|p| p.into_inner());
+            h[a.min(h.len())..b.min(h.len())].to_vec()
+        };
+        let mut last = 0;
+        for p in parts {
+            let at = dst + (p.start - offset) as u64;
+            if let Some((landing, from)) = p.by {
+                let task = WireTask::CopyLandingToDevice {
+                    landing,
+                    offset: (p.start - from) as u64,
+                    dst: at,
+                    data: bytes(p.start, p.end),
+                };
+                match self.call(Request::Launch {
+                    stream: stream.0,
+                    task,
+                })? {
+                    Reply::OptU64(Some(id)) => {
+                        last = id;
+                        continue;
+                    }
+                    // Taken meanwhile by another thread: once its take has put the bytes in
+                    // place, they go with the launch.
+                    Reply::OptU64(None) => {
+                        drop(self.taking.lock().unwrap_or_else(|p| p.into_inner()));
+                    }
+                    other => return Err(self.misfit(other)),
+                }
+            }
+            for a in (p.start..p.end).step_by(CHUNK) {
+                let b = (a + CHUNK).min(p.end);
+                last = self.u64(Request::Launch {
+                    stream: stream.0,
+                    task: WireTask::CopyHostToDevice {
+                        dst: dst + (a - offset) as u64,
+                        data: bytes(a, b),
+                    },
+                })?;
+            }
+        }
+        Ok(last)
     }
 
     /// True while some copy into host memory has not landed.
@@ -176,4 +254,13 @@ fn land(dst: &Destination, bytes: Option<Vec<u8>>) {
     let start = dst.offset.min(b.len());
     let end = start.saturating_add(bytes.len()).min(b.len());
     b[start..end].copy_from_slice(&bytes[..end - start]);
+}
+
+/// A part of a copy from host memory: `[start, end)` of the buffer, and the copy still to land
+/// that fills it (its launch's task number, and where its destination starts), if any.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Part {
+    start: usize,
+    end: usize,
+    by: Option<(u64, usize)>,
 }

@@ -67,8 +67,10 @@ impl DeviceService {
         Ok(Reply::U64(last))
     }
 
-    /// A copy to device memory of `len` bytes from `offset` of the buffer `token`'s copy
-    /// `landing` lands in (not taken yet): the task reads it when the stream reaches it.
+    /// A copy to device memory of `data.len()` bytes from `offset` of the buffer `token`'s
+    /// copy `landing` lands in: the task reads the buffer when the stream reaches it. Until
+    /// that copy writes, the buffer holds `data` there (the client's bytes now), as host
+    /// memory does on a device. `None` where the landing is no longer waiting.
     pub(super) fn launch_from_landing(
         &self,
         token: u64,
@@ -76,21 +78,35 @@ impl DeviceService {
         landing: u64,
         offset: u64,
         dst: u64,
-        len: u64,
+        data: Vec<u8>,
     ) -> Answer {
-        let buf = self
-            .with_owned(token, |o| o.landings.get(&landing).map(|l| l.buf.clone()))
+        let sim = self.backend.simulator().ok_or_else(|| {
+            BackendError::Unsupported(
+                "a copy from host memory on a device without a simulator".into(),
+            )
+        })?;
+        let found = self.with_owned(token, |o| {
+            o.landings
+                .get(&landing)
+                .map(|l| (l.buf.clone(), l.stream, l.tasks.clone()))
+        });
+        let Some((buf, landing_stream, tasks)) = found else {
+            return Ok(Reply::OptU64(None));
+        };
+        let len = data.len() as u64;
+        let room = buf.lock().unwrap_or_else(|p| p.into_inner()).len();
+        let range = usize::try_from(offset)
+            .ok()
+            .and_then(|at| Some(at..at.checked_add(data.len())?))
+            .filter(|r| r.end <= room)
             .ok_or_else(|| {
                 BackendError::Unsupported(format!(
-                    "a copy from the host memory copy {landing} lands in, which is not waiting"
+                    "a copy of {len} bytes at {offset} of a landing of {room} bytes"
                 ))
             })?;
-        let room = buf.lock().unwrap_or_else(|p| p.into_inner()).len() as u64;
-        if offset.checked_add(len).is_none_or(|end| end > room) {
-            return Err(BackendError::Unsupported(format!(
-                "a copy of {len} bytes at {offset} of a landing of {room} bytes"
-            )));
-        }
+        sim.unless_watched_ran(landing_stream, &tasks, || {
+            buf.lock().unwrap_or_else(|p| p.into_inner())[range].copy_from_slice(&data);
+        });
         let task = Task::Memcpy {
             dst: Loc::Device(dst),
             src: Loc::Host {
@@ -101,7 +117,7 @@ impl DeviceService {
         };
         let id = self.backend.launch(StreamId(stream), task)?;
         self.note_process(token, id);
-        Ok(Reply::U64(id))
+        Ok(Reply::OptU64(Some(id)))
     }
 
     /// `token`'s copies into host memory that have ended, in the order the device ran them
