@@ -83,22 +83,47 @@ impl Sim {
         task: Task,
         host_ns: u64,
     ) -> Result<TaskId, SimError> {
-        // No range reserved, nothing to translate: the common case costs one atomic load.
-        if !self.va_in_use() {
-            return self.submit_work(stream, Work::User(narrow_cmo_length(task)), host_ns);
-        }
-        // A task across mappings side by side goes as one task a mapping, in order.
         let mut last = None;
-        for (i, t) in self.split_task(task)?.into_iter().enumerate() {
-            let ns = if i == 0 { host_ns } else { 0 };
-            let work = Work::User(narrow_cmo_length(t));
-            last = Some(self.submit_work(stream, work, ns)?);
-        }
+        self.submit_pieces(stream, task, host_ns, false, |id| last = Some(id))?;
         last.ok_or_else(|| SimError::BadAddress {
             addr: 0,
             len: 0,
             reason: "a task that names no memory".into(),
         })
+    }
+
+    /// Submits a user task as one task a mapping it crosses, in order (the first charged
+    /// `host_ns`), telling `each` the id of each; `watch` as for [`Sim::submit_work_watched`].
+    /// False where a watched task met a model-bound stream (nothing more is submitted).
+    pub(super) fn submit_pieces(
+        &self,
+        stream: StreamId,
+        task: Task,
+        host_ns: u64,
+        watch: bool,
+        mut each: impl FnMut(TaskId),
+    ) -> Result<bool, SimError> {
+        let mut submit = |t: Task, ns: u64| -> Result<bool, SimError> {
+            let work = Work::User(narrow_cmo_length(t));
+            Ok(match self.submit_work_watched(stream, work, ns, watch)? {
+                Some(id) => {
+                    each(id);
+                    true
+                }
+                None => false,
+            })
+        };
+        // No range reserved, nothing to translate: the common case costs one atomic load.
+        if !self.va_in_use() {
+            return submit(task, host_ns);
+        }
+        // A task across mappings side by side goes as one task a mapping, in order.
+        for (i, t) in self.split_task(task)?.into_iter().enumerate() {
+            if !submit(t, if i == 0 { host_ns } else { 0 })? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 
     /// Puts a host call on `stream` (see [`HostCall`]): on a model-bound stream it is
@@ -130,7 +155,7 @@ impl Sim {
     /// [`Sim::submit_work`]; with `watch`, the task's end is kept for [`Sim::watched_ends`],
     /// and a model-bound stream takes nothing (`None`: a recorded task runs at every run of
     /// its model, not once).
-    pub(super) fn submit_work_watched(
+    fn submit_work_watched(
         &self,
         stream: StreamId,
         work: Work,
@@ -263,7 +288,7 @@ impl Sim {
 
 /// The runtime's CMO task carries a 32-bit length: a size of 4 GiB or more wraps, as on the
 /// device (the runtime stores the size in a 32-bit field of the task).
-pub(super) fn narrow_cmo_length(task: Task) -> Task {
+fn narrow_cmo_length(task: Task) -> Task {
     const LENGTH_FIELD: u64 = u32::MAX as u64;
     match task {
         Task::Cmo { op, addr, len } => Task::Cmo {

@@ -5,7 +5,6 @@
 //! completed, until the host forgets it.
 
 use super::Sim;
-use crate::stream::Work;
 use crate::types::*;
 
 /// How the tasks of one watched submission ended.
@@ -35,21 +34,9 @@ impl Sim {
         task: Task,
         host_ns: u64,
     ) -> Result<Option<Vec<TaskId>>, SimError> {
-        let tasks = if self.va_in_use() {
-            self.split_task(task)?
-        } else {
-            vec![task]
-        };
-        let mut ids = Vec::with_capacity(tasks.len());
-        for (i, t) in tasks.into_iter().enumerate() {
-            let ns = if i == 0 { host_ns } else { 0 };
-            let work = Work::User(super::streams::narrow_cmo_length(t));
-            match self.submit_work_watched(stream, work, ns, true)? {
-                Some(id) => ids.push(id),
-                None => return Ok(None),
-            }
-        }
-        Ok(Some(ids))
+        let mut ids = Vec::new();
+        let taken = self.submit_pieces(stream, task, host_ns, true, |id| ids.push(id))?;
+        Ok(taken.then_some(ids))
     }
 
     /// How each watched submission (its stream, its tasks) has ended, all seen at one moment

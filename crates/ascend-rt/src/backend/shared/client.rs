@@ -571,11 +571,13 @@ impl Streams for SharedDeviceClient {
                 },
             });
         }
-        // An asynchronous copy of more host bytes than a frame holds goes as several, in
-        // order on the stream; a copy into host memory lands when it has run.
+        // A copy reading host bytes a copy into host memory is still to bring reads them as
+        // they land.
         if let Some(launched) = self.launch_reading_unlanded(stream, &task) {
             return launched;
         }
+        // An asynchronous copy of more host bytes than a frame holds goes as several, in
+        // order on the stream; a copy into host memory lands when it has run.
         if let Task::Memcpy { dst, src, len } = &task {
             let into_host = matches!(dst, Loc::Host { .. });
             let host = into_host || matches!(src, Loc::Host { .. });

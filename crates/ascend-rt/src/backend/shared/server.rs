@@ -131,6 +131,13 @@ impl DeviceService {
         }
     }
 
+    /// The service's simulator, for `what` (the service runs over one; an error otherwise).
+    fn simulator(&self, what: &str) -> Result<&ascend_sim::Sim, BackendError> {
+        self.backend.simulator().ok_or_else(|| {
+            BackendError::Unsupported(format!("{what} on a device without a simulator"))
+        })
+    }
+
     /// How the simulator names `token`'s process ("process 1234").
     fn process_name(&self, token: u64) -> std::sync::Arc<str> {
         self.with_owned(token, Owned::name)

@@ -13,7 +13,7 @@ use std::time::Duration;
 use super::wire::{DueCall, WireHostThread};
 use super::{Answer, DeviceService, Reply};
 use crate::backend::host_call_table::{UndrivenHostCall, SERVICE_CALLS_FROM};
-use crate::backend::{BackendError, StreamId};
+use crate::backend::StreamId;
 use ascend_sim::{HostCall, Sim};
 
 /// The service's books of its processes' host calls.
@@ -42,10 +42,6 @@ impl HostCallBooks {
             }
         }
     }
-}
-
-fn no_simulator() -> BackendError {
-    BackendError::Unsupported("host calls on a device without a simulator".into())
 }
 
 impl DeviceService {
@@ -84,7 +80,7 @@ impl DeviceService {
         thread: WireHostThread,
         blocking: bool,
     ) -> Answer {
-        let sim = self.backend.simulator().ok_or_else(no_simulator)?;
+        let sim = self.simulator("host calls")?;
         let channel = self.channel(sim, token, thread);
         let number = {
             let mut b = self.host_call_books();
@@ -111,7 +107,7 @@ impl DeviceService {
 
     /// `token`'s host calls dropped without running since it last heard.
     pub(super) fn dropped_host_calls(&self, token: u64) -> Answer {
-        let sim = self.backend.simulator().ok_or_else(no_simulator)?;
+        let sim = self.simulator("host calls")?;
         let mut b = self.host_call_books();
         b.sort_dropped(sim);
         Ok(Reply::Calls(b.dropped.remove(&token).unwrap_or_default()))
@@ -125,7 +121,7 @@ impl DeviceService {
         timeout_ms: Option<u64>,
         wall_ms: u64,
     ) -> Answer {
-        let sim = self.backend.simulator().ok_or_else(no_simulator)?;
+        let sim = self.simulator("host calls")?;
         let channel = self.channel(sim, token, thread);
         let due = if thread == WireHostThread::Runtime {
             // The runtime's thread waits without driving the device, and its waiting is not
@@ -178,7 +174,7 @@ impl DeviceService {
 
     /// `token`'s thread returned from the host call that `task` reached.
     pub(super) fn finish_host_call(&self, task: u64, thread: WireHostThread) -> Answer {
-        let sim = self.backend.simulator().ok_or_else(no_simulator)?;
+        let sim = self.simulator("host calls")?;
         let runtime = thread == WireHostThread::Runtime;
         ascend_sim::service_thread(runtime);
         sim.finish_host_call(task);
@@ -194,7 +190,7 @@ impl DeviceService {
         stream: u64,
         subscribe: bool,
     ) -> Answer {
-        let sim = self.backend.simulator().ok_or_else(no_simulator)?;
+        let sim = self.simulator("host calls")?;
         let channel = self.channel(sim, token, WireHostThread::Reports(thread));
         sim.set_host_channel_serves(channel, StreamId(stream), subscribe);
         Ok(Reply::Unit)

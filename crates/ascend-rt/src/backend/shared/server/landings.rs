@@ -29,11 +29,7 @@ pub(super) type Landings = BTreeMap<u64, Landing>;
 impl DeviceService {
     /// Launches `task`, a copy into `token`'s host memory, on `stream`.
     pub(super) fn launch_landing(&self, token: u64, stream: u64, task: WireTask) -> Answer {
-        let sim = self.backend.simulator().ok_or_else(|| {
-            BackendError::Unsupported(
-                "a copy into host memory on a device without a simulator".into(),
-            )
-        })?;
+        let sim = self.simulator("a copy into host memory")?;
         let task = task.into_task().map_err(BackendError::Unsupported)?;
         let Task::Memcpy {
             dst: Loc::Host { buf, .. },
@@ -80,11 +76,7 @@ impl DeviceService {
         dst: u64,
         data: Vec<u8>,
     ) -> Answer {
-        let sim = self.backend.simulator().ok_or_else(|| {
-            BackendError::Unsupported(
-                "a copy from host memory on a device without a simulator".into(),
-            )
-        })?;
+        let sim = self.simulator("a copy from host memory")?;
         let found = self.with_owned(token, |o| {
             o.landings
                 .get(&landing)
