@@ -14,12 +14,13 @@ use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use super::wire::{self, ProcessStatus, Reply, Request, WireError, WireFault, WireTask};
+use super::wire::{self, Reply, Request, WireError, WireFault, WireTask};
 
 mod copy_window;
 mod host_calls;
 mod landings;
 mod outputs;
+mod processes;
 
 use crate::backend::{Backend, BackendError, EventId, ModelId, NotifyId, StreamId, SyncCopy, Task};
 pub use outputs::Outputs;
@@ -292,70 +293,6 @@ impl DeviceService {
         }
     }
 
-    /// A process has gone: what it owned is released, the others' work goes on.
-    fn release_process(&self, token: u64) {
-        let Some(owned) = self.books().processes.remove(&token) else {
-            return;
-        };
-        let be = &self.backend;
-        be.ipc_forget_process(owned.pid);
-        self.forget_landings(&owned.landings);
-        self.forget_host_calls(token);
-        for &stream in owned.streams.keys() {
-            let _ = be.destroy_stream(StreamId(stream), true);
-        }
-        for (&device, &default) in &owned.devices {
-            let _ = be.destroy_stream(default, true);
-            self.close_shared(device, true);
-        }
-        for &e in &owned.events {
-            let _ = be.destroy_event(EventId(e));
-        }
-        for &n in &owned.notifies {
-            let _ = be.destroy_notify(NotifyId(n));
-        }
-        for &m in &owned.models {
-            let _ = be.destroy_model(ModelId(m));
-        }
-        for &va in &owned.mapped {
-            let _ = be.unmap_memory(va);
-        }
-        for &va in &owned.reserved {
-            let _ = be.release_address(va);
-        }
-        for &(device, addr) in &owned.allocations {
-            let _ = be.free(device, addr);
-        }
-        tracing::info!(
-            "device service: process {} ended; its {} streams, {} allocations, {} events and {} \
-             notifies are released",
-            owned.pid,
-            owned.streams.len(),
-            owned.allocations.len(),
-            owned.events.len(),
-            owned.notifies.len()
-        );
-        self.write_outputs();
-        // Its threads' names go with it (the calling thread is done with the process).
-        for &key in owned.threads.values() {
-            ascend_sim::act_as_host_thread(key);
-            ascend_sim::label_host_thread(None);
-        }
-    }
-
-    /// One process closes `device`: the last one closes it in the simulator.
-    fn close_shared(&self, device: u32, force: bool) {
-        let last = {
-            let mut b = self.books();
-            let n = b.open_count.entry(device).or_default();
-            *n = n.saturating_sub(1);
-            *n == 0
-        };
-        if last {
-            let _ = self.backend.close_device(device, force);
-        }
-    }
-
     /// `f` on what `token` owns; a process released already (a call that ended after its
     /// process) books into a scratch entry that is dropped.
     fn with_owned<R>(&self, token: u64, f: impl FnOnce(&mut Owned) -> R) -> R {
@@ -364,29 +301,6 @@ impl DeviceService {
             Some(o) => f(o),
             None => f(&mut Owned::default()),
         }
-    }
-
-    /// The simulator's host thread for `token`'s program thread `thread`: a new one, named
-    /// after the process, when the thread first calls.
-    /// `None` once the process has gone (a call that comes after its end is not served).
-    fn program_thread(&self, token: u64, thread: u64) -> Option<u64> {
-        let (key, name) = {
-            let mut b = self.books();
-            let o = b.processes.get_mut(&token)?;
-            match o.threads.get(&thread) {
-                Some(&k) => (k, None),
-                None => {
-                    let k = ascend_sim::new_host_thread();
-                    o.threads.insert(thread, k);
-                    (k, Some(o.name()))
-                }
-            }
-        };
-        if let Some(name) = name {
-            ascend_sim::act_as_host_thread(key);
-            ascend_sim::label_host_thread(Some(&name));
-        }
-        Some(key)
     }
 
     /// Task `task` was launched by `token`'s process: what the simulator says of it (a hazard,
@@ -789,166 +703,7 @@ impl DeviceService {
             }
         })
     }
-
-    /// The processes, lowest pid first, and what each owns.
-    fn status(&self) -> Vec<ProcessStatus> {
-        let b = self.books();
-        let mut all: Vec<ProcessStatus> = b
-            .processes
-            .values()
-            .map(|o| ProcessStatus {
-                pid: o.pid,
-                connections: o.connections,
-                devices: o.devices.len(),
-                streams: o.streams.len(),
-                allocations: o.allocations.len(),
-                events: o.events.len(),
-                notifies: o.notifies.len(),
-                models: o.models.len(),
-                reserved_ranges: o.reserved.len(),
-                mappings: o.mapped.len(),
-            })
-            .collect();
-        all.sort_by_key(|p| p.pid);
-        all
-    }
-
-    /// The task faults of `token`'s streams since its last look; the others' are kept for
-    /// them.
-    fn faults_of(&self, token: u64) -> Vec<WireFault> {
-        let new = self.backend.take_task_faults();
-        let mut b = self.books();
-        for f in new {
-            let owner = b
-                .processes
-                .iter()
-                .find(|(_, o)| {
-                    o.streams.contains_key(&f.stream.0)
-                        || o.devices.values().any(|s| *s == f.stream)
-                })
-                .map(|(&t, _)| t);
-            if let Some(t) = owner {
-                b.processes.entry(t).or_default().faults.push(f.into());
-            }
-        }
-        b.processes
-            .get_mut(&token)
-            .map(|o| std::mem::take(&mut o.faults))
-            .unwrap_or_default()
-    }
 }
 
 #[cfg(all(test, feature = "sim"))]
-mod tests {
-    use std::os::unix::net::UnixStream;
-    use std::sync::Arc;
-
-    use super::super::wire::{self, Reply, Request};
-    use super::DeviceService;
-    use crate::backend::sim::SimBackend;
-
-    /// A connection of process `token` to a new service on a thread, its socket named `name`.
-    fn connected(name: &str, token: u64) -> UnixStream {
-        let dir = std::env::temp_dir().join(format!("service-{name}-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("s.sock");
-        let listener = super::bind(&path).unwrap();
-        let chip = ascend_chips::ChipProfile::builtin("Ascend910B1").unwrap();
-        let service = DeviceService::new(Arc::new(SimBackend::new(chip, Default::default())));
-        std::thread::spawn(move || service.serve(listener));
-        let mut c = UnixStream::connect(&path).unwrap();
-        wire::send(&mut c, &Request::Hello { pid: 1, token }).unwrap();
-        c
-    }
-
-    #[test]
-    fn a_request_that_comes_after_its_process_ended_is_refused_not_served() {
-        use super::super::wire::WireHostThread;
-        let mut late = connected("late", 11);
-        let path = std::env::temp_dir()
-            .join(format!("service-late-{}", std::process::id()))
-            .join("s.sock");
-        let until = |listed: usize| {
-            let start = std::time::Instant::now();
-            while crate::device_service::status(&path).unwrap().len() != listed {
-                assert!(start.elapsed() < std::time::Duration::from_secs(10));
-                std::thread::sleep(std::time::Duration::from_millis(5));
-            }
-        };
-        until(1);
-        // The process's presence ends: the service releases it, while `late` stays open.
-        let mut presence = UnixStream::connect(&path).unwrap();
-        wire::send(&mut presence, &Request::Hello { pid: 1, token: 11 }).unwrap();
-        wire::send(&mut presence, &Request::Presence).unwrap();
-        drop(presence);
-        until(0);
-        let next = Request::FromThread {
-            thread: 1,
-            request: Box::new(Request::NextHostCall {
-                thread: WireHostThread::Runtime,
-                timeout_ms: None,
-                wall_ms: 0,
-            }),
-        };
-        wire::send(&mut late, &next).unwrap();
-        let r: Reply = wire::receive(&mut late).unwrap().unwrap();
-        assert!(
-            matches!(r, Reply::Err(ref e) if format!("{e:?}").contains("released")),
-            "{r:?}"
-        );
-        assert!(crate::device_service::status(&path).unwrap().is_empty());
-    }
-
-    #[test]
-    fn a_request_for_more_bytes_than_a_frame_holds_is_refused_and_the_service_goes_on() {
-        let mut c = connected("unit", 7);
-        let huge = Request::CopyFromDevice {
-            src: 0x1000_0000_0000,
-            len: 1 << 40,
-        };
-        wire::send(&mut c, &huge).unwrap();
-        let r: Reply = wire::receive(&mut c).unwrap().unwrap();
-        assert!(matches!(r, Reply::Err(_)), "{r:?}");
-        wire::send(&mut c, &Request::SocName).unwrap();
-        let r: Reply = wire::receive(&mut c).unwrap().unwrap();
-        assert!(
-            matches!(r, Reply::Str(ref s) if s == "Ascend910B1"),
-            "{r:?}"
-        );
-    }
-
-    #[test]
-    fn window_copies_without_a_window_or_past_it_are_refused_and_the_service_goes_on() {
-        let mut c = connected("window", 9);
-        let mut ask = |req: &Request| -> Reply {
-            wire::send(&mut c, req).unwrap();
-            wire::receive(&mut c).unwrap().unwrap()
-        };
-        let copy = Request::CopyInWindow {
-            dst: 0x1000_0000_0000,
-            len: 8,
-        };
-        assert!(matches!(ask(&copy), Reply::Err(_)), "no window yet");
-        let huge = Request::Window {
-            path: "/nonexistent".into(),
-            len: 1 << 40,
-        };
-        assert!(matches!(ask(&huge), Reply::Err(_)), "too large a window");
-        let (w, wpath) = ascend_sim_shm::Window::create(4096).unwrap();
-        let given = Request::Window {
-            path: wpath.to_string_lossy().into_owned(),
-            len: 4096,
-        };
-        assert!(matches!(ask(&given), Reply::Unit));
-        let past = Request::CopyOutWindow {
-            src: 0x1000_0000_0000,
-            len: 8192,
-        };
-        assert!(
-            matches!(ask(&past), Reply::Err(_)),
-            "more than the window holds"
-        );
-        assert!(matches!(ask(&Request::SocName), Reply::Str(_)));
-        drop(w);
-    }
-}
+mod tests;
