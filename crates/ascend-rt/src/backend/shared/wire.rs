@@ -13,6 +13,7 @@ use std::io::{Read, Write};
 use serde::{Deserialize, Serialize};
 
 pub use super::mirrors::{WireDeviceCall, WireError, WireFault};
+pub(crate) use task::host_bytes;
 pub use task::WireTask;
 
 mod task;

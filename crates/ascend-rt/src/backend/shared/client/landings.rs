@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 
 use super::SharedDeviceClient;
-use crate::backend::shared::wire::{Landed, Reply, Request, WireTask, CHUNK};
+use crate::backend::shared::wire::{host_bytes, Landed, Reply, Request, WireTask, CHUNK};
 use crate::backend::{BResult, BackendError, HostBuf, Loc, StreamId, Task};
 
 /// Where a copy into host memory lands.
@@ -162,10 +162,7 @@ impl SharedDeviceClient {
         dst: u64,
         parts: &[Part],
     ) -> BResult<u64> {
-        let bytes = |a: usize, b: usize| {
-            let h = buf.lock().unwrap_or_else(|p| p.into_inner());
-            h[a.min(h.len())..b.min(h.len())].to_vec()
-        };
+        let bytes = |a: usize, b: usize| host_bytes(buf, a, (b - a) as u64);
         let mut last = 0;
         for p in parts {
             let at = dst + (p.start - offset) as u64;

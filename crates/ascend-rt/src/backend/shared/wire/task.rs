@@ -311,7 +311,7 @@ impl WireTask {
 }
 
 /// The `len` bytes of `buf` from `offset` (fewer where it ends first).
-fn host_bytes(buf: &ascend_types::HostBuf, offset: usize, len: u64) -> Vec<u8> {
+pub(crate) fn host_bytes(buf: &ascend_types::HostBuf, offset: usize, len: u64) -> Vec<u8> {
     let b = buf.lock().unwrap_or_else(|p| p.into_inner());
     let end = offset.saturating_add(len as usize).min(b.len());
     b[offset.min(end)..end].to_vec()
